@@ -1,0 +1,1 @@
+# bench/: benchmark drivers and graph generators (not run by make check).

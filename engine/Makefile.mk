@@ -1,0 +1,13 @@
+# engine/: pure C, no SQLite.  Built once as a convenience library that
+# dyng.la and the unit tests link.
+noinst_LTLIBRARIES += engine/libdyngengine.la
+engine_libdyngengine_la_SOURCES = \
+	engine/alloc.c engine/alloc.h \
+	engine/error.c engine/error.h \
+	engine/idmap.c engine/idmap.h \
+	engine/graph.c engine/graph.h \
+	engine/sssp.c engine/sssp.h \
+	engine/backend_cpu.c engine/backend.h \
+	engine/types.h
+engine_libdyngengine_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+engine_libdyngengine_la_LIBADD = -lm

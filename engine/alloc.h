@@ -1,0 +1,47 @@
+/*
+** engine/alloc.h: the engine's one allocator seam.
+**
+** Every allocation of the engine goes through dyng_malloc / dyng_calloc /
+** dyng_realloc and is released with dyng_free.  Tests use
+** dyng_alloc_fail_after() to make the n-th allocation from now fail, and so
+** reach every out-of-memory path; in normal use the seam costs one relaxed
+** atomic load per allocation.
+*/
+#ifndef DYNG_ALLOC_H
+#define DYNG_ALLOC_H
+
+#include <stddef.h>
+
+#if defined(__GNUC__)
+#define DYNG_WARN_UNUSED __attribute__((warn_unused_result))
+#else
+#define DYNG_WARN_UNUSED
+#endif
+
+/* malloc(n); NULL on failure or when a failure is injected.  n == 0 gives a
+** unique pointer that dyng_free accepts. */
+void *dyng_malloc(size_t n) DYNG_WARN_UNUSED;
+
+/* calloc(count, size), with overflow of count * size reported as NULL. */
+void *dyng_calloc(size_t count, size_t size) DYNG_WARN_UNUSED;
+
+/* realloc(p, n); on failure NULL is returned and p is left as it was. */
+void *dyng_realloc(void *p, size_t n) DYNG_WARN_UNUSED;
+
+/* Releases what the functions above returned; accepts NULL. */
+void dyng_free(void *p);
+
+/* Failure injection: after this call, allocations succeed `n` more times and
+** then every one fails until the next call.  n < 0 turns injection off (the
+** default).  Process-wide; meant for single-threaded tests. */
+void dyng_alloc_fail_after(long n);
+
+/* The number of allocations made through the seam since the process started
+** (successful or not); tests use it to size their failure loops. */
+unsigned long dyng_alloc_count(void);
+
+/* Grows an array of `elem` bytes per item so that it holds at least `need`
+** items, doubling.  Updates *pp and *pcap only on success. */
+int dyng_grow(void **pp, size_t *pcap, size_t need, size_t elem) DYNG_WARN_UNUSED;
+
+#endif /* DYNG_ALLOC_H */

@@ -1,0 +1,61 @@
+/*
+** engine/backend.h: the one seam between dyng and a compute backend.
+**
+** A backend is a table of function pointers plus its name, the dyng version
+** it was built for and the ABI number of this header.  The CPU backend is
+** compiled into dyng.so and fills the table statically; a GPU backend is a
+** plugin whose single exported entry point fills one.  ext/ calls analyses
+** only through this table.
+**
+** Contract: the host keeps the authoritative graph (engine/graph.h) and
+** passes it as a read-only dyng_graph_view.  graph_attach builds the
+** backend's own copy (the CPU backend reads the view directly and keeps
+** nothing); graph_update is called after every change of the host graph.
+** Results come back in host memory the caller owns.  Functions return 0 or
+** a negative DYNG_E... code and never let another kind of error (a C++
+** exception, a CUDA error) cross this boundary; error_message() gives the
+** text of the last failure of a state, owned by the backend.
+*/
+#ifndef DYNG_BACKEND_H
+#define DYNG_BACKEND_H
+
+#include "engine/types.h"
+
+/* Bumped whenever this struct or engine/types.h changes incompatibly. */
+#define DYNG_BACKEND_ABI 1
+
+typedef struct dyng_backend dyng_backend;
+
+struct dyng_backend {
+  const char *name;    /* "cpu", "cuda13", ... */
+  const char *version; /* the dyng version the backend was built for */
+  int abi;             /* DYNG_BACKEND_ABI of the header it was built with */
+
+  /* Creates the backend's mirror of the graph in `view`; *state is new and
+  ** released with graph_detach. */
+  int (*graph_attach)(const dyng_backend *be, const dyng_graph_view *view, void **state);
+
+  /* The host graph has changed; `view` is its current state. */
+  int (*graph_update)(void *state, const dyng_graph_view *view);
+
+  /* Releases a state; accepts NULL. */
+  void (*graph_detach)(void *state);
+
+  /* Bytes the state holds outside host memory (0 for the CPU). */
+  size_t (*graph_device_bytes)(void *state);
+
+  /* Shortest paths from vertex `source` in objective `objective` into `t`
+  ** (initialized by the caller for view->n_vertices vertices); with a
+  ** `target` other than DYNG_NONE the search may stop once the target's
+  ** distance is final. */
+  int (*sssp)(void *state, const dyng_graph_view *view, uint32_t source, int objective,
+              uint32_t target, dyng_sssp_tree *t);
+
+  /* Text of the last failure of `state`, or NULL. */
+  const char *(*error_message)(void *state);
+};
+
+/* The built-in CPU backend. */
+const dyng_backend *dyng_backend_cpu(void);
+
+#endif /* DYNG_BACKEND_H */

@@ -1,0 +1,61 @@
+/*
+** engine/backend_cpu.c: the CPU backend.  It computes straight on the host
+** graph's view, so its per-graph state holds nothing but the table it
+** belongs to.
+*/
+#include "engine/backend.h"
+#include "engine/error.h"
+#include "engine/sssp.h"
+
+#include "config.h"
+
+typedef struct dyng__cpu_state {
+  const dyng_backend *be;
+} dyng__cpu_state;
+
+static int dyng__cpu_attach(const dyng_backend *be, const dyng_graph_view *view, void **state) {
+  (void)view;
+  dyng__cpu_state *s = dyng_malloc(sizeof *s);
+  if (!s) return DYNG_ENOMEM;
+  s->be = be;
+  *state = s;
+  return DYNG_OK;
+}
+
+static int dyng__cpu_update(void *state, const dyng_graph_view *view) {
+  (void)state;
+  (void)view;
+  return DYNG_OK;
+}
+
+static void dyng__cpu_detach(void *state) { dyng_free(state); }
+
+static size_t dyng__cpu_device_bytes(void *state) {
+  (void)state;
+  return 0;
+}
+
+static int dyng__cpu_sssp(void *state, const dyng_graph_view *view, uint32_t source,
+                          int objective, uint32_t target, dyng_sssp_tree *t) {
+  (void)state;
+  return dyng_sssp_dijkstra(view, source, objective, target, t);
+}
+
+static const char *dyng__cpu_error(void *state) {
+  (void)state;
+  return NULL;
+}
+
+static const dyng_backend dyng__cpu = {
+    .name = "cpu",
+    .version = PACKAGE_VERSION,
+    .abi = DYNG_BACKEND_ABI,
+    .graph_attach = dyng__cpu_attach,
+    .graph_update = dyng__cpu_update,
+    .graph_detach = dyng__cpu_detach,
+    .graph_device_bytes = dyng__cpu_device_bytes,
+    .sssp = dyng__cpu_sssp,
+    .error_message = dyng__cpu_error,
+};
+
+const dyng_backend *dyng_backend_cpu(void) { return &dyng__cpu; }

@@ -1,0 +1,689 @@
+/*
+** engine/graph.c: the dynamic graph (see graph.h for what it offers).
+**
+** Layout: edge slots (rowid, src, dst, positions of their two adjacency
+** entries) and per-direction adjacency pools of slack CSR segments.  The
+** out pool carries the weights (one array per objective); the in pool of a
+** directed graph carries none.  Every function that changes the graph
+** reserves all memory it needs before touching anything, so an edge is
+** either fully in the graph or fully out of it.
+*/
+#include "engine/graph.h"
+#include "engine/error.h"
+#include "engine/idmap.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One direction of adjacency: per-vertex segments in a shared pool. */
+typedef struct dyng__adj {
+  uint32_t *off;  /* per vertex: first entry of its segment */
+  uint32_t *deg;  /* per vertex: entries in use */
+  uint32_t *cap;  /* per vertex: entries reserved */
+  uint32_t *nbr;  /* per entry: vertex at the other end */
+  uint32_t *ref;  /* per entry: edge slot << 1 | side */
+  double *w[DYNG_MAX_WEIGHTS]; /* per objective, per entry (out pool only) */
+  int has_w;      /* 1 when this pool stores weights */
+  size_t used;    /* entries handed out to segments (end of the last one) */
+  size_t size;    /* entries allocated in every per-entry array */
+  size_t garbage; /* entries in segments that were moved away */
+} dyng__adj;
+
+/* One pending operation of a batch. */
+typedef struct dyng__op {
+  int64_t rowid;
+  int64_t src;
+  int64_t dst;
+  size_t seq;     /* order of recording; also indexes the batch's weights */
+  int is_insert;  /* 1: insert/replace, 0: delete */
+} dyng__op;
+
+struct dyng_batch {
+  int n_weights;
+  dyng__op *ops;
+  size_t n_ops;
+  size_t ops_cap;
+  double *w;      /* n_weights per recorded operation, by seq */
+  size_t w_cap;   /* doubles allocated in w */
+  size_t n_recorded; /* seq of the next operation */
+};
+
+struct dyng_graph {
+  int n_weights;  /* weight columns (0 = unweighted) */
+  int n_obj;      /* objectives stored: max(1, n_weights) */
+  int directed;
+  int sealed;
+
+  /* vertices */
+  uint32_t n_vert;   /* indices handed out */
+  size_t vert_cap;   /* room in the per-vertex arrays */
+  uint32_t n_live;   /* vertices with at least one edge */
+  int64_t *node_id;
+  dyng_idmap *vmap;  /* node id -> vertex */
+
+  /* edge slots */
+  uint32_t n_slots;  /* slots handed out */
+  size_t slot_cap;   /* room in the per-slot arrays */
+  uint32_t n_edges;  /* slots holding an edge */
+  int64_t *e_rowid;
+  uint32_t *e_src;   /* DYNG_NONE marks a free slot */
+  uint32_t *e_dst;
+  uint32_t *e_pos;   /* 2 per slot: position of side 0 / side 1 entry */
+  uint32_t *free_slot; /* stack of free slots; room for slot_cap */
+  size_t n_free;
+  dyng_idmap *emap;  /* rowid -> slot */
+  double *load_w;    /* before sealing: n_obj weights per slot */
+
+  dyng__adj out;
+  dyng__adj in;      /* unused when undirected: entries all live in out */
+};
+
+#define DYNG__ADJ_IN(g) ((g)->directed ? &(g)->in : &(g)->out)
+
+/* ---- batches ---------------------------------------------------------- */
+
+dyng_batch *dyng_batch_new(int n_weights) {
+  if (n_weights < 0 || n_weights > DYNG_MAX_WEIGHTS) return NULL;
+  dyng_batch *b = dyng_calloc(1, sizeof *b);
+  if (!b) return NULL;
+  b->n_weights = n_weights;
+  return b;
+}
+
+void dyng_batch_free(dyng_batch *b) {
+  if (!b) return;
+  dyng_free(b->ops);
+  dyng_free(b->w);
+  dyng_free(b);
+}
+
+void dyng_batch_clear(dyng_batch *b) {
+  b->n_ops = 0;
+  b->n_recorded = 0;
+}
+
+size_t dyng_batch_size(const dyng_batch *b) { return b->n_ops; }
+
+static int dyng__weights_valid(const double *w, int n) {
+  for (int k = 0; k < n; k++)
+    if (!(w[k] >= 0.0) || isinf(w[k])) return 0;
+  return 1;
+}
+
+static int dyng__batch_record(dyng_batch *b, int64_t rowid, int64_t src,
+                              int64_t dst, const double *w, int is_insert) {
+  int rc = dyng_grow((void **)&b->ops, &b->ops_cap, b->n_ops + 1, sizeof *b->ops);
+  if (rc) return rc;
+  if (b->n_weights) {
+    rc = dyng_grow((void **)&b->w, &b->w_cap, (b->n_recorded + 1) * (size_t)b->n_weights,
+                   sizeof *b->w);
+    if (rc) return rc;
+    double *dst_w = b->w + b->n_recorded * (size_t)b->n_weights;
+    for (int k = 0; k < b->n_weights; k++) dst_w[k] = is_insert ? w[k] : 0.0;
+  }
+  dyng__op *op = &b->ops[b->n_ops++];
+  op->rowid = rowid;
+  op->src = src;
+  op->dst = dst;
+  op->seq = b->n_recorded++;
+  op->is_insert = is_insert;
+  return DYNG_OK;
+}
+
+int dyng_batch_insert(dyng_batch *b, int64_t rowid, int64_t src, int64_t dst,
+                      const double *w) {
+  if (b->n_weights && !w) return DYNG_EINVAL;
+  if (b->n_weights && !dyng__weights_valid(w, b->n_weights)) return DYNG_EWEIGHT;
+  return dyng__batch_record(b, rowid, src, dst, w, 1);
+}
+
+int dyng_batch_delete(dyng_batch *b, int64_t rowid) {
+  return dyng__batch_record(b, rowid, 0, 0, NULL, 0);
+}
+
+static int dyng__op_cmp(const void *pa, const void *pb) {
+  const dyng__op *a = pa, *b = pb;
+  if (a->rowid != b->rowid) return a->rowid < b->rowid ? -1 : 1;
+  return a->seq < b->seq ? -1 : (a->seq > b->seq);
+}
+
+int dyng_batch_normalize(dyng_batch *b) {
+  size_t n = b->n_ops, i, out = 0;
+  for (i = 1; i < n; i++)
+    if (dyng__op_cmp(&b->ops[i - 1], &b->ops[i]) > 0) break;
+  if (i < n) qsort(b->ops, n, sizeof *b->ops, dyng__op_cmp);
+  for (i = 0; i < n; i++) {
+    if (i + 1 < n && b->ops[i + 1].rowid == b->ops[i].rowid) continue;
+    b->ops[out++] = b->ops[i];
+  }
+  b->n_ops = out;
+  return DYNG_OK;
+}
+
+/* ---- creation and bulk loading ---------------------------------------- */
+
+int dyng_graph_new(dyng_graph **out, int n_weights, int directed) {
+  *out = NULL;
+  if (n_weights < 0 || n_weights > DYNG_MAX_WEIGHTS) return DYNG_EINVAL;
+  dyng_graph *g = dyng_calloc(1, sizeof *g);
+  if (!g) return DYNG_ENOMEM;
+  g->n_weights = n_weights;
+  g->n_obj = n_weights ? n_weights : 1;
+  g->directed = directed ? 1 : 0;
+  g->out.has_w = 1;
+  g->vmap = dyng_idmap_new(0);
+  g->emap = dyng_idmap_new(0);
+  if (!g->vmap || !g->emap) {
+    dyng_graph_free(g);
+    return DYNG_ENOMEM;
+  }
+  *out = g;
+  return DYNG_OK;
+}
+
+static void dyng__adj_free(dyng__adj *a) {
+  dyng_free(a->off);
+  dyng_free(a->deg);
+  dyng_free(a->cap);
+  dyng_free(a->nbr);
+  dyng_free(a->ref);
+  for (int k = 0; k < DYNG_MAX_WEIGHTS; k++) dyng_free(a->w[k]);
+}
+
+void dyng_graph_free(dyng_graph *g) {
+  if (!g) return;
+  dyng_free(g->node_id);
+  dyng_idmap_free(g->vmap);
+  dyng_free(g->e_rowid);
+  dyng_free(g->e_src);
+  dyng_free(g->e_dst);
+  dyng_free(g->e_pos);
+  dyng_free(g->free_slot);
+  dyng_idmap_free(g->emap);
+  dyng_free(g->load_w);
+  dyng__adj_free(&g->out);
+  dyng__adj_free(&g->in);
+  dyng_free(g);
+}
+
+/* Reallocates *pp to `n` items of `elem` bytes; *pp unchanged on failure. */
+static int dyng__resize(void *pp, size_t n, size_t elem) {
+  void **p = pp;
+  if (elem && n > SIZE_MAX / elem) return DYNG_ENOMEM;
+  void *q = dyng_realloc(*p, n * elem);
+  if (!q) return DYNG_ENOMEM;
+  *p = q;
+  return DYNG_OK;
+}
+
+/* Makes room for `need` vertices in every per-vertex array. */
+static int dyng__vert_reserve(dyng_graph *g, size_t need) {
+  if (need <= g->vert_cap) return DYNG_OK;
+  if (need > (size_t)DYNG_MAX_INDEX) return DYNG_ETOOBIG;
+  size_t cap = g->vert_cap ? g->vert_cap : 64;
+  while (cap < need) cap *= 2;
+  if (cap > (size_t)DYNG_MAX_INDEX + 1) cap = (size_t)DYNG_MAX_INDEX + 1;
+  dyng__adj *adjs[2] = {&g->out, &g->in};
+  if (dyng__resize(&g->node_id, cap, sizeof(int64_t))) return DYNG_ENOMEM;
+  for (int i = 0; i < 2; i++) {
+    if (i == 1 && !g->directed) break;
+    if (dyng__resize(&adjs[i]->off, cap, sizeof(uint32_t)) ||
+        dyng__resize(&adjs[i]->deg, cap, sizeof(uint32_t)) ||
+        dyng__resize(&adjs[i]->cap, cap, sizeof(uint32_t)))
+      return DYNG_ENOMEM;
+  }
+  g->vert_cap = cap;
+  return DYNG_OK;
+}
+
+/* Makes room for `need` edge slots in every per-slot array. */
+static int dyng__slot_reserve(dyng_graph *g, size_t need) {
+  if (need <= g->slot_cap) return DYNG_OK;
+  if (need > (size_t)DYNG_MAX_INDEX) return DYNG_ETOOBIG;
+  size_t cap = g->slot_cap ? g->slot_cap : 64;
+  while (cap < need) cap *= 2;
+  if (cap > (size_t)DYNG_MAX_INDEX + 1) cap = (size_t)DYNG_MAX_INDEX + 1;
+  if (dyng__resize(&g->e_rowid, cap, sizeof(int64_t)) ||
+      dyng__resize(&g->e_src, cap, sizeof(uint32_t)) ||
+      dyng__resize(&g->e_dst, cap, sizeof(uint32_t)) ||
+      dyng__resize(&g->e_pos, cap * 2, sizeof(uint32_t)) ||
+      dyng__resize(&g->free_slot, cap, sizeof(uint32_t)))
+    return DYNG_ENOMEM;
+  if (!g->sealed && dyng__resize(&g->load_w, cap * (size_t)g->n_obj, sizeof(double)))
+    return DYNG_ENOMEM;
+  g->slot_cap = cap;
+  return DYNG_OK;
+}
+
+int dyng_graph_reserve(dyng_graph *g, size_t n_edges) {
+  if (g->sealed) return DYNG_ESTATE;
+  int rc = dyng__slot_reserve(g, n_edges);
+  if (rc) return rc;
+  /* Maps sized up front avoid rehashing while loading: one rowid per edge,
+  ** and a guess of one vertex per four edges for the node ids. */
+  if (dyng_idmap_size(g->emap) == 0) {
+    dyng_idmap *m = dyng_idmap_new(n_edges);
+    if (!m) return DYNG_ENOMEM;
+    dyng_idmap_free(g->emap);
+    g->emap = m;
+  }
+  if (dyng_idmap_size(g->vmap) == 0) {
+    dyng_idmap *m = dyng_idmap_new(n_edges / 4);
+    if (!m) return DYNG_ENOMEM;
+    dyng_idmap_free(g->vmap);
+    g->vmap = m;
+  }
+  return DYNG_OK;
+}
+
+/* The vertex of node `id`, created (with no edges) when new. */
+static int dyng__vertex_get_or_create(dyng_graph *g, int64_t id, uint32_t *v) {
+  int inserted;
+  if (dyng_idmap_get(g->vmap, id, v) == DYNG_OK) return DYNG_OK;
+  int rc = dyng__vert_reserve(g, (size_t)g->n_vert + 1);
+  if (rc) return rc;
+  rc = dyng_idmap_get_or_put(g->vmap, id, g->n_vert, v, &inserted);
+  if (rc) return rc;
+  uint32_t nv = g->n_vert++;
+  g->node_id[nv] = id;
+  g->out.off[nv] = g->out.deg[nv] = g->out.cap[nv] = 0;
+  if (g->directed) g->in.off[nv] = g->in.deg[nv] = g->in.cap[nv] = 0;
+  return DYNG_OK;
+}
+
+int dyng_graph_load_edge(dyng_graph *g, int64_t rowid, int64_t src, int64_t dst,
+                         const double *w) {
+  uint32_t vs, vd, slot;
+  int inserted, rc;
+  if (g->sealed) return DYNG_ESTATE;
+  if (g->n_weights && !dyng__weights_valid(w, g->n_weights)) return DYNG_EWEIGHT;
+  rc = dyng__slot_reserve(g, (size_t)g->n_slots + 1);
+  if (rc) return rc;
+  slot = g->n_slots;
+  rc = dyng_idmap_get_or_put(g->emap, rowid, slot, &slot, &inserted);
+  if (rc) return rc;
+  if (!inserted) return DYNG_EINVAL;
+  if ((rc = dyng__vertex_get_or_create(g, src, &vs)) != 0 ||
+      (rc = dyng__vertex_get_or_create(g, dst, &vd)) != 0) {
+    dyng_idmap_remove(g->emap, rowid);
+    return rc;
+  }
+  g->n_slots++;
+  g->n_edges++;
+  g->e_rowid[slot] = rowid;
+  g->e_src[slot] = vs;
+  g->e_dst[slot] = vd;
+  double *lw = g->load_w + (size_t)slot * g->n_obj;
+  /* + 0.0 turns -0.0 into 0.0, so that every weight's bit pattern orders
+  ** like its value (the radix heap relies on it). */
+  for (int k = 0; k < g->n_obj; k++) lw[k] = g->n_weights ? w[k] + 0.0 : 1.0;
+  return DYNG_OK;
+}
+
+/* Allocates the per-entry arrays of a pool for `size` entries. */
+static int dyng__adj_pool_resize(dyng__adj *a, int n_obj, size_t size) {
+  if (size > (size_t)UINT32_MAX) return DYNG_ETOOBIG;
+  if (dyng__resize(&a->nbr, size, sizeof(uint32_t)) ||
+      dyng__resize(&a->ref, size, sizeof(uint32_t)))
+    return DYNG_ENOMEM;
+  if (a->has_w)
+    for (int k = 0; k < n_obj; k++)
+      if (dyng__resize(&a->w[k], size, sizeof(double))) return DYNG_ENOMEM;
+  a->size = size;
+  return DYNG_OK;
+}
+
+/* Room reserved at load time for a vertex of degree d. */
+static inline uint32_t dyng__slack_cap(uint32_t d) { return d + (d >> 3) + 1; }
+
+/* Lays out the segments of one pool from the degrees in a->deg, resetting
+** deg to 0 so that it can serve as the fill cursor. */
+static int dyng__adj_layout(dyng__adj *a, uint32_t n_vert, int n_obj) {
+  size_t total = 0;
+  for (uint32_t v = 0; v < n_vert; v++) {
+    uint32_t c = dyng__slack_cap(a->deg[v]);
+    a->off[v] = (uint32_t)total;
+    a->cap[v] = c;
+    a->deg[v] = 0;
+    total += c;
+    if (total > (size_t)UINT32_MAX) return DYNG_ETOOBIG;
+  }
+  int rc = dyng__adj_pool_resize(a, n_obj, total ? total : 1);
+  if (rc) return rc;
+  a->used = total;
+  a->garbage = 0;
+  return DYNG_OK;
+}
+
+int dyng_graph_seal(dyng_graph *g) {
+  if (g->sealed) return DYNG_ESTATE;
+  dyng__adj *in = DYNG__ADJ_IN(g);
+  int rc = dyng__vert_reserve(g, g->n_vert ? g->n_vert : 1);
+  if (rc) return rc;
+  memset(g->out.deg, 0, (size_t)g->n_vert * sizeof(uint32_t));
+  if (g->directed) memset(g->in.deg, 0, (size_t)g->n_vert * sizeof(uint32_t));
+  for (uint32_t s = 0; s < g->n_slots; s++) {
+    g->out.deg[g->e_src[s]]++;
+    in->deg[g->e_dst[s]]++;
+  }
+  if ((rc = dyng__adj_layout(&g->out, g->n_vert, g->n_obj)) != 0) goto fail;
+  if (g->directed && (rc = dyng__adj_layout(&g->in, g->n_vert, g->n_obj)) != 0) goto fail;
+
+  for (uint32_t s = 0; s < g->n_slots; s++) {
+    uint32_t vs = g->e_src[s], vd = g->e_dst[s];
+    uint32_t p = g->out.off[vs] + g->out.deg[vs]++;
+    g->out.nbr[p] = vd;
+    g->out.ref[p] = s << 1;
+    const double *lw = g->load_w + (size_t)s * g->n_obj;
+    for (int k = 0; k < g->n_obj; k++) g->out.w[k][p] = lw[k];
+    g->e_pos[2 * (size_t)s] = p;
+    uint32_t q = in->off[vd] + in->deg[vd]++;
+    in->nbr[q] = vs;
+    in->ref[q] = (s << 1) | 1u;
+    if (in->has_w)
+      for (int k = 0; k < g->n_obj; k++) in->w[k][q] = lw[k];
+    g->e_pos[2 * (size_t)s + 1] = q;
+  }
+  dyng_free(g->load_w);
+  g->load_w = NULL;
+  g->n_live = g->n_vert;
+  g->sealed = 1;
+  return DYNG_OK;
+
+fail:
+  /* Degrees were overwritten; the graph cannot be sealed again. */
+  return rc;
+}
+
+/* ---- changes ---------------------------------------------------------- */
+
+static inline int dyng__live(const dyng_graph *g, uint32_t v) {
+  return g->out.deg[v] != 0 || (g->directed && g->in.deg[v] != 0);
+}
+
+/* Moves the entry at `from` to `to` (both in pool a) and tells its edge. */
+static inline void dyng__adj_move(dyng_graph *g, dyng__adj *a, size_t from, size_t to) {
+  uint32_t r = a->ref[from];
+  a->nbr[to] = a->nbr[from];
+  a->ref[to] = r;
+  if (a->has_w)
+    for (int k = 0; k < g->n_obj; k++) a->w[k][to] = a->w[k][from];
+  g->e_pos[2 * (size_t)(r >> 1) + (r & 1u)] = (uint32_t)to;
+}
+
+/* Rewrites a pool with its segments in vertex order and fresh slack.  On
+** allocation failure the pool is left as it was (compaction is optional). */
+static void dyng__adj_compact(dyng_graph *g, dyng__adj *a) {
+  dyng__adj fresh = {0};
+  size_t total = 0;
+  fresh.has_w = a->has_w;
+  for (uint32_t v = 0; v < g->n_vert; v++) total += dyng__slack_cap(a->deg[v]);
+  if (total > (size_t)UINT32_MAX) return;
+  if (dyng__adj_pool_resize(&fresh, g->n_obj, total ? total : 1)) {
+    dyng__adj_free(&fresh);
+    return;
+  }
+  size_t p = 0;
+  for (uint32_t v = 0; v < g->n_vert; v++) {
+    uint32_t d = a->deg[v], o = a->off[v];
+    for (uint32_t i = 0; i < d; i++) {
+      uint32_t r = a->ref[o + i];
+      fresh.nbr[p + i] = a->nbr[o + i];
+      fresh.ref[p + i] = r;
+      if (a->has_w)
+        for (int k = 0; k < g->n_obj; k++) fresh.w[k][p + i] = a->w[k][o + i];
+      g->e_pos[2 * (size_t)(r >> 1) + (r & 1u)] = (uint32_t)(p + i);
+    }
+    a->off[v] = (uint32_t)p;
+    a->cap[v] = dyng__slack_cap(d);
+    p += a->cap[v];
+  }
+  dyng_free(a->nbr);
+  dyng_free(a->ref);
+  for (int k = 0; k < DYNG_MAX_WEIGHTS; k++) dyng_free(a->w[k]);
+  a->nbr = fresh.nbr;
+  a->ref = fresh.ref;
+  memcpy(a->w, fresh.w, sizeof a->w);
+  a->size = fresh.size;
+  a->used = total;
+  a->garbage = 0;
+}
+
+/* Ensures vertex v's segment in pool a has room for `extra` more entries,
+** moving it to the end of the pool when it is full. */
+static int dyng__adj_reserve(dyng_graph *g, dyng__adj *a, uint32_t v, uint32_t extra) {
+  size_t need = (size_t)a->deg[v] + extra;
+  if (need <= a->cap[v]) return DYNG_OK;
+  size_t cap = (size_t)a->cap[v] * 2;
+  if (cap < need) cap = need;
+  if (cap < 4) cap = 4;
+  if (cap > (size_t)DYNG_MAX_INDEX) return DYNG_ETOOBIG;
+  /* The last segment of the pool grows in place. */
+  if ((size_t)a->off[v] + a->cap[v] == a->used && a->off[v] + cap <= a->size) {
+    a->used = a->off[v] + cap;
+    a->cap[v] = (uint32_t)cap;
+    return DYNG_OK;
+  }
+  if (a->used + cap > a->size) {
+    size_t size = a->size + a->size / 2;
+    if (size < a->used + cap) size = a->used + cap;
+    int rc = dyng__adj_pool_resize(a, g->n_obj, size);
+    if (rc) return rc;
+  }
+  size_t to = a->used, from = a->off[v];
+  for (uint32_t i = 0; i < a->deg[v]; i++) dyng__adj_move(g, a, from + i, to + i);
+  a->garbage += a->cap[v];
+  a->off[v] = (uint32_t)to;
+  a->cap[v] = (uint32_t)cap;
+  a->used += cap;
+  if (a->garbage > 4096 && a->garbage * 2 > a->used) dyng__adj_compact(g, a);
+  return DYNG_OK;
+}
+
+/* Removes the entry at position p of vertex v's segment in pool a. */
+static void dyng__adj_remove(dyng_graph *g, dyng__adj *a, uint32_t v, uint32_t p) {
+  uint32_t last = a->off[v] + a->deg[v] - 1;
+  if (p != last) dyng__adj_move(g, a, last, p);
+  a->deg[v]--;
+}
+
+static void dyng__delete_slot(dyng_graph *g, uint32_t slot) {
+  uint32_t vs = g->e_src[slot], vd = g->e_dst[slot];
+  dyng__adj_remove(g, &g->out, vs, g->e_pos[2 * (size_t)slot]);
+  dyng__adj_remove(g, DYNG__ADJ_IN(g), vd, g->e_pos[2 * (size_t)slot + 1]);
+  dyng_idmap_remove(g->emap, g->e_rowid[slot]);
+  g->e_src[slot] = g->e_dst[slot] = DYNG_NONE;
+  g->free_slot[g->n_free++] = slot;
+  g->n_edges--;
+  if (!dyng__live(g, vs)) g->n_live--;
+  if (vd != vs && !dyng__live(g, vd)) g->n_live--;
+}
+
+static int dyng__insert_edge(dyng_graph *g, int64_t rowid, int64_t src, int64_t dst,
+                             const double *w) {
+  uint32_t vs, vd, slot, got;
+  int inserted, rc;
+  dyng__adj *in = DYNG__ADJ_IN(g);
+  if ((rc = dyng__vertex_get_or_create(g, src, &vs)) != 0) return rc;
+  if ((rc = dyng__vertex_get_or_create(g, dst, &vd)) != 0) return rc;
+  if (g->n_free) {
+    slot = g->free_slot[g->n_free - 1];
+  } else {
+    if ((rc = dyng__slot_reserve(g, (size_t)g->n_slots + 1)) != 0) return rc;
+    slot = g->n_slots;
+  }
+  rc = dyng_idmap_get_or_put(g->emap, rowid, slot, &got, &inserted);
+  if (rc) return rc;
+  if (!inserted) return DYNG_EINVAL; /* the caller deletes first */
+  if (in == &g->out && vs == vd) {
+    rc = dyng__adj_reserve(g, &g->out, vs, 2);
+  } else {
+    rc = dyng__adj_reserve(g, &g->out, vs, 1);
+    if (!rc) rc = dyng__adj_reserve(g, in, vd, 1);
+  }
+  if (rc) {
+    dyng_idmap_remove(g->emap, rowid);
+    return rc;
+  }
+  /* Nothing below can fail. */
+  if (g->n_free && g->free_slot[g->n_free - 1] == slot) g->n_free--;
+  else g->n_slots++;
+  int vs_was_live = dyng__live(g, vs), vd_was_live = dyng__live(g, vd);
+  g->e_rowid[slot] = rowid;
+  g->e_src[slot] = vs;
+  g->e_dst[slot] = vd;
+  uint32_t p = g->out.off[vs] + g->out.deg[vs]++;
+  g->out.nbr[p] = vd;
+  g->out.ref[p] = slot << 1;
+  for (int k = 0; k < g->n_obj; k++) g->out.w[k][p] = g->n_weights ? w[k] + 0.0 : 1.0;
+  g->e_pos[2 * (size_t)slot] = p;
+  uint32_t q = in->off[vd] + in->deg[vd]++;
+  in->nbr[q] = vs;
+  in->ref[q] = (slot << 1) | 1u;
+  if (in->has_w)
+    for (int k = 0; k < g->n_obj; k++) in->w[k][q] = g->n_weights ? w[k] + 0.0 : 1.0;
+  g->e_pos[2 * (size_t)slot + 1] = q;
+  g->n_edges++;
+  if (!vs_was_live) g->n_live++;
+  if (vd != vs && !vd_was_live) g->n_live++;
+  return DYNG_OK;
+}
+
+int dyng_graph_apply(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats) {
+  dyng_apply_stats st = {0, 0, 0};
+  int rc = DYNG_OK;
+  if (!g->sealed) return DYNG_ESTATE;
+  if (b->n_weights != g->n_weights) return DYNG_EINVAL;
+  dyng_batch_normalize(b);
+  for (size_t i = 0; i < b->n_ops; i++) {
+    const dyng__op *op = &b->ops[i];
+    uint32_t slot;
+    if (dyng_idmap_get(g->emap, op->rowid, &slot) == DYNG_OK) {
+      dyng__delete_slot(g, slot);
+      st.deleted++;
+    } else if (!op->is_insert) {
+      st.missing++;
+    }
+    if (op->is_insert) {
+      const double *w = g->n_weights ? b->w + op->seq * (size_t)b->n_weights : NULL;
+      rc = dyng__insert_edge(g, op->rowid, op->src, op->dst, w);
+      if (rc) break;
+      st.inserted++;
+    }
+  }
+  if (stats) *stats = st;
+  return rc;
+}
+
+/* ---- queries ---------------------------------------------------------- */
+
+static void dyng__adj_view(const dyng__adj *a, int n_obj, dyng_adj_view *v) {
+  v->off = a->off;
+  v->deg = a->deg;
+  v->nbr = a->nbr;
+  v->ref = a->ref;
+  for (int k = 0; k < DYNG_MAX_WEIGHTS; k++) v->w[k] = (a->has_w && k < n_obj) ? a->w[k] : NULL;
+}
+
+void dyng_graph_get_view(const dyng_graph *g, dyng_graph_view *view) {
+  memset(view, 0, sizeof *view);
+  view->n_vertices = g->n_vert;
+  view->n_edge_slots = g->n_slots;
+  view->n_objectives = g->n_obj;
+  view->directed = g->directed;
+  dyng__adj_view(&g->out, g->n_obj, &view->out);
+  dyng__adj_view(DYNG__ADJ_IN(g), g->n_obj, &view->in);
+  view->node_id = g->node_id;
+  view->edge_rowid = g->e_rowid;
+  view->edge_pos = g->e_pos;
+}
+
+int dyng_graph_directed(const dyng_graph *g) { return g->directed; }
+int dyng_graph_n_weights(const dyng_graph *g) { return g->n_weights; }
+uint32_t dyng_graph_n_vertices(const dyng_graph *g) { return g->sealed ? g->n_live : g->n_vert; }
+uint32_t dyng_graph_n_edges(const dyng_graph *g) { return g->n_edges; }
+uint32_t dyng_graph_vertex_bound(const dyng_graph *g) { return g->n_vert; }
+
+size_t dyng_graph_bytes(const dyng_graph *g) {
+  size_t b = sizeof *g + dyng_idmap_bytes(g->vmap) + dyng_idmap_bytes(g->emap);
+  b += g->vert_cap * (sizeof(int64_t) + 3 * sizeof(uint32_t) * (g->directed ? 2 : 1));
+  b += g->slot_cap * (sizeof(int64_t) + 5 * sizeof(uint32_t));
+  if (g->load_w) b += g->slot_cap * (size_t)g->n_obj * sizeof(double);
+  b += g->out.size * (2 * sizeof(uint32_t) + (size_t)g->n_obj * sizeof(double));
+  if (g->directed) b += g->in.size * 2 * sizeof(uint32_t);
+  return b;
+}
+
+int dyng_graph_vertex(const dyng_graph *g, int64_t node_id, uint32_t *v) {
+  uint32_t x;
+  if (dyng_idmap_get(g->vmap, node_id, &x) != DYNG_OK) return DYNG_ENOTFOUND;
+  if (g->sealed && !dyng__live(g, x)) return DYNG_ENOTFOUND;
+  *v = x;
+  return DYNG_OK;
+}
+
+int64_t dyng_graph_node_id(const dyng_graph *g, uint32_t v) { return g->node_id[v]; }
+uint32_t dyng_graph_out_degree(const dyng_graph *g, uint32_t v) { return g->out.deg[v]; }
+uint32_t dyng_graph_in_degree(const dyng_graph *g, uint32_t v) {
+  return DYNG__ADJ_IN(g)->deg[v];
+}
+
+int dyng_graph_edge(const dyng_graph *g, int64_t rowid, uint32_t *slot) {
+  return dyng_idmap_get(g->emap, rowid, slot) == DYNG_OK ? DYNG_OK : DYNG_ENOTFOUND;
+}
+
+int64_t dyng_graph_edge_rowid(const dyng_graph *g, uint32_t slot) { return g->e_rowid[slot]; }
+uint32_t dyng_graph_edge_src(const dyng_graph *g, uint32_t slot) { return g->e_src[slot]; }
+uint32_t dyng_graph_edge_dst(const dyng_graph *g, uint32_t slot) { return g->e_dst[slot]; }
+
+double dyng_graph_edge_weight(const dyng_graph *g, uint32_t slot, int k) {
+  if (!g->sealed) return g->load_w[(size_t)slot * g->n_obj + k];
+  return g->out.w[k][g->e_pos[2 * (size_t)slot]];
+}
+
+/* Checks one pool: segments inside the pool and disjoint-by-capacity, every
+** entry pointing back at an edge whose recorded position is this entry. */
+static int dyng__adj_check(const dyng_graph *g, const dyng__adj *a, int side_of_owner) {
+  size_t entries = 0;
+  for (uint32_t v = 0; v < g->n_vert; v++) {
+    if (a->deg[v] > a->cap[v]) return DYNG_ESTATE;
+    if ((size_t)a->off[v] + a->cap[v] > a->used && a->cap[v]) return DYNG_ESTATE;
+    for (uint32_t i = 0; i < a->deg[v]; i++) {
+      size_t p = (size_t)a->off[v] + i;
+      uint32_t r = a->ref[p], s = r >> 1, side = r & 1u;
+      if (s >= g->n_slots || g->e_src[s] == DYNG_NONE) return DYNG_ESTATE;
+      if (g->e_pos[2 * (size_t)s + side] != p) return DYNG_ESTATE;
+      uint32_t owner = side ? g->e_dst[s] : g->e_src[s];
+      uint32_t other = side ? g->e_src[s] : g->e_dst[s];
+      if (owner != v || a->nbr[p] != other) return DYNG_ESTATE;
+      if (side_of_owner >= 0 && (int)side != side_of_owner) return DYNG_ESTATE;
+    }
+    entries += a->deg[v];
+  }
+  size_t expect = (size_t)g->n_edges * (g->directed ? 1 : 2);
+  return entries == expect ? DYNG_OK : DYNG_ESTATE;
+}
+
+int dyng_graph_check(const dyng_graph *g) {
+  if (!g->sealed) return DYNG_ESTATE;
+  int rc = dyng__adj_check(g, &g->out, g->directed ? 0 : -1);
+  if (!rc && g->directed) rc = dyng__adj_check(g, &g->in, 1);
+  if (rc) return rc;
+  uint32_t live = 0, used = 0;
+  for (uint32_t v = 0; v < g->n_vert; v++) {
+    uint32_t x;
+    if (dyng_idmap_get(g->vmap, g->node_id[v], &x) != DYNG_OK || x != v) return DYNG_ESTATE;
+    live += dyng__live(g, v) ? 1u : 0u;
+  }
+  if (live != g->n_live || dyng_idmap_size(g->vmap) != g->n_vert) return DYNG_ESTATE;
+  for (uint32_t s = 0; s < g->n_slots; s++) {
+    uint32_t x;
+    if (g->e_src[s] == DYNG_NONE) continue;
+    used++;
+    if (dyng_idmap_get(g->emap, g->e_rowid[s], &x) != DYNG_OK || x != s) return DYNG_ESTATE;
+  }
+  if (used != g->n_edges || dyng_idmap_size(g->emap) != g->n_edges) return DYNG_ESTATE;
+  if (g->n_free + g->n_edges != g->n_slots) return DYNG_ESTATE;
+  return DYNG_OK;
+}

@@ -1,0 +1,74 @@
+/*
+** engine/types.h: plain data shared by the engine and every backend.
+**
+** Nothing here allocates or calls anything: a backend plugin sees the graph
+** only through dyng_graph_view (borrowed pointers into the host graph) and
+** returns shortest-path trees in a dyng_sssp_tree the caller owns.
+*/
+#ifndef DYNG_TYPES_H
+#define DYNG_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DYNG_MAX_WEIGHTS 8       /* weight columns per edge */
+#define DYNG_NONE UINT32_MAX     /* "no vertex" / "no edge" */
+#define DYNG_MAX_INDEX 0x7fffffffu /* largest vertex index or edge slot */
+
+/*
+** One direction of adjacency.  The entries of vertex v are positions
+** off[v] .. off[v] + deg[v] - 1 of the per-entry arrays.  ref[] names the
+** edge an entry belongs to: edge slot << 1 | side, where side 0 is the entry
+** kept at the edge's source and side 1 the one kept at its destination.
+** w[k][p] is the weight of entry p in objective k.  The in-direction of a
+** directed graph stores no weights (w[k] is NULL): the weight of in-entry p
+** is out.w[k][edge_pos[2 * (ref[p] >> 1)]].
+*/
+typedef struct dyng_adj_view {
+  const uint32_t *off;               /* per vertex: first entry */
+  const uint32_t *deg;               /* per vertex: number of entries */
+  const uint32_t *nbr;               /* per entry: the vertex at the other end */
+  const uint32_t *ref;               /* per entry: edge slot << 1 | side */
+  const double *w[DYNG_MAX_WEIGHTS]; /* per objective, per entry: weight */
+} dyng_adj_view;
+
+/*
+** A read-only view of a graph, valid until the graph next changes.  Vertex
+** indices run 0 .. n_vertices - 1; a vertex whose out and in degree are both
+** 0 is dead (its node has no edges left) and is not part of the graph.
+** For an undirected graph `in` is the same as `out`, and every edge has an
+** entry at each endpoint.  An unweighted graph has n_objectives == 1 and
+** every weight 1.
+*/
+typedef struct dyng_graph_view {
+  uint32_t n_vertices;     /* vertex indices in use (dead ones included) */
+  uint32_t n_edge_slots;   /* edge slots in use (free ones included) */
+  int n_objectives;        /* weight columns, at least 1 */
+  int directed;            /* 1: out/in differ; 0: in == out */
+  dyng_adj_view out;       /* entries by source (all entries if undirected) */
+  dyng_adj_view in;        /* entries by destination */
+  const int64_t *node_id;  /* per vertex: the user's node id */
+  const int64_t *edge_rowid; /* per edge slot: rowid in the edge table */
+  const uint32_t *edge_pos;  /* per edge slot: 2 entries, the positions of
+                                its side-0 (out) and side-1 (in) entries */
+} dyng_graph_view;
+
+/*
+** A shortest-path tree from one source in one objective.  dist[v] is
+** INFINITY when v was not reached; parent[v] and parent_edge[v] (an edge
+** slot) are DYNG_NONE for the source and for unreached vertices.  order[]
+** lists the n_reached reached vertices by non-decreasing distance, the
+** source first.
+*/
+typedef struct dyng_sssp_tree {
+  uint32_t n_vertices;     /* length of dist/parent/parent_edge */
+  uint32_t source;         /* vertex index of the source */
+  int objective;           /* weight column used */
+  uint32_t n_reached;      /* entries in order[] */
+  double *dist;
+  uint32_t *parent;
+  uint32_t *parent_edge;
+  uint32_t *order;
+} dyng_sssp_tree;
+
+#endif /* DYNG_TYPES_H */

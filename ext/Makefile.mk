@@ -1,0 +1,28 @@
+# ext/: the SQLite face of dyng, built as the loadable module dyng.so.
+lib_LTLIBRARIES += dyng.la
+dyng_la_SOURCES = \
+	ext/dyng.c ext/dyng_ext.h \
+	ext/graph_vtab.c \
+	ext/sssp_vtab.c \
+	ext/config.c
+nodist_dyng_la_SOURCES = sql/capture.sql.h
+dyng_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(JANSSON_CFLAGS) -fvisibility=hidden
+dyng_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -no-undefined \
+	-export-symbols-regex '^sqlite3_dyng_init$$'
+dyng_la_LIBADD = engine/libdyngengine.la $(JANSSON_LIBS) $(OPENMP_CFLAGS) -lm
+
+# `.load ./dyng` in the build folder finds the module next to the sources'
+# build, not only in .libs/.
+all-local: dyng.so
+dyng.so: dyng.la
+	$(AM_V_GEN)rm -f $@ && cp .libs/dyng.so $@
+CLEANFILES += dyng.so
+
+# `.load dyng` searches the dynamic linker's paths; refresh its cache when
+# installing for the whole system.
+install-exec-hook:
+	@if test -z "$(DESTDIR)" && test "`id -u`" = 0 && command -v ldconfig >/dev/null 2>&1; then \
+	  ldconfig || true; fi
+	rm -f $(DESTDIR)$(libdir)/dyng.la
+uninstall-hook:
+	rm -f $(DESTDIR)$(libdir)/dyng.so

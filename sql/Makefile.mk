@@ -1,0 +1,12 @@
+# sql/: SQL the extension installs, embedded into dyng.so as C strings.
+# Each .sql file becomes a header of string-literal lines (comment lines
+# dropped) that ext/ includes.
+SQL_TEMPLATES = sql/capture.sql
+EXTRA_DIST += $(SQL_TEMPLATES)
+BUILT_SOURCES += sql/capture.sql.h
+CLEANFILES += sql/capture.sql.h
+
+sql/capture.sql.h: $(srcdir)/sql/capture.sql
+	$(AM_V_GEN)$(MKDIR_P) sql && $(SED) -e '/^[ 	]*--/d' -e '/^[ 	]*$$/d' \
+	  -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' \
+	  $(srcdir)/sql/capture.sql > $@.tmp && mv $@.tmp $@

@@ -1,0 +1,59 @@
+# tests/: cmocka unit tests of the engine, SQL-level tests through the real
+# extension, the Python binding smoke test and the runnable examples.  Every
+# test speaks TAP; `make check` runs them all.
+
+TEST_EXTENSIONS = .py .sh
+LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
+PY_LOG_DRIVER = $(LOG_DRIVER)
+SH_LOG_DRIVER = $(LOG_DRIVER)
+PY_LOG_COMPILER = $(PYTHON_WITH_EXTENSIONS)
+SH_LOG_COMPILER = $(SHELL)
+AM_TESTS_ENVIRONMENT = \
+	CMOCKA_MESSAGE_OUTPUT=TAP; export CMOCKA_MESSAGE_OUTPUT; \
+	DYNG_EXTENSION='$(abs_top_builddir)/.libs/dyng.so'; export DYNG_EXTENSION; \
+	DYNG_DATA_DIR='$(abs_top_srcdir)/../shared/data'; export DYNG_DATA_DIR; \
+	DYNG_SRCDIR='$(abs_top_srcdir)'; export DYNG_SRCDIR; \
+	DYNG_BUILDDIR='$(abs_top_builddir)'; export DYNG_BUILDDIR; \
+	SQLITE3_SHELL='$(SQLITE3_SHELL)'; export SQLITE3_SHELL; \
+	DYNG_ASAN='$(enable_asan)'; export DYNG_ASAN; \
+	CC='$(CC)'; export CC;
+
+if ENABLE_VALGRIND
+LOG_COMPILER = $(VALGRIND) --error-exitcode=99 --leak-check=full \
+	--errors-for-leak-kinds=definite,indirect,possible --show-leak-kinds=definite,indirect,possible -q
+endif
+
+EXTRA_DIST += tests/test_python.py tests/test_examples.sh tests/test_util.h
+
+if HAVE_CMOCKA
+UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_sssp tests/test_alloc
+SQL_TESTS = tests/test_sql
+check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS)
+TESTS += $(UNIT_TESTS) $(SQL_TESTS)
+endif
+TESTS += tests/test_python.py tests/test_examples.sh
+
+UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -DDYNG_TEST
+UNIT_LDADD = engine/libdyngengine.la $(CMOCKA_LIBS) -lm
+
+tests_test_idmap_SOURCES = tests/test_idmap.c tests/test_util.h
+tests_test_idmap_CFLAGS = $(UNIT_CFLAGS)
+tests_test_idmap_LDADD = $(UNIT_LDADD)
+
+tests_test_graph_SOURCES = tests/test_graph.c tests/test_util.h
+tests_test_graph_CFLAGS = $(UNIT_CFLAGS)
+tests_test_graph_LDADD = $(UNIT_LDADD)
+
+tests_test_sssp_SOURCES = tests/test_sssp.c tests/test_util.h
+tests_test_sssp_CFLAGS = $(UNIT_CFLAGS)
+tests_test_sssp_LDADD = $(UNIT_LDADD)
+
+tests_test_alloc_SOURCES = tests/test_alloc.c tests/test_util.h
+tests_test_alloc_CFLAGS = $(UNIT_CFLAGS)
+tests_test_alloc_LDADD = $(UNIT_LDADD)
+
+# The SQL tests load the real dyng.so into the real SQLite library.
+tests_test_sql_SOURCES = tests/test_sql.c tests/test_util.h
+tests_test_sql_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
+tests_test_sql_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
+EXTRA_tests_test_sql_DEPENDENCIES = dyng.la
