@@ -1,0 +1,144 @@
+/*
+** ext/config.c: dyng_config(), the diagnostics of the extension as JSON.
+**
+**   SELECT dyng_config();            -- the whole report
+**   SELECT dyng_config('backend');   -- one top-level key, as JSON
+**
+** The report holds the version, how dyng was built, the backend chosen for
+** this connection and why, the OpenMP threads, and for every graph the
+** connection has seen: its definition, size, memory, residency and sync
+** counters.  It is built with Jansson.
+*/
+#include "ext/dyng_ext.h"
+
+#include "config.h"
+
+#include <jansson.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef DYNG_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+SQLITE_EXTENSION_INIT3
+
+/* Formats ms since the epoch as ISO 8601 UTC into zBuf (at least 32 bytes). */
+static void dyngIsoTime(sqlite3_int64 ms, char *zBuf) {
+  time_t t = (time_t)(ms / 1000);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  size_t n = strftime(zBuf, 24, "%Y-%m-%dT%H:%M:%S", &tm);
+  snprintf(zBuf + n, 32 - n, ".%03dZ", (int)(ms % 1000));
+}
+
+static json_t *dyngGraphJson(const DyngGraph *pG) {
+  json_t *pObj = json_object();
+  json_t *pW = json_array();
+  for (int k = 0; k < pG->nWeight; k++) json_array_append_new(pW, json_string(pG->azWeight[k]));
+  json_object_set_new(pObj, "schema", json_string(pG->zDb));
+  json_object_set_new(pObj, "name", json_string(pG->zName));
+  json_object_set_new(pObj, "edge_table", json_string(pG->zEdges));
+  json_object_set_new(pObj, "src", json_string(pG->zSrc));
+  json_object_set_new(pObj, "dst", json_string(pG->zDst));
+  json_object_set_new(pObj, "weights", pW);
+  json_object_set_new(pObj, "directed", json_boolean(pG->bDirected));
+  json_object_set_new(pObj, "change_log", json_string(pG->zLog));
+  json_object_set_new(pObj, "loaded", json_boolean(pG->pGraph != NULL));
+  if (pG->pGraph) {
+    char zTime[32];
+    size_t nDevice = pG->pBackend->graph_device_bytes(pG->pBackendState);
+    json_object_set_new(pObj, "vertices", json_integer(dyng_graph_n_vertices(pG->pGraph)));
+    json_object_set_new(pObj, "edges", json_integer(dyng_graph_n_edges(pG->pGraph)));
+    json_object_set_new(pObj, "memory_bytes", json_integer((json_int_t)dyng_graph_bytes(pG->pGraph)));
+    json_object_set_new(pObj, "backend", json_string(pG->pBackend->name));
+    json_object_set_new(pObj, "residency", json_string(nDevice ? "device" : "host"));
+    json_object_set_new(pObj, "device_bytes", json_integer((json_int_t)nDevice));
+    dyngIsoTime(pG->loadTime, zTime);
+    json_object_set_new(pObj, "last_load", json_string(zTime));
+    json_object_set_new(pObj, "load_ms", json_real(pG->loadMs));
+  }
+  json_object_set_new(pObj, "loads", json_integer(pG->nLoad));
+  json_object_set_new(pObj, "batches", json_integer(pG->nBatch));
+  json_object_set_new(pObj, "inserted", json_integer(pG->nInserted));
+  json_object_set_new(pObj, "deleted", json_integer(pG->nDeleted));
+  json_object_set_new(pObj, "log_position", json_integer(pG->iLogSeq));
+  return pObj;
+}
+
+static json_t *dyngConfigJson(DyngConn *pConn) {
+  json_t *pRoot = json_object();
+  json_t *pBuild = json_object();
+  json_t *pBackend = json_object();
+  json_t *pGraphs = json_array();
+  int nThread = 1;
+#ifdef DYNG_HAVE_OPENMP
+  nThread = omp_get_max_threads();
+#endif
+  json_object_set_new(pBuild, "flags", json_string(DYNG_BUILD_FLAGS));
+#ifdef DYNG_HAVE_OPENMP
+  json_object_set_new(pBuild, "openmp", json_true());
+#else
+  json_object_set_new(pBuild, "openmp", json_false());
+#endif
+#ifdef DYNG_SANITIZED
+  json_object_set_new(pBuild, "sanitizers", json_true());
+#else
+  json_object_set_new(pBuild, "sanitizers", json_false());
+#endif
+  json_object_set_new(pBuild, "sqlite_compiled", json_string(SQLITE_VERSION));
+  json_object_set_new(pBackend, "name", json_string(pConn->pBackend->name));
+  json_object_set_new(pBackend, "reason", json_string(pConn->zBackendReason));
+  json_object_set_new(pBackend, "abi", json_integer(pConn->pBackend->abi));
+  for (DyngGraph *p = pConn->pGraphs; p; p = p->pNext)
+    json_array_append_new(pGraphs, dyngGraphJson(p));
+  json_object_set_new(pRoot, "version", json_string(PACKAGE_VERSION));
+  json_object_set_new(pRoot, "sqlite", json_string(sqlite3_libversion()));
+  json_object_set_new(pRoot, "build", pBuild);
+  json_object_set_new(pRoot, "backend", pBackend);
+  json_object_set_new(pRoot, "threads", json_integer(nThread));
+  json_object_set_new(pRoot, "graphs", pGraphs);
+  return pRoot;
+}
+
+/* dyng_config() returns the report; dyng_config(key) one top-level entry of
+** it, as JSON. */
+static void dyngConfigFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  DyngConn *pConn = sqlite3_user_data(ctx);
+  json_t *pRoot = dyngConfigJson(pConn);
+  json_t *pOut = pRoot;
+  if (argc == 1) {
+    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
+      json_decref(pRoot);
+      sqlite3_result_error(ctx, "dyng_config: key must be text", -1);
+      return;
+    }
+    const char *zKey = (const char *)sqlite3_value_text(argv[0]);
+    pOut = json_object_get(pRoot, zKey);
+    if (!pOut) {
+      char *zMsg = sqlite3_mprintf("dyng_config: unknown key '%s' (known: version, sqlite, build, "
+                                   "backend, threads, graphs)",
+                                   zKey);
+      json_decref(pRoot);
+      sqlite3_result_error(ctx, zMsg ? zMsg : "dyng_config: unknown key", -1);
+      sqlite3_free(zMsg);
+      return;
+    }
+  }
+  char *zJson = json_dumps(pOut, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(6));
+  json_decref(pRoot);
+  if (!zJson) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_text(ctx, zJson, -1, SQLITE_TRANSIENT);
+  free(zJson);
+}
+
+int dyngRegisterConfigFunctions(sqlite3 *db, DyngConn *pConn) {
+  int rc = SQLITE_OK;
+  for (int n = 0; n <= 1 && rc == SQLITE_OK; n++)
+    rc = sqlite3_create_function_v2(db, "dyng_config", n, SQLITE_UTF8 | SQLITE_DIRECTONLY, pConn,
+                                    dyngConfigFunc, NULL, NULL, NULL);
+  return rc;
+}

@@ -1,0 +1,163 @@
+/*
+** ext/dyng.c: entry point of the dyng SQLite extension.
+**
+**   .load ./dyng
+**   CREATE VIRTUAL TABLE net USING dyng(edges=roads, weights='length,minutes');
+**   SELECT node, dist FROM dyng_sssp('net', 1);
+**
+** sqlite3_dyng_init registers, for one database connection, the `dyng`
+** module (graph tables), the table-valued functions dyng_sssp and
+** dyng_path, and the scalar functions dyng_version and dyng_config.  They
+** all share one DyngConn, freed by SQLite when the connection closes.  This
+** file also finds graphs by name for the functions.
+*/
+#include "ext/dyng_ext.h"
+#include "engine/error.h"
+
+#include "config.h"
+
+#include <string.h>
+#include <time.h>
+
+SQLITE_EXTENSION_INIT1
+
+double dyngNowMs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+sqlite3_int64 dyngEpochMs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (sqlite3_int64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+char *dyngEngineError(const char *zFunc, const DyngGraph *pG, int rc) {
+  if (pG) return sqlite3_mprintf("%s: graph '%s': %s", zFunc, pG->zName, dyng_strerror(rc));
+  return sqlite3_mprintf("%s: %s", zFunc, dyng_strerror(rc));
+}
+
+DyngGraph *dyngGraphFind(DyngConn *pConn, const char *zDb, const char *zName) {
+  DyngGraph *pFound = NULL;
+  for (DyngGraph *p = pConn->pGraphs; p; p = p->pNext) {
+    if (sqlite3_stricmp(p->zName, zName) != 0) continue;
+    if (zDb) {
+      if (sqlite3_stricmp(p->zDb, zDb) == 0) return p;
+      continue;
+    }
+    /* Without a schema, SQLite's own order: temp, main, then attached. */
+    if (sqlite3_stricmp(p->zDb, "temp") == 0) return p;
+    if (!pFound || sqlite3_stricmp(p->zDb, "main") == 0) pFound = p;
+  }
+  return pFound;
+}
+
+/* Makes SQLite connect the virtual table zDb.zName (xConnect registers it in
+** pConn) by preparing a statement that names it.  Returns the prepare's
+** result code; *pzErr gets SQLite's message on failure. */
+static int dyngProbeTable(DyngConn *pConn, const char *zDb, const char *zName, char **pzErr) {
+  char *zSql = zDb ? sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" LIMIT 0", zDb, zName)
+                   : sqlite3_mprintf("SELECT 1 FROM \"%w\" LIMIT 0", zName);
+  sqlite3_stmt *pStmt = NULL;
+  if (!zSql) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v2(pConn->db, zSql, -1, &pStmt, NULL);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(pConn->db));
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, DyngGraph **ppG,
+                  char **pzErr) {
+  char *zDb = NULL;
+  const char *zName = zArg;
+  const char *zDot = strchr(zArg, '.');
+  int rc = SQLITE_OK;
+  *ppG = NULL;
+  if (zDot) {
+    zDb = sqlite3_mprintf("%.*s", (int)(zDot - zArg), zArg);
+    if (!zDb) return SQLITE_NOMEM;
+    zName = zDot + 1;
+  }
+  DyngGraph *pG = dyngGraphFind(pConn, zDb, zName);
+  if (!pG || pG->nRef == 0) {
+    /* Not connected in this schema generation (first use after opening the
+    ** file, or after a schema change): let SQLite connect it, which also
+    ** checks that the table still exists. */
+    char *zProbeErr = NULL;
+    rc = dyngProbeTable(pConn, zDb, zName, &zProbeErr);
+    if (rc != SQLITE_OK) {
+      if (rc == SQLITE_NOMEM) {
+        sqlite3_free(zProbeErr);
+        goto done;
+      }
+      *pzErr = sqlite3_mprintf("%s: no graph named '%s' (%s)", zFunc, zArg,
+                               zProbeErr ? zProbeErr : "unknown table");
+      sqlite3_free(zProbeErr);
+      rc = SQLITE_ERROR;
+      goto done;
+    }
+    pG = dyngGraphFind(pConn, zDb, zName);
+    if (!pG || pG->nRef == 0) {
+      *pzErr = sqlite3_mprintf("%s: '%s' is not a dyng graph", zFunc, zArg);
+      rc = SQLITE_ERROR;
+      goto done;
+    }
+  }
+  rc = dyngGraphSync(pG, pzErr);
+  if (rc == SQLITE_OK) *ppG = pG;
+done:
+  sqlite3_free(zDb);
+  return rc;
+}
+
+/* Destructor of the shared DyngConn: runs when the connection closes, after
+** SQLite has disconnected every virtual table of the dyng module. */
+void dyngConnFree(void *p) {
+  DyngConn *pConn = p;
+  while (pConn->pGraphs) {
+    DyngGraph *pG = pConn->pGraphs;
+    pConn->pGraphs = pG->pNext;
+    dyngGraphFree(pG);
+  }
+  sqlite3_free(pConn);
+}
+
+static void dyngVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  (void)argv;
+  sqlite3_result_text(ctx, PACKAGE_VERSION, -1, SQLITE_STATIC);
+}
+
+#ifdef _WIN32
+__declspec(dllexport)
+#else
+__attribute__((visibility("default")))
+#endif
+int sqlite3_dyng_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
+  SQLITE_EXTENSION_INIT2(pApi);
+  if (sqlite3_libversion_number() < 3031000) {
+    *pzErrMsg = sqlite3_mprintf("dyng needs SQLite 3.31.0 or newer (this is %s)",
+                                sqlite3_libversion());
+    return SQLITE_ERROR;
+  }
+  DyngConn *pConn = sqlite3_malloc(sizeof *pConn);
+  if (!pConn) return SQLITE_NOMEM;
+  memset(pConn, 0, sizeof *pConn);
+  pConn->db = db;
+  pConn->pBackend = dyng_backend_cpu();
+  pConn->zBackendReason = "the CPU backend is built in; this build has no GPU plugin support";
+
+  /* The graph module owns pConn: its destructor frees it, also when the
+  ** registration itself fails. */
+  int rc = dyngRegisterGraphModule(db, pConn);
+  if (rc == SQLITE_OK) rc = dyngRegisterSsspModules(db, pConn);
+  if (rc == SQLITE_OK) rc = dyngRegisterConfigFunctions(db, pConn);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function_v2(db, "dyng_version", 0,
+                                    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
+                                    dyngVersionFunc, NULL, NULL, NULL);
+  if (rc != SQLITE_OK) *pzErrMsg = sqlite3_mprintf("dyng: %s", sqlite3_errstr(rc));
+  return rc;
+}

@@ -1,0 +1,111 @@
+/*
+** ext/dyng_ext.h: what the files of ext/ share.
+**
+** One DyngConn exists per database connection that loaded dyng; it owns a
+** list of DyngGraph, one per `dyng` virtual table the connection has seen.
+** A DyngGraph outlives the virtual table objects SQLite connects and
+** disconnects (SQLite disconnects them on every schema reset), so the
+** in-memory graph survives; it is freed by DROP TABLE (xDestroy) or when the
+** connection closes.
+*/
+#ifndef DYNG_EXT_H
+#define DYNG_EXT_H
+
+#include "sqlite3ext.h"
+
+#include "engine/backend.h"
+#include "engine/graph.h"
+
+#ifndef SQLITE_CORE
+extern const sqlite3_api_routines *sqlite3_api;
+#endif
+
+typedef struct DyngConn DyngConn;
+typedef struct DyngGraph DyngGraph;
+
+/* One graph: the definition from CREATE VIRTUAL TABLE, the loaded mirror
+** and the state that keeps it in step with the edge table. */
+struct DyngGraph {
+  DyngConn *pConn;          /* connection that owns this graph */
+  DyngGraph *pNext;         /* next graph of the connection */
+  char *zDb;                /* schema of the graph and its edge table */
+  char *zName;              /* name of the virtual table */
+  char *zEdges;             /* edge table */
+  char *zSrc;               /* source column */
+  char *zDst;               /* destination column */
+  int nWeight;              /* weight columns (0: every edge weighs 1) */
+  char *azWeight[DYNG_MAX_WEIGHTS]; /* their names */
+  int bDirected;            /* 1: directed, 0: undirected */
+  char *zLog;               /* change-log table filled by the triggers */
+  int nRef;                 /* virtual table objects connected to it */
+
+  dyng_graph *pGraph;       /* the mirror; NULL until first loaded */
+  const dyng_backend *pBackend; /* backend that computes on it */
+  void *pBackendState;      /* the backend's per-graph state */
+
+  /* Sync state (see dyngGraphSync in graph_vtab.c). */
+  sqlite3_int64 iLogSeq;    /* last log entry the mirror reflects */
+  sqlite3_int64 iDataVersion; /* data version of zDb at the last sync; -1 unknown */
+  sqlite3_int64 nChanges;   /* sqlite3_total_changes() at the last sync */
+  int bTentative;           /* the last sync happened inside a transaction */
+  int bStale;               /* the mirror must be reloaded before use */
+
+  /* Diagnostics for dyng_config(). */
+  double loadMs;            /* duration of the last full load */
+  sqlite3_int64 loadTime;   /* when it happened, ms since the epoch */
+  sqlite3_int64 nLoad;      /* full loads so far */
+  sqlite3_int64 nBatch;     /* incremental batches applied */
+  sqlite3_int64 nInserted;  /* edges inserted by batches */
+  sqlite3_int64 nDeleted;   /* edges deleted by batches */
+};
+
+/* Per-connection state, the client data of every dyng module and function. */
+struct DyngConn {
+  sqlite3 *db;
+  DyngGraph *pGraphs;       /* graphs of this connection */
+  const dyng_backend *pBackend; /* backend for new graphs */
+  const char *zBackendReason; /* why that backend (static text) */
+};
+
+/* ---- dyng.c ---------------------------------------------------------- */
+
+/* Finds the graph `zArg` ("name" or "schema.name") for function `zFunc`,
+** connecting its virtual table if SQLite has not yet done so, and brings it
+** up to date with its edge table.  On failure returns an SQLite code and
+** sets *pzErr to a message from sqlite3_mprintf naming zFunc. */
+int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, DyngGraph **ppG,
+                  char **pzErr);
+
+/* Looks a graph up by schema (NULL: any, main first) and name. */
+DyngGraph *dyngGraphFind(DyngConn *pConn, const char *zDb, const char *zName);
+
+/* Turns an engine error code into a message naming the function and graph;
+** the result comes from sqlite3_mprintf. */
+char *dyngEngineError(const char *zFunc, const DyngGraph *pG, int rc);
+
+/* Frees a DyngConn and every graph it owns (the graph module's destructor). */
+void dyngConnFree(void *pConn);
+
+/* Milliseconds on a monotonic clock, and since the epoch. */
+double dyngNowMs(void);
+sqlite3_int64 dyngEpochMs(void);
+
+/* ---- graph_vtab.c ---------------------------------------------------- */
+
+int dyngRegisterGraphModule(sqlite3 *db, DyngConn *pConn);
+
+/* Brings pG's mirror up to date (loading it the first time). */
+int dyngGraphSync(DyngGraph *pG, char **pzErr);
+
+/* Frees a graph's mirror and definition (not the tables it created). */
+void dyngGraphFree(DyngGraph *pG);
+
+/* ---- sssp_vtab.c ----------------------------------------------------- */
+
+int dyngRegisterSsspModules(sqlite3 *db, DyngConn *pConn);
+
+/* ---- config.c -------------------------------------------------------- */
+
+int dyngRegisterConfigFunctions(sqlite3 *db, DyngConn *pConn);
+
+#endif /* DYNG_EXT_H */

@@ -1,0 +1,431 @@
+/*
+** ext/sssp_vtab.c: the table-valued functions dyng_sssp and dyng_path.
+**
+**   SELECT node, dist, parent, edge FROM dyng_sssp('net', 1[, 'minutes']);
+**   SELECT seq, node, edge, cost, agg_cost FROM dyng_path('net', 1, 99[, 0]);
+**
+** Declared schemas (the HIDDEN columns are the function's arguments):
+**   dyng_sssp(node, dist, parent, edge,
+**             graph HIDDEN, source HIDDEN, objective HIDDEN)
+**   dyng_path(seq, node, edge, cost, agg_cost,
+**             graph HIDDEN, source HIDDEN, target HIDDEN, objective HIDDEN)
+**
+** dyng_sssp lists every vertex reachable from the source, nearest first:
+** its distance, its parent in the shortest-path tree and the rowid (in the
+** edge table) of the edge from the parent; the source has dist 0 and NULL
+** parent and edge.  dyng_path lists the vertices of one shortest path, with
+** the edge leaving each (NULL at the target), that edge's cost and the cost
+** so far (pgRouting's column names).  The objective is a weight column's
+** name or 0-based index; it defaults to 0.
+**
+** How it works: xFilter syncs the graph, runs the backend's SSSP (stopping
+** early when only one node or one path is wanted) and materializes the
+** rows, so that a graph change by a nested statement cannot disturb them.
+*/
+#include "ext/dyng_ext.h"
+#include "engine/error.h"
+#include "engine/sssp.h"
+
+#include <math.h>
+#include <string.h>
+
+SQLITE_EXTENSION_INIT3
+
+/* The two functions share one implementation, told apart by this kind. */
+typedef struct DyngFuncInfo {
+  const char *zName; /* "dyng_sssp" or "dyng_path" */
+  const char *zSchema;
+  int bPath;         /* 1 for dyng_path */
+  int nOut;          /* output columns before the hidden ones */
+} DyngFuncInfo;
+
+static const DyngFuncInfo dyngSsspInfo = {
+    "dyng_sssp",
+    "CREATE TABLE x(node INTEGER, dist REAL, parent INTEGER, edge INTEGER, "
+    "graph HIDDEN, source HIDDEN, objective HIDDEN)",
+    0, 4};
+static const DyngFuncInfo dyngPathInfo = {
+    "dyng_path",
+    "CREATE TABLE x(seq INTEGER, node INTEGER, edge INTEGER, cost REAL, agg_cost REAL, "
+    "graph HIDDEN, source HIDDEN, target HIDDEN, objective HIDDEN)",
+    1, 5};
+
+typedef struct DyngFuncVtab {
+  sqlite3_vtab base; /* must be first */
+  DyngConn *pConn;
+  const DyngFuncInfo *pInfo;
+} DyngFuncVtab;
+
+/* One output row.  For dyng_sssp: node, dist, parent (node id), edge
+** (rowid); for dyng_path: node, agg_cost in dist, edge, cost. */
+typedef struct DyngRow {
+  sqlite3_int64 iNode;
+  sqlite3_int64 iParent; /* dyng_sssp: parent node */
+  sqlite3_int64 iEdge;
+  double rDist;          /* dist / agg_cost */
+  double rCost;          /* dyng_path: cost of iEdge */
+  int bHasParent;        /* parent / edge are not NULL */
+} DyngRow;
+
+typedef struct DyngFuncCursor {
+  sqlite3_vtab_cursor base; /* must be first */
+  DyngRow *aRow;
+  sqlite3_int64 nRow;
+  sqlite3_int64 iRow;
+} DyngFuncCursor;
+
+/* Argument roles, in argv order; idxNum has bit (1 << role) per argument
+** given.  ROLE_NODE is an equality on dyng_sssp's output column `node`. */
+enum { ROLE_GRAPH = 0, ROLE_SOURCE, ROLE_TARGET, ROLE_OBJECTIVE, ROLE_NODE, ROLE_COUNT };
+static const char *const azRoleName[ROLE_COUNT] = {"graph", "source", "target", "objective",
+                                                   "node"};
+
+static int dyngFuncConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                           sqlite3_vtab **ppVtab, char **pzErr) {
+  (void)argc;
+  (void)argv;
+  (void)pzErr;
+  const DyngFuncInfo *pInfo = sqlite3_stricmp(argv[0], "dyng_path") == 0 ? &dyngPathInfo
+                                                                         : &dyngSsspInfo;
+  int rc = sqlite3_declare_vtab(db, pInfo->zSchema);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  DyngFuncVtab *pVtab = sqlite3_malloc(sizeof *pVtab);
+  if (!pVtab) return SQLITE_NOMEM;
+  memset(pVtab, 0, sizeof *pVtab);
+  pVtab->pConn = pAux;
+  pVtab->pInfo = pInfo;
+  *ppVtab = &pVtab->base;
+  return SQLITE_OK;
+}
+
+static int dyngFuncDisconnect(sqlite3_vtab *pBase) {
+  sqlite3_free(pBase);
+  return SQLITE_OK;
+}
+
+/* The role of a column, or -1 for an output column other than `node`. */
+static int dyngColumnRole(const DyngFuncInfo *pInfo, int iCol) {
+  if (!pInfo->bPath && iCol == 0) return ROLE_NODE;
+  int iHidden = iCol - pInfo->nOut;
+  if (iHidden < 0) return -1;
+  if (pInfo->bPath) {
+    static const int aPath[] = {ROLE_GRAPH, ROLE_SOURCE, ROLE_TARGET, ROLE_OBJECTIVE};
+    return iHidden < 4 ? aPath[iHidden] : -1;
+  }
+  static const int aSssp[] = {ROLE_GRAPH, ROLE_SOURCE, ROLE_OBJECTIVE};
+  return iHidden < 3 ? aSssp[iHidden] : -1;
+}
+
+/*
+** Plans.  idxNum bits, by role: 1 graph, 2 source, 4 target, 8 objective,
+** 16 node (= constraint on dyng_sssp's output).  Arguments reach xFilter in
+** role order.  A required argument that is constrained but not usable in
+** this plan makes the plan impossible (SQLITE_CONSTRAINT), so SQLite picks
+** an order that supplies it; one that is missing altogether is reported by
+** xFilter as an error naming it.
+*/
+static int dyngFuncBestIndex(sqlite3_vtab *pBase, sqlite3_index_info *pInfo) {
+  DyngFuncVtab *pVtab = (DyngFuncVtab *)pBase;
+  int aiCons[ROLE_COUNT], bUnusable = 0;
+  for (int r = 0; r < ROLE_COUNT; r++) aiCons[r] = -1;
+  for (int i = 0; i < pInfo->nConstraint; i++) {
+    const struct sqlite3_index_constraint *c = &pInfo->aConstraint[i];
+    int role = dyngColumnRole(pVtab->pInfo, c->iColumn);
+    if (role < 0 || c->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+    if (!c->usable) {
+      if (role != ROLE_NODE) bUnusable = 1;
+      continue;
+    }
+    if (aiCons[role] < 0) aiCons[role] = i;
+  }
+  if (bUnusable) return SQLITE_CONSTRAINT;
+  int iArg = 0, idxNum = 0;
+  for (int r = 0; r < ROLE_COUNT; r++) {
+    if (aiCons[r] < 0) continue;
+    pInfo->aConstraintUsage[aiCons[r]].argvIndex = ++iArg;
+    pInfo->aConstraintUsage[aiCons[r]].omit = r != ROLE_NODE;
+    idxNum |= 1 << r;
+  }
+  pInfo->idxNum = idxNum;
+  pInfo->estimatedCost = (idxNum & 3) == 3 ? ((idxNum & 16) || pVtab->pInfo->bPath ? 100 : 1e4)
+                                           : 1e12;
+  pInfo->estimatedRows = (idxNum & 16) ? 1 : pVtab->pInfo->bPath ? 100 : 100000;
+  return SQLITE_OK;
+}
+
+static int dyngFuncOpen(sqlite3_vtab *pBase, sqlite3_vtab_cursor **ppCursor) {
+  (void)pBase;
+  DyngFuncCursor *pCur = sqlite3_malloc(sizeof *pCur);
+  if (!pCur) return SQLITE_NOMEM;
+  memset(pCur, 0, sizeof *pCur);
+  *ppCursor = &pCur->base;
+  return SQLITE_OK;
+}
+
+static int dyngFuncClose(sqlite3_vtab_cursor *pBase) {
+  DyngFuncCursor *pCur = (DyngFuncCursor *)pBase;
+  sqlite3_free(pCur->aRow);
+  sqlite3_free(pCur);
+  return SQLITE_OK;
+}
+
+/* Sets an error on the vtab; returns SQLITE_ERROR (or rc if given). */
+static int dyngFuncError(DyngFuncVtab *pVtab, char *zMsg) {
+  sqlite3_free(pVtab->base.zErrMsg);
+  pVtab->base.zErrMsg = zMsg;
+  return zMsg ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
+/* Describes the SQL type of a value for messages. */
+static const char *dyngTypeName(sqlite3_value *v) {
+  switch (sqlite3_value_type(v)) {
+  case SQLITE_INTEGER: return "an integer";
+  case SQLITE_FLOAT: return "a real number";
+  case SQLITE_TEXT: return "text";
+  case SQLITE_BLOB: return "a blob";
+  default: return "NULL";
+  }
+}
+
+/* Resolves the objective argument (name or 0-based index) to *piObj. */
+static int dyngResolveObjective(DyngFuncVtab *pVtab, DyngGraph *pG, sqlite3_value *pVal,
+                                int *piObj) {
+  const char *zFunc = pVtab->pInfo->zName;
+  int nObj = pG->nWeight ? pG->nWeight : 1;
+  *piObj = 0;
+  if (!pVal) return SQLITE_OK;
+  int t = sqlite3_value_type(pVal);
+  if (t == SQLITE_INTEGER) {
+    sqlite3_int64 i = sqlite3_value_int64(pVal);
+    if (i < 0 || i >= nObj)
+      return dyngFuncError(pVtab, sqlite3_mprintf("%s: objective %lld is out of range for graph "
+                                                  "'%s' (0..%d)",
+                                                  zFunc, i, pG->zName, nObj - 1));
+    *piObj = (int)i;
+    return SQLITE_OK;
+  }
+  if (t == SQLITE_TEXT) {
+    const char *z = (const char *)sqlite3_value_text(pVal);
+    for (int k = 0; k < pG->nWeight; k++)
+      if (sqlite3_stricmp(z, pG->azWeight[k]) == 0) return (*piObj = k), SQLITE_OK;
+    sqlite3_str *pList = sqlite3_str_new(NULL);
+    for (int k = 0; k < pG->nWeight; k++)
+      sqlite3_str_appendf(pList, "%s%s", k ? ", " : "", pG->azWeight[k]);
+    char *zList = sqlite3_str_finish(pList);
+    char *zMsg = pG->nWeight
+                     ? sqlite3_mprintf("%s: objective '%s' is not a weight of graph '%s' (%s)",
+                                       zFunc, z, pG->zName, zList ? zList : "")
+                     : sqlite3_mprintf("%s: objective '%s' is not a weight of graph '%s' (it has "
+                                       "no weight columns; use 0 or omit it)",
+                                       zFunc, z, pG->zName);
+    sqlite3_free(zList);
+    return dyngFuncError(pVtab, zMsg);
+  }
+  return dyngFuncError(pVtab, sqlite3_mprintf("%s: objective must be a weight column name or a "
+                                              "0-based index, got %s",
+                                              zFunc, dyngTypeName(pVal)));
+}
+
+/* Reads a node-id argument (source, target) into *piNode. */
+static int dyngNodeArg(DyngFuncVtab *pVtab, const char *zRole, sqlite3_value *pVal,
+                       sqlite3_int64 *piNode) {
+  if (sqlite3_value_type(pVal) == SQLITE_INTEGER) {
+    *piNode = sqlite3_value_int64(pVal);
+    return SQLITE_OK;
+  }
+  return dyngFuncError(pVtab, sqlite3_mprintf("%s: %s must be an integer node id, got %s",
+                                              pVtab->pInfo->zName, zRole,
+                                              dyngTypeName(pVal)));
+}
+
+static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *idxStr, int argc,
+                          sqlite3_value **argv) {
+  (void)idxStr;
+  DyngFuncCursor *pCur = (DyngFuncCursor *)pBase;
+  DyngFuncVtab *pVtab = (DyngFuncVtab *)pBase->pVtab;
+  const DyngFuncInfo *pInfo = pVtab->pInfo;
+  const char *zFunc = pInfo->zName;
+  sqlite3_value *apArg[ROLE_COUNT] = {0};
+  int iArg = 0;
+  for (int r = 0; r < ROLE_COUNT && iArg < argc; r++)
+    if (idxNum & (1 << r)) apArg[r] = argv[iArg++];
+
+  sqlite3_free(pCur->aRow);
+  pCur->aRow = NULL;
+  pCur->nRow = pCur->iRow = 0;
+
+  /* Required arguments. */
+  int aReq[3] = {ROLE_GRAPH, ROLE_SOURCE, pInfo->bPath ? ROLE_TARGET : -1};
+  for (int i = 0; i < 3; i++) {
+    if (aReq[i] < 0) continue;
+    if (!apArg[aReq[i]])
+      return dyngFuncError(pVtab, sqlite3_mprintf("%s: missing argument '%s' (usage: %s)", zFunc,
+                                                  azRoleName[aReq[i]],
+                                                  pInfo->bPath
+                                                      ? "dyng_path(graph, source, target[, objective])"
+                                                      : "dyng_sssp(graph, source[, objective])"));
+  }
+  if (sqlite3_value_type(apArg[ROLE_GRAPH]) != SQLITE_TEXT)
+    return dyngFuncError(pVtab, sqlite3_mprintf("%s: graph must be the name of a dyng table, got %s",
+                                                zFunc, dyngTypeName(apArg[ROLE_GRAPH])));
+  sqlite3_int64 iSource, iTarget = 0, iNode = 0;
+  int rc = dyngNodeArg(pVtab, "source", apArg[ROLE_SOURCE], &iSource);
+  if (rc == SQLITE_OK && pInfo->bPath) rc = dyngNodeArg(pVtab, "target", apArg[ROLE_TARGET], &iTarget);
+  if (rc != SQLITE_OK) return rc;
+  int bNode = apArg[ROLE_NODE] != NULL;
+  if (bNode) {
+    /* node = X with a non-integer X matches no row. */
+    if (sqlite3_value_type(apArg[ROLE_NODE]) != SQLITE_INTEGER) return SQLITE_OK;
+    iNode = sqlite3_value_int64(apArg[ROLE_NODE]);
+  }
+
+  DyngGraph *pG = NULL;
+  char *zErr = NULL;
+  rc = dyngGraphOpen(pVtab->pConn, zFunc, (const char *)sqlite3_value_text(apArg[ROLE_GRAPH]), &pG,
+                     &zErr);
+  if (rc != SQLITE_OK) return zErr ? dyngFuncError(pVtab, zErr) : rc;
+  int iObj;
+  rc = dyngResolveObjective(pVtab, pG, apArg[ROLE_OBJECTIVE], &iObj);
+  if (rc != SQLITE_OK) return rc;
+
+  const dyng_graph *g = pG->pGraph;
+  uint32_t vSource, vTarget = DYNG_NONE;
+  /* A source or target that is no node of the graph (now) gives no rows. */
+  if (dyng_graph_vertex(g, iSource, &vSource) != DYNG_OK) return SQLITE_OK;
+  if (pInfo->bPath && dyng_graph_vertex(g, iTarget, &vTarget) != DYNG_OK) return SQLITE_OK;
+  if (bNode && dyng_graph_vertex(g, iNode, &vTarget) != DYNG_OK) return SQLITE_OK;
+
+  dyng_graph_view view;
+  dyng_graph_get_view(g, &view);
+  dyng_sssp_tree tree;
+  int erc = dyng_sssp_tree_init(&tree, view.n_vertices);
+  if (erc == DYNG_OK)
+    erc = pG->pBackend->sssp(pG->pBackendState, &view, vSource, iObj, vTarget, &tree);
+  if (erc != DYNG_OK) {
+    dyng_sssp_tree_free(&tree);
+    if (erc == DYNG_ENOMEM) return SQLITE_NOMEM;
+    return dyngFuncError(pVtab, dyngEngineError(zFunc, pG, erc));
+  }
+
+  if (pInfo->bPath || bNode) {
+    if (isinf(tree.dist[vTarget])) goto done; /* unreachable: no rows */
+  }
+  if (pInfo->bPath) {
+    /* Walk from the target back to the source, then emit in path order. */
+    sqlite3_int64 n = 1;
+    for (uint32_t v = vTarget; v != vSource; v = tree.parent[v]) n++;
+    pCur->aRow = sqlite3_malloc64((sqlite3_uint64)n * sizeof *pCur->aRow);
+    if (!pCur->aRow) {
+      rc = SQLITE_NOMEM;
+      goto done;
+    }
+    sqlite3_int64 i = n - 1;
+    uint32_t next = DYNG_NONE, nextEdge = DYNG_NONE;
+    for (uint32_t v = vTarget;; v = tree.parent[v]) {
+      DyngRow *r = &pCur->aRow[i];
+      r->iNode = view.node_id[v];
+      r->rDist = tree.dist[v];
+      r->bHasParent = next != DYNG_NONE;
+      r->iEdge = r->bHasParent ? view.edge_rowid[nextEdge] : 0;
+      r->rCost = r->bHasParent ? tree.dist[next] - tree.dist[v] : 0.0;
+      if (r->bHasParent) {
+        uint32_t p = view.edge_pos[2 * (size_t)nextEdge];
+        r->rCost = view.out.w[iObj][p];
+      }
+      next = v;
+      nextEdge = tree.parent_edge[v];
+      if (v == vSource) break;
+      i--;
+    }
+    pCur->nRow = n;
+  } else {
+    sqlite3_int64 n = bNode ? 1 : tree.n_reached;
+    pCur->aRow = sqlite3_malloc64((sqlite3_uint64)(n ? n : 1) * sizeof *pCur->aRow);
+    if (!pCur->aRow) {
+      rc = SQLITE_NOMEM;
+      goto done;
+    }
+    for (sqlite3_int64 i = 0; i < n; i++) {
+      uint32_t v = bNode ? vTarget : tree.order[i];
+      DyngRow *r = &pCur->aRow[i];
+      r->iNode = view.node_id[v];
+      r->rDist = tree.dist[v];
+      r->bHasParent = tree.parent[v] != DYNG_NONE;
+      r->iParent = r->bHasParent ? view.node_id[tree.parent[v]] : 0;
+      r->iEdge = r->bHasParent ? view.edge_rowid[tree.parent_edge[v]] : 0;
+    }
+    pCur->nRow = n;
+  }
+done:
+  dyng_sssp_tree_free(&tree);
+  return rc;
+}
+
+static int dyngFuncNext(sqlite3_vtab_cursor *pBase) {
+  ((DyngFuncCursor *)pBase)->iRow++;
+  return SQLITE_OK;
+}
+
+static int dyngFuncEof(sqlite3_vtab_cursor *pBase) {
+  DyngFuncCursor *pCur = (DyngFuncCursor *)pBase;
+  return pCur->iRow >= pCur->nRow;
+}
+
+static int dyngFuncColumn(sqlite3_vtab_cursor *pBase, sqlite3_context *ctx, int iCol) {
+  DyngFuncCursor *pCur = (DyngFuncCursor *)pBase;
+  const DyngFuncVtab *pVtab = (const DyngFuncVtab *)pBase->pVtab;
+  const DyngRow *r = &pCur->aRow[pCur->iRow];
+  if (pVtab->pInfo->bPath) {
+    switch (iCol) {
+    case 0: sqlite3_result_int64(ctx, pCur->iRow + 1); break;
+    case 1: sqlite3_result_int64(ctx, r->iNode); break;
+    case 2:
+      if (r->bHasParent) sqlite3_result_int64(ctx, r->iEdge);
+      break;
+    case 3: sqlite3_result_double(ctx, r->rCost); break;
+    case 4: sqlite3_result_double(ctx, r->rDist); break;
+    default: break; /* hidden argument columns read back as NULL */
+    }
+    return SQLITE_OK;
+  }
+  switch (iCol) {
+  case 0: sqlite3_result_int64(ctx, r->iNode); break;
+  case 1: sqlite3_result_double(ctx, r->rDist); break;
+  case 2:
+    if (r->bHasParent) sqlite3_result_int64(ctx, r->iParent);
+    break;
+  case 3:
+    if (r->bHasParent) sqlite3_result_int64(ctx, r->iEdge);
+    break;
+  default: break;
+  }
+  return SQLITE_OK;
+}
+
+static int dyngFuncRowid(sqlite3_vtab_cursor *pBase, sqlite_int64 *pRowid) {
+  *pRowid = ((DyngFuncCursor *)pBase)->iRow + 1;
+  return SQLITE_OK;
+}
+
+static sqlite3_module dyngFuncModule = {
+    .iVersion = 0,
+    .xCreate = NULL, /* eponymous-only: exists only as a table-valued function */
+    .xConnect = dyngFuncConnect,
+    .xBestIndex = dyngFuncBestIndex,
+    .xDisconnect = dyngFuncDisconnect,
+    .xDestroy = dyngFuncDisconnect,
+    .xOpen = dyngFuncOpen,
+    .xClose = dyngFuncClose,
+    .xFilter = dyngFuncFilter,
+    .xNext = dyngFuncNext,
+    .xEof = dyngFuncEof,
+    .xColumn = dyngFuncColumn,
+    .xRowid = dyngFuncRowid,
+};
+
+int dyngRegisterSsspModules(sqlite3 *db, DyngConn *pConn) {
+  int rc = sqlite3_create_module_v2(db, "dyng_sssp", &dyngFuncModule, pConn, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_create_module_v2(db, "dyng_path", &dyngFuncModule, pConn, NULL);
+  return rc;
+}

@@ -1,0 +1,45 @@
+-- sql/capture.sql: change capture installed by CREATE VIRTUAL TABLE ... USING dyng.
+--
+-- A log table records every change of the edge table; the triggers are plain
+-- SQL, so connections and processes that never loaded dyng still log their
+-- writes.  An UPDATE is logged as a delete of the old row plus an insert of
+-- the new one, keyed by rowid, so a weight-only change is never missed.  The
+-- same triggers refuse rows dyng cannot use (non-integer node ids, weights
+-- that are NULL, not numbers, negative or infinite) with an error naming the
+-- table and column; RAISE() takes only a literal message, so the offending
+-- value itself is described, not quoted.
+--
+-- Placeholders, filled in by ext/graph_vtab.c (identifiers come quoted):
+--   {{schema}}       schema of the graph and edge table
+--   {{log}}          the log table             {{edges}}   the edge table
+--   {{trg_ins}} {{trg_upd}} {{trg_del}}        trigger names
+--   {{src}} {{dst}}  node-id columns of the edge table
+--   {{log_weights}}  ", w0 REAL, w1 REAL, ..." log columns for the weights
+--   {{log_wnames}}   ", w0, w1, ..."            {{new_weights}} ", NEW.c0, NEW.c1, ..."
+--   {{checks}}       one SELECT RAISE(...) per rule and column, on NEW
+--   {{changed}}      OLD.rowid IS NOT NEW.rowid OR OLD.c IS NOT NEW.c ... (all used columns)
+CREATE TABLE {{schema}}.{{log}}(
+  seq INTEGER PRIMARY KEY,
+  op INTEGER NOT NULL,
+  edge INTEGER NOT NULL,
+  src INTEGER,
+  dst INTEGER{{log_weights}}
+);
+CREATE TRIGGER {{schema}}.{{trg_ins}} AFTER INSERT ON {{edges}}
+BEGIN
+{{checks}}
+  INSERT INTO {{log}}(op, edge, src, dst{{log_wnames}})
+    VALUES (1, NEW.rowid, NEW.{{src}}, NEW.{{dst}}{{new_weights}});
+END;
+CREATE TRIGGER {{schema}}.{{trg_upd}} AFTER UPDATE ON {{edges}}
+WHEN {{changed}}
+BEGIN
+{{checks}}
+  INSERT INTO {{log}}(op, edge) VALUES (-1, OLD.rowid);
+  INSERT INTO {{log}}(op, edge, src, dst{{log_wnames}})
+    VALUES (1, NEW.rowid, NEW.{{src}}, NEW.{{dst}}{{new_weights}});
+END;
+CREATE TRIGGER {{schema}}.{{trg_del}} AFTER DELETE ON {{edges}}
+BEGIN
+  INSERT INTO {{log}}(op, edge) VALUES (-1, OLD.rowid);
+END;
