@@ -33,6 +33,12 @@ sqlite3_int64 dyngEpochMs(void) {
   return (sqlite3_int64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+char *dyngStrFinish(sqlite3_str *pStr) {
+  int bEmpty = sqlite3_str_errcode(pStr) == SQLITE_OK && sqlite3_str_length(pStr) == 0;
+  char *z = sqlite3_str_finish(pStr);
+  return (!z && bEmpty) ? sqlite3_mprintf("") : z;
+}
+
 char *dyngEngineError(const char *zFunc, const DyngGraph *pG, int rc) {
   if (pG) return sqlite3_mprintf("%s: graph '%s': %s", zFunc, pG->zName, dyng_strerror(rc));
   return sqlite3_mprintf("%s: %s", zFunc, dyng_strerror(rc));

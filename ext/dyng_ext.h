@@ -86,6 +86,10 @@ char *dyngEngineError(const char *zFunc, const DyngGraph *pG, int rc);
 /* Frees a DyngConn and every graph it owns (the graph module's destructor). */
 void dyngConnFree(void *pConn);
 
+/* Like sqlite3_str_finish, but an empty string gives "" instead of NULL;
+** NULL only when out of memory.  The result is freed with sqlite3_free. */
+char *dyngStrFinish(sqlite3_str *pStr);
+
 /* Milliseconds on a monotonic clock, and since the epoch. */
 double dyngNowMs(void);
 sqlite3_int64 dyngEpochMs(void);

@@ -342,7 +342,7 @@ static char *dyngTemplate(const char *zTpl, int n, const char *const *azKey,
     sqlite3_str_appendall(pStr, azVal[i]);
     z = zClose + 2;
   }
-  return sqlite3_str_finish(pStr);
+  return dyngStrFinish(pStr);
 }
 
 /* The validation statements for one column of NEW rows, appended to pStr.
@@ -375,10 +375,9 @@ static void dyngAppendChecks(sqlite3_str *pStr, const DyngGraph *pG, const char 
 
 /* Creates the log table and the triggers of sql/capture.sql. */
 static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
-  sqlite3_str *aStr[6];
-  for (int i = 0; i < 6; i++) aStr[i] = sqlite3_str_new(db);
-  sqlite3_str *pLogW = aStr[0], *pWNames = aStr[1], *pNewW = aStr[2], *pChecks = aStr[3],
-              *pChanged = aStr[4], *pIdent = aStr[5];
+  sqlite3_str *pLogW = sqlite3_str_new(db), *pWNames = sqlite3_str_new(db),
+              *pNewW = sqlite3_str_new(db), *pChecks = sqlite3_str_new(db),
+              *pChanged = sqlite3_str_new(db);
   dyngAppendChecks(pChecks, pG, pG->zSrc, 1);
   dyngAppendChecks(pChecks, pG, pG->zDst, 1);
   sqlite3_str_appendf(pChanged, "OLD.rowid IS NOT NEW.rowid OR OLD.\"%w\" IS NOT NEW.\"%w\" OR "
@@ -392,7 +391,6 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
     dyngAppendChecks(pChecks, pG, zW, 0);
     sqlite3_str_appendf(pChanged, " OR OLD.\"%w\" IS NOT NEW.\"%w\"", zW, zW);
   }
-  (void)pIdent;
   char *azVal[12];
   const char *azKey[12] = {"schema", "log",     "edges",   "trg_ins",     "trg_upd",     "trg_del",
                            "src",    "dst",     "log_weights", "log_wnames", "new_weights", "checks"};
@@ -404,12 +402,11 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   azVal[5] = sqlite3_mprintf("\"%w_del\"", pG->zLog);
   azVal[6] = sqlite3_mprintf("\"%w\"", pG->zSrc);
   azVal[7] = sqlite3_mprintf("\"%w\"", pG->zDst);
-  azVal[8] = sqlite3_str_finish(pLogW);
-  azVal[9] = sqlite3_str_finish(pWNames);
-  azVal[10] = sqlite3_str_finish(pNewW);
-  azVal[11] = sqlite3_str_finish(pChecks);
-  char *zChanged = sqlite3_str_finish(pChanged);
-  sqlite3_free(sqlite3_str_finish(pIdent));
+  azVal[8] = dyngStrFinish(pLogW);
+  azVal[9] = dyngStrFinish(pWNames);
+  azVal[10] = dyngStrFinish(pNewW);
+  azVal[11] = dyngStrFinish(pChecks);
+  char *zChanged = dyngStrFinish(pChanged);
   int rc = SQLITE_OK;
   for (int i = 0; i < 12; i++)
     if (!azVal[i]) rc = SQLITE_NOMEM;
@@ -518,8 +515,7 @@ static char *dyngWeightList(const DyngGraph *pG, const char *zPrefix) {
     if (zPrefix) sqlite3_str_appendf(pStr, ", %s%d", zPrefix, k);
     else sqlite3_str_appendf(pStr, ", \"%w\"", pG->azWeight[k]);
   }
-  sqlite3_str_appendall(pStr, "");
-  return sqlite3_str_finish(pStr);
+  return dyngStrFinish(pStr);
 }
 
 /* Runs a one-value query; *piVal gets its integer (0 for NULL). */

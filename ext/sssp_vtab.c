@@ -212,7 +212,7 @@ static int dyngResolveObjective(DyngFuncVtab *pVtab, DyngGraph *pG, sqlite3_valu
     sqlite3_str *pList = sqlite3_str_new(NULL);
     for (int k = 0; k < pG->nWeight; k++)
       sqlite3_str_appendf(pList, "%s%s", k ? ", " : "", pG->azWeight[k]);
-    char *zList = sqlite3_str_finish(pList);
+    char *zList = dyngStrFinish(pList);
     char *zMsg = pG->nWeight
                      ? sqlite3_mprintf("%s: objective '%s' is not a weight of graph '%s' (%s)",
                                        zFunc, z, pG->zName, zList ? zList : "")
@@ -328,11 +328,7 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
       r->rDist = tree.dist[v];
       r->bHasParent = next != DYNG_NONE;
       r->iEdge = r->bHasParent ? view.edge_rowid[nextEdge] : 0;
-      r->rCost = r->bHasParent ? tree.dist[next] - tree.dist[v] : 0.0;
-      if (r->bHasParent) {
-        uint32_t p = view.edge_pos[2 * (size_t)nextEdge];
-        r->rCost = view.out.w[iObj][p];
-      }
+      r->rCost = r->bHasParent ? view.out.w[iObj][view.edge_pos[2 * (size_t)nextEdge]] : 0.0;
       next = v;
       nextEdge = tree.parent_edge[v];
       if (v == vSource) break;

@@ -1,0 +1,750 @@
+/*
+** tests/test_sql.c: dyng through the real extension in the real SQLite.
+**
+** Every case opens a connection, loads dyng.so (path in $DYNG_EXTENSION) and
+** talks SQL.  Expected answers come from an independent computation: edges
+** are read back with plain SELECTs and shortest paths recomputed here by
+** Bellman-Ford, so nothing depends on the extension's own view of the table.
+*/
+#include "tests/test_util.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- helpers -------------------------------------------------------- */
+
+static sqlite3 *open_db(const char *zPath) {
+  sqlite3 *db = NULL;
+  char *zErr = NULL;
+  const char *zExt = getenv("DYNG_EXTENSION");
+  assert_non_null(zExt);
+  assert_int_equal(sqlite3_open(zPath, &db), SQLITE_OK);
+  sqlite3_enable_load_extension(db, 1);
+  int rc = sqlite3_load_extension(db, zExt, "sqlite3_dyng_init", &zErr);
+  if (rc != SQLITE_OK) fail_msg("cannot load %s: %s", zExt, zErr ? zErr : "?");
+  sqlite3_free(zErr);
+  return db;
+}
+
+static void exec_ok(sqlite3 *db, const char *zSql) {
+  char *zErr = NULL;
+  int rc = sqlite3_exec(db, zSql, NULL, NULL, &zErr);
+  if (rc != SQLITE_OK) fail_msg("SQL failed: %s\n  in: %s", zErr ? zErr : "?", zSql);
+}
+
+/* Runs zSql expecting an error whose message contains every of the
+** NULL-terminated fragments. */
+static void exec_fails(sqlite3 *db, const char *zSql, ...) {
+  char *zErr = NULL;
+  int rc = sqlite3_exec(db, zSql, NULL, NULL, &zErr);
+  if (rc == SQLITE_OK) fail_msg("SQL succeeded but should fail: %s", zSql);
+  va_list ap;
+  va_start(ap, zSql);
+  for (const char *z = va_arg(ap, const char *); z; z = va_arg(ap, const char *))
+    if (!zErr || !strstr(zErr, z)) fail_msg("error '%s' lacks '%s'\n  in: %s", zErr ? zErr : "", z, zSql);
+  va_end(ap);
+  sqlite3_free(zErr);
+}
+
+static sqlite3_int64 query_int(sqlite3 *db, const char *zSql) {
+  sqlite3_stmt *p = NULL;
+  if (sqlite3_prepare_v2(db, zSql, -1, &p, NULL) != SQLITE_OK)
+    fail_msg("prepare failed: %s\n  in: %s", sqlite3_errmsg(db), zSql);
+  int rc = sqlite3_step(p);
+  if (rc != SQLITE_ROW) fail_msg("no row (%s)\n  in: %s", sqlite3_errmsg(db), zSql);
+  sqlite3_int64 v = sqlite3_column_int64(p, 0);
+  sqlite3_finalize(p);
+  return v;
+}
+
+static char *query_text(sqlite3 *db, const char *zSql) {
+  sqlite3_stmt *p = NULL;
+  if (sqlite3_prepare_v2(db, zSql, -1, &p, NULL) != SQLITE_OK)
+    fail_msg("prepare failed: %s\n  in: %s", sqlite3_errmsg(db), zSql);
+  if (sqlite3_step(p) != SQLITE_ROW) fail_msg("no row (%s)\n  in: %s", sqlite3_errmsg(db), zSql);
+  char *z = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(p, 0));
+  sqlite3_finalize(p);
+  return z;
+}
+
+/* ---- the reference: edges read with plain SQL, Bellman-Ford ----------- */
+
+typedef struct ref_graph {
+  int n_edges;
+  sqlite3_int64 *rowid, *src, *dst;
+  double *w;         /* weight of the chosen objective */
+  int n_nodes;
+  sqlite3_int64 *node; /* distinct node ids */
+} ref_graph;
+
+static int ref_node_index(const ref_graph *g, sqlite3_int64 id) {
+  for (int i = 0; i < g->n_nodes; i++)
+    if (g->node[i] == id) return i;
+  return -1;
+}
+
+/* Reads SELECT rowid, src, dst, <zWeight or 1> FROM zTable. */
+static void ref_load(sqlite3 *db, const char *zTable, const char *zWeight, ref_graph *g) {
+  memset(g, 0, sizeof *g);
+  char *zSql = sqlite3_mprintf("SELECT rowid, src, dst, %s FROM \"%w\"", zWeight ? zWeight : "1",
+                               zTable);
+  int n = (int)query_int(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\"", zTable));
+  sqlite3_stmt *p = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, zSql, -1, &p, NULL), SQLITE_OK);
+  sqlite3_free(zSql);
+  g->rowid = calloc(n + 1, sizeof *g->rowid);
+  g->src = calloc(n + 1, sizeof *g->src);
+  g->dst = calloc(n + 1, sizeof *g->dst);
+  g->w = calloc(n + 1, sizeof *g->w);
+  g->node = calloc(2 * n + 1, sizeof *g->node);
+  while (sqlite3_step(p) == SQLITE_ROW) {
+    int i = g->n_edges++;
+    g->rowid[i] = sqlite3_column_int64(p, 0);
+    g->src[i] = sqlite3_column_int64(p, 1);
+    g->dst[i] = sqlite3_column_int64(p, 2);
+    g->w[i] = sqlite3_column_double(p, 3);
+    if (ref_node_index(g, g->src[i]) < 0) g->node[g->n_nodes++] = g->src[i];
+    if (ref_node_index(g, g->dst[i]) < 0) g->node[g->n_nodes++] = g->dst[i];
+  }
+  sqlite3_finalize(p);
+}
+
+static void ref_free(ref_graph *g) {
+  free(g->rowid);
+  free(g->src);
+  free(g->dst);
+  free(g->w);
+  free(g->node);
+}
+
+/* Bellman-Ford from node id `source`; dist[i] per g->node[i] (INFINITY when
+** unreached).  The caller frees the result. */
+static double *ref_bellman_ford(const ref_graph *g, sqlite3_int64 source, int directed) {
+  double *dist = malloc((g->n_nodes + 1) * sizeof *dist);
+  for (int i = 0; i < g->n_nodes; i++) dist[i] = INFINITY;
+  int s = ref_node_index(g, source);
+  if (s < 0) return dist;
+  dist[s] = 0;
+  int *si = malloc((g->n_edges + 1) * sizeof *si), *di = malloc((g->n_edges + 1) * sizeof *di);
+  for (int e = 0; e < g->n_edges; e++) {
+    si[e] = ref_node_index(g, g->src[e]);
+    di[e] = ref_node_index(g, g->dst[e]);
+  }
+  for (int round = 0; round < g->n_nodes; round++) {
+    int changed = 0;
+    for (int e = 0; e < g->n_edges; e++) {
+      if (dist[si[e]] + g->w[e] < dist[di[e]]) dist[di[e]] = dist[si[e]] + g->w[e], changed = 1;
+      if (!directed && dist[di[e]] + g->w[e] < dist[si[e]])
+        dist[si[e]] = dist[di[e]] + g->w[e], changed = 1;
+    }
+    if (!changed) break;
+  }
+  free(si);
+  free(di);
+  return dist;
+}
+
+static int close_enough(double a, double b) {
+  if (isinf(a) || isinf(b)) return a == b;
+  return fabs(a - b) <= 1e-9 * (fabs(a) > 1 ? fabs(a) : 1);
+}
+
+/* Finds the edge of the reference with this rowid. */
+static int ref_edge(const ref_graph *g, sqlite3_int64 rowid) {
+  for (int e = 0; e < g->n_edges; e++)
+    if (g->rowid[e] == rowid) return e;
+  return -1;
+}
+
+/* Checks dyng_sssp(zGraph, source, objective) against the reference:
+** the same reachable nodes, equal distances, and a valid tree. */
+static void check_sssp(sqlite3 *db, const char *zGraph, const char *zTable, const char *zWeight,
+                       sqlite3_int64 source, int directed) {
+  ref_graph g;
+  ref_load(db, zTable, zWeight, &g);
+  double *dist = ref_bellman_ford(&g, source, directed);
+  int n_reached = 0;
+  for (int i = 0; i < g.n_nodes; i++) n_reached += !isinf(dist[i]);
+
+  char *zSql = sqlite3_mprintf("SELECT node, dist, parent, edge FROM dyng_sssp(%Q, %lld%s%s%s)",
+                               zGraph, source, zWeight ? ", '" : "", zWeight ? zWeight : "",
+                               zWeight ? "'" : "");
+  sqlite3_stmt *p = NULL;
+  if (sqlite3_prepare_v2(db, zSql, -1, &p, NULL) != SQLITE_OK)
+    fail_msg("%s: %s", zSql, sqlite3_errmsg(db));
+  int n_rows = 0, rc;
+  double last = 0;
+  while ((rc = sqlite3_step(p)) == SQLITE_ROW) {
+    sqlite3_int64 node = sqlite3_column_int64(p, 0);
+    double d = sqlite3_column_double(p, 1);
+    int i = ref_node_index(&g, node);
+    assert_true(i >= 0);
+    if (!close_enough(d, dist[i]))
+      fail_msg("%s: node %lld dist %.17g, Bellman-Ford %.17g", zSql, node, d, dist[i]);
+    assert_true(d >= last - 1e-12); /* nearest first */
+    last = d;
+    if (node == source) {
+      assert_int_equal(sqlite3_column_type(p, 2), SQLITE_NULL);
+      assert_int_equal(sqlite3_column_type(p, 3), SQLITE_NULL);
+      assert_true(d == 0.0);
+    } else {
+      sqlite3_int64 parent = sqlite3_column_int64(p, 2);
+      int e = ref_edge(&g, sqlite3_column_int64(p, 3));
+      assert_true(e >= 0);
+      int forward = g.src[e] == parent && g.dst[e] == node;
+      int backward = !directed && g.dst[e] == parent && g.src[e] == node;
+      assert_true(forward || backward);
+      assert_true(close_enough(dist[ref_node_index(&g, parent)] + g.w[e], d));
+    }
+    n_rows++;
+  }
+  if (rc != SQLITE_DONE) fail_msg("%s: %s", zSql, sqlite3_errmsg(db));
+  sqlite3_finalize(p);
+  sqlite3_free(zSql);
+  assert_int_equal(n_rows, n_reached);
+  free(dist);
+  ref_free(&g);
+}
+
+/* Checks dyng_path(zGraph, s, t, weight): a chain of real edges from s to t
+** whose costs add up to the Bellman-Ford distance; no row when unreachable. */
+static void check_path(sqlite3 *db, const char *zGraph, const char *zTable, const char *zWeight,
+                       sqlite3_int64 s, sqlite3_int64 t, int directed) {
+  ref_graph g;
+  ref_load(db, zTable, zWeight, &g);
+  double *dist = ref_bellman_ford(&g, s, directed);
+  int ti = ref_node_index(&g, t);
+  double want = ti < 0 ? INFINITY : dist[ti];
+  char *zSql = sqlite3_mprintf("SELECT seq, node, edge, cost, agg_cost FROM dyng_path(%Q, %lld, %lld%s%s%s)",
+                               zGraph, s, t, zWeight ? ", '" : "", zWeight ? zWeight : "",
+                               zWeight ? "'" : "");
+  sqlite3_stmt *p = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, zSql, -1, &p, NULL), SQLITE_OK);
+  int n = 0, rc;
+  double agg = 0;
+  sqlite3_int64 prev_node = 0, prev_edge = 0;
+  while ((rc = sqlite3_step(p)) == SQLITE_ROW) {
+    n++;
+    assert_int_equal(sqlite3_column_int64(p, 0), n);
+    sqlite3_int64 node = sqlite3_column_int64(p, 1);
+    if (n == 1) assert_true(node == s);
+    else {
+      int e = ref_edge(&g, prev_edge);
+      assert_true(e >= 0);
+      assert_true((g.src[e] == prev_node && g.dst[e] == node) ||
+                  (!directed && g.dst[e] == prev_node && g.src[e] == node));
+    }
+    assert_true(close_enough(sqlite3_column_double(p, 4), agg));
+    if (sqlite3_column_type(p, 2) == SQLITE_NULL) {
+      assert_true(node == t);
+      assert_true(sqlite3_column_double(p, 3) == 0.0);
+    } else {
+      prev_edge = sqlite3_column_int64(p, 2);
+      int e = ref_edge(&g, prev_edge);
+      assert_true(e >= 0);
+      assert_true(close_enough(sqlite3_column_double(p, 3), g.w[e]));
+      agg += g.w[e];
+    }
+    prev_node = node;
+  }
+  assert_int_equal(rc, SQLITE_DONE);
+  sqlite3_finalize(p);
+  sqlite3_free(zSql);
+  if (isinf(want)) assert_int_equal(n, 0);
+  else {
+    assert_true(n >= 1);
+    assert_true(close_enough(agg, want));
+  }
+  free(dist);
+  ref_free(&g);
+}
+
+/* Fills table zTable (created here) with a random multigraph. */
+static void random_edges(sqlite3 *db, test_rng *r, const char *zTable, int n_nodes, int n_edges,
+                         int integer_weights) {
+  exec_ok(db, sqlite3_mprintf("CREATE TABLE \"%w\"(src INTEGER NOT NULL, dst INTEGER NOT NULL, "
+                              "a REAL, b REAL)", zTable));
+  sqlite3_stmt *p = NULL;
+  char *zSql = sqlite3_mprintf("INSERT INTO \"%w\" VALUES (?, ?, ?, ?)", zTable);
+  assert_int_equal(sqlite3_prepare_v2(db, zSql, -1, &p, NULL), SQLITE_OK);
+  sqlite3_free(zSql);
+  for (int i = 0; i < n_edges; i++) {
+    /* Sparse, signed ids: node k is k * 1000003 - 500. */
+    sqlite3_bind_int64(p, 1, (sqlite3_int64)test_rng_below(r, n_nodes) * 1000003 - 500);
+    sqlite3_bind_int64(p, 2, (sqlite3_int64)test_rng_below(r, n_nodes) * 1000003 - 500);
+    if (integer_weights) {
+      sqlite3_bind_int64(p, 3, (sqlite3_int64)test_rng_below(r, 10));
+      sqlite3_bind_int64(p, 4, (sqlite3_int64)test_rng_below(r, 3));
+    } else {
+      sqlite3_bind_double(p, 3, test_rng_unit(r) * 10);
+      sqlite3_bind_double(p, 4, test_rng_unit(r));
+    }
+    assert_int_equal(sqlite3_step(p), SQLITE_DONE);
+    sqlite3_reset(p);
+  }
+  sqlite3_finalize(p);
+}
+
+static sqlite3_int64 random_node(sqlite3 *db, test_rng *r, const char *zTable) {
+  sqlite3_int64 n = query_int(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\"", zTable));
+  if (n == 0) return 0;
+  return query_int(db, sqlite3_mprintf("SELECT src FROM \"%w\" LIMIT 1 OFFSET %lld", zTable,
+                                       (sqlite3_int64)test_rng_below(r, (uint64_t)n)));
+}
+
+/* Random INSERT / UPDATE (ids or weights) / DELETE statements. */
+static void random_changes(sqlite3 *db, test_rng *r, const char *zTable, int n_nodes, int n) {
+  for (int i = 0; i < n; i++) {
+    sqlite3_int64 a = (sqlite3_int64)test_rng_below(r, n_nodes) * 1000003 - 500;
+    sqlite3_int64 b = (sqlite3_int64)test_rng_below(r, n_nodes) * 1000003 - 500;
+    char *zSql;
+    switch (test_rng_below(r, 4)) {
+    case 0:
+      zSql = sqlite3_mprintf("INSERT INTO \"%w\" VALUES (%lld, %lld, %d, %d)", zTable, a, b,
+                             (int)test_rng_below(r, 10), (int)test_rng_below(r, 3));
+      break;
+    case 1:
+      zSql = sqlite3_mprintf("UPDATE \"%w\" SET a = %d WHERE rowid = (SELECT rowid FROM \"%w\" "
+                             "ORDER BY random() LIMIT 1)", zTable, (int)test_rng_below(r, 10), zTable);
+      break;
+    case 2:
+      zSql = sqlite3_mprintf("UPDATE \"%w\" SET src = %lld WHERE rowid = (SELECT rowid FROM \"%w\" "
+                             "ORDER BY random() LIMIT 1)", zTable, a, zTable);
+      break;
+    default:
+      zSql = sqlite3_mprintf("DELETE FROM \"%w\" WHERE rowid = (SELECT rowid FROM \"%w\" "
+                             "ORDER BY random() LIMIT 1)", zTable, zTable);
+      break;
+    }
+    exec_ok(db, zSql);
+    sqlite3_free(zSql);
+  }
+}
+
+/* ---- tests ---------------------------------------------------------- */
+
+static void create_roads(sqlite3 *db) {
+  exec_ok(db, "CREATE TABLE roads(src INTEGER NOT NULL, dst INTEGER NOT NULL, length REAL, "
+              "minutes REAL, toll REAL);"
+              "INSERT INTO roads VALUES (1,2,4,5,0),(2,3,1,9,2),(1,3,7,3,0);"
+              "CREATE VIRTUAL TABLE net USING dyng(edges=roads, src=src, dst=dst, "
+              "weights='length,minutes,toll');");
+}
+
+static void test_quickstart_answers_match_bellman_ford(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  create_roads(db);
+  check_sssp(db, "net", "roads", "length", 1, 1);
+  check_sssp(db, "net", "roads", "minutes", 1, 1);
+  check_sssp(db, "net", "roads", "toll", 1, 1);
+  check_path(db, "net", "roads", "length", 1, 3, 1);
+  check_path(db, "net", "roads", "minutes", 1, 3, 1);
+  check_path(db, "net", "roads", "length", 3, 1, 1); /* unreachable: no rows */
+  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('net', 1, 'minutes') WHERE node = 3"), 3);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('net', 1, 2)"), 3);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('main.net', 1)"), 3);
+  sqlite3_close(db);
+}
+
+static void test_objective_by_index_equals_by_name(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  create_roads(db);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('net', 1, 1) AS a "
+                                 "JOIN dyng_sssp('net', 1, 'MINUTES') AS b USING (node) "
+                                 "WHERE a.dist = b.dist AND a.edge IS b.edge"),
+                   3);
+  sqlite3_close(db);
+}
+
+static void test_graph_table_lists_vertices_with_degrees(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  create_roads(db);
+  exec_ok(db, "INSERT INTO roads VALUES (4, 4, 1, 1, 1)"); /* self-loop */
+  /* Compare with degrees counted from the edge table. */
+  assert_int_equal(query_int(db,
+                             "WITH n(node) AS (SELECT src FROM roads UNION SELECT dst FROM roads),"
+                             " d AS (SELECT node, (SELECT count(*) FROM roads WHERE src = node) AS o,"
+                             "              (SELECT count(*) FROM roads WHERE dst = node) AS i FROM n)"
+                             " SELECT count(*) FROM d JOIN net USING (node)"
+                             " WHERE d.o = net.out_degree AND d.i = net.in_degree"),
+                   4);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM net"), 4);
+  assert_int_equal(query_int(db, "SELECT out_degree FROM net WHERE node = 1"), 2);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM net WHERE node = 99"), 0);
+  assert_int_equal(query_int(db, "SELECT in_degree FROM net WHERE rowid = 3"), 2);
+  exec_fails(db, "INSERT INTO net VALUES (1, 2, 3)", "net", NULL);
+  sqlite3_close(db);
+}
+
+static void test_random_graphs_match_bellman_ford(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, test_seed());
+  for (int round = 0; round < 12; round++) {
+    sqlite3 *db = open_db(":memory:");
+    int directed = round % 2, integer = (round / 2) % 2, n_nodes = 5 + (int)test_rng_below(&r, 40);
+    random_edges(db, &r, "e", n_nodes, (int)test_rng_below(&r, 4 * n_nodes), integer);
+    char *zSql = sqlite3_mprintf("CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b', "
+                                 "directed=%d)", directed);
+    exec_ok(db, zSql);
+    sqlite3_free(zSql);
+    for (int k = 0; k < 4; k++) {
+      sqlite3_int64 s = random_node(db, &r, "e"), t = random_node(db, &r, "e");
+      check_sssp(db, "g", "e", k % 2 ? "b" : "a", s, directed);
+      check_path(db, "g", "e", k % 2 ? "b" : "a", s, t, directed);
+    }
+    sqlite3_close(db);
+  }
+}
+
+static void test_unweighted_graph_counts_hops(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, test_seed() + 1);
+  sqlite3 *db = open_db(":memory:");
+  random_edges(db, &r, "e", 30, 60, 1);
+  exec_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, directed=0)");
+  for (int k = 0; k < 5; k++) {
+    sqlite3_int64 s = random_node(db, &r, "e");
+    check_sssp(db, "g", "e", NULL, s, 0);
+  }
+  exec_fails(db, "SELECT * FROM dyng_sssp('g', 1, 'a')", "dyng_sssp", "objective 'a'",
+             "no weight columns", NULL);
+  exec_fails(db, "SELECT * FROM dyng_sssp('g', 1, 1)", "objective 1 is out of range", NULL);
+  sqlite3_close(db);
+}
+
+static void test_changes_in_autocommit_are_seen_by_next_query(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, test_seed() + 2);
+  for (int directed = 0; directed <= 1; directed++) {
+    sqlite3 *db = open_db(":memory:");
+    random_edges(db, &r, "e", 25, 60, 1);
+    char *zSql = sqlite3_mprintf("CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b', "
+                                 "directed=%d)", directed);
+    exec_ok(db, zSql);
+    sqlite3_free(zSql);
+    for (int round = 0; round < 15; round++) {
+      random_changes(db, &r, "e", 25, 1 + (int)test_rng_below(&r, 6));
+      sqlite3_int64 s = random_node(db, &r, "e");
+      check_sssp(db, "g", "e", "a", s, directed);
+      check_path(db, "g", "e", "a", s, random_node(db, &r, "e"), directed);
+    }
+    /* Applied incrementally, not by reloading. */
+    assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].loads')"), 1);
+    assert_true(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].batches')") > 0);
+    sqlite3_close(db);
+  }
+}
+
+static void test_rollback_and_savepoints_leave_mirror_true(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, test_seed() + 3);
+  sqlite3 *db = open_db(":memory:");
+  random_edges(db, &r, "e", 20, 50, 1);
+  exec_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')");
+  for (int round = 0; round < 10; round++) {
+    exec_ok(db, "BEGIN");
+    random_changes(db, &r, "e", 20, 3);
+    check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
+    exec_ok(db, "SAVEPOINT sp");
+    random_changes(db, &r, "e", 20, 3);
+    check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
+    exec_ok(db, "ROLLBACK TO sp");
+    check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
+    random_changes(db, &r, "e", 20, 2); /* reuses the rolled-back log rowids */
+    check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
+    exec_ok(db, round % 2 ? "ROLLBACK" : "COMMIT");
+    check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
+  }
+  sqlite3_close(db);
+}
+
+static void test_invalid_rows_are_refused_and_table_keeps_rows(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  create_roads(db);
+  exec_fails(db, "INSERT INTO roads VALUES (1, 5, -1, 1, 1)", "roads.length", "negative", NULL);
+  exec_fails(db, "INSERT INTO roads VALUES (1, 5, NULL, 1, 1)", "roads.length", "NULL", NULL);
+  exec_fails(db, "INSERT INTO roads VALUES (1, 5, 1, 'fast', 1)", "roads.minutes", "text", NULL);
+  exec_fails(db, "INSERT INTO roads VALUES (1, 5, 1, 1, 9e999)", "roads.toll", "infinity", NULL);
+  exec_fails(db, "INSERT INTO roads VALUES (1, 5, 1, 1, 0.0/0.0)", "roads.toll", NULL);
+  exec_fails(db, "INSERT INTO roads VALUES ('a', 5, 1, 1, 1)", "roads.src", "integer node id", NULL);
+  exec_fails(db, "INSERT INTO roads VALUES (1, 2.5, 1, 1, 1)", "roads.dst", "integer node id", NULL);
+  exec_fails(db, "UPDATE roads SET length = -3 WHERE rowid = 1", "roads.length", NULL);
+  /* A multi-row statement is refused as a whole; earlier rows stay. */
+  exec_fails(db, "INSERT INTO roads VALUES (7, 8, 1, 1, 1), (8, 9, -1, 1, 1)", "roads.length", NULL);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM roads"), 3);
+  assert_int_equal(query_int(db, "SELECT length FROM roads WHERE rowid = 1"), 4);
+  check_sssp(db, "net", "roads", "length", 1, 1);
+  sqlite3_close(db);
+}
+
+static void test_function_argument_errors_name_function_and_argument(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  create_roads(db);
+  exec_ok(db, "CREATE TABLE plain(x)");
+  exec_fails(db, "SELECT * FROM dyng_sssp('net')", "dyng_sssp", "missing argument 'source'", NULL);
+  exec_fails(db, "SELECT * FROM dyng_sssp()", "dyng_sssp", "missing argument 'graph'", NULL);
+  exec_fails(db, "SELECT * FROM dyng_path('net', 1)", "dyng_path", "missing argument 'target'", NULL);
+  exec_fails(db, "SELECT * FROM dyng_sssp('nope', 1)", "dyng_sssp", "no graph named 'nope'", NULL);
+  exec_fails(db, "SELECT * FROM dyng_sssp('plain', 1)", "'plain' is not a dyng graph", NULL);
+  exec_fails(db, "SELECT * FROM dyng_sssp(NULL, 1)", "dyng_sssp", "graph must be", "NULL", NULL);
+  exec_fails(db, "SELECT * FROM dyng_sssp(7, 1)", "graph must be", NULL);
+  exec_fails(db, "SELECT * FROM dyng_sssp('net', NULL)", "source must be an integer", "NULL", NULL);
+  exec_fails(db, "SELECT * FROM dyng_sssp('net', 'x')", "source must be an integer", "text", NULL);
+  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1.5)", "source must be an integer", "real", NULL);
+  exec_fails(db, "SELECT * FROM dyng_path('net', 1, x'00')", "dyng_path", "target", "blob", NULL);
+  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1, 'tolls')",
+             "dyng_sssp: objective 'tolls' is not a weight of graph 'net' (length, minutes, toll)",
+             NULL);
+  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1, 3)", "objective 3 is out of range", "0..2", NULL);
+  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1, -1)", "out of range", NULL);
+  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1, 0.5)", "objective must be", NULL);
+  exec_fails(db, "SELECT dyng_config('nope')", "dyng_config", "unknown key 'nope'", NULL);
+  /* A node that is not in the graph gives no rows, not an error. */
+  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('net', 42)"), 0);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_path('net', 1, 42)"), 0);
+  sqlite3_close(db);
+}
+
+static void test_create_errors_are_clear(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL, t TEXT);"
+              "INSERT INTO e VALUES (1, 2, 1.0, 'a');"
+              "CREATE VIEW v AS SELECT * FROM e;"
+              "CREATE TABLE wr(src INTEGER, dst INTEGER, w REAL, PRIMARY KEY(src, dst)) WITHOUT ROWID;"
+              "CREATE TABLE g9_log(x);");
+  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(src=src)", "needs edges=TABLE", NULL);
+  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=missing)", "edge table 'missing'",
+             "does not exist", NULL);
+  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, src=from_id)", "no column 'from_id'",
+             NULL);
+  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='w,nope')", "no column 'nope'",
+             NULL);
+  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, colour=red)", "unknown option 'colour'",
+             NULL);
+  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, edges=e)", "given twice", NULL);
+  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, directed=maybe)", "directed", NULL);
+  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='w,w')", "listed twice", NULL);
+  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b,c,d,e,f,g,h,i')",
+             "at most 8", NULL);
+  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=v)", "is a view", NULL);
+  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=wr, weights=w)", "WITHOUT ROWID", NULL);
+  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=t)", "e.t", "rowid 1",
+             "text 'a'", NULL);
+  exec_fails(db, "CREATE VIRTUAL TABLE g9 USING dyng(edges=e)", "g9_log", NULL);
+  exec_ok(db, "INSERT INTO e VALUES (3, 4, -2.5, 'b')");
+  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)",
+             "e.w must be a finite number >= 0 (rowid 2 has -2.5)", NULL);
+  exec_ok(db, "UPDATE e SET w = 1, src = 'x' WHERE rowid = 2");
+  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)",
+             "e.src must be an integer node id (rowid 2 has text 'x')", NULL);
+  /* A failed CREATE leaves nothing behind. */
+  assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'g%'"), 1);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"), 0);
+  sqlite3_close(db);
+}
+
+static void test_drop_removes_everything_it_created(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  exec_ok(db, "CREATE TABLE roads(src INTEGER, dst INTEGER, w REAL)");
+  char *zBefore = query_text(db, "SELECT group_concat(type || ':' || name) FROM sqlite_master");
+  exec_ok(db, "CREATE VIRTUAL TABLE net USING dyng(edges=roads, weights=w)");
+  assert_true(query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'") == 3);
+  exec_ok(db, "DROP TABLE net");
+  char *zAfter = query_text(db, "SELECT group_concat(type || ':' || name) FROM sqlite_master");
+  assert_string_equal(zBefore, zAfter);
+  exec_ok(db, "INSERT INTO roads VALUES (1, 2, -5)"); /* no trigger left */
+  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1)", "no graph named 'net'", NULL);
+  assert_int_equal(query_int(db, "SELECT json_array_length(dyng_config('graphs'))"), 0);
+  sqlite3_free(zBefore);
+  sqlite3_free(zAfter);
+  sqlite3_close(db);
+}
+
+static void test_definition_survives_reopen(void **state) {
+  (void)state;
+  char zPath[] = "/tmp/dyng-test-XXXXXX";
+  int fd = mkstemp(zPath);
+  assert_true(fd >= 0);
+  close(fd);
+  sqlite3 *db = open_db(zPath);
+  create_roads(db);
+  sqlite3_close(db);
+  db = open_db(zPath);
+  check_sssp(db, "net", "roads", "minutes", 1, 1);
+  exec_ok(db, "INSERT INTO roads VALUES (3, 10, 1, 1, 1)");
+  check_sssp(db, "net", "roads", "length", 1, 1);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM net"), 4);
+  exec_ok(db, "CREATE TABLE unrelated(x)"); /* a schema change reconnects the table */
+  check_sssp(db, "net", "roads", "length", 2, 1);
+  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].loads')"), 1);
+  exec_ok(db, "DROP TABLE net");
+  sqlite3_close(db);
+  db = open_db(zPath);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'net%'"), 0);
+  sqlite3_close(db);
+  unlink(zPath);
+}
+
+static void test_other_connection_commits_are_seen(void **state) {
+  (void)state;
+  char zPath[] = "/tmp/dyng-test-XXXXXX";
+  int fd = mkstemp(zPath);
+  assert_true(fd >= 0);
+  close(fd);
+  sqlite3 *a = open_db(zPath);
+  create_roads(a);
+  check_sssp(a, "net", "roads", "length", 1, 1);
+  /* A connection that never loaded dyng writes through the triggers. */
+  sqlite3 *b = NULL;
+  assert_int_equal(sqlite3_open(zPath, &b), SQLITE_OK);
+  exec_ok(b, "INSERT INTO roads VALUES (3, 4, 2, 2, 2); DELETE FROM roads WHERE rowid = 2;");
+  exec_fails(b, "INSERT INTO roads VALUES (3, 4, -2, 2, 2)", "roads.length", NULL);
+  check_sssp(a, "net", "roads", "length", 1, 1);
+  assert_int_equal(query_int(a, "SELECT count(*) FROM dyng_sssp('net', 1)"), 4);
+  sqlite3_close(b);
+  sqlite3_close(a);
+  unlink(zPath);
+}
+
+static void test_extreme_node_ids_work(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER);"
+              "INSERT INTO e VALUES (-9223372036854775808, 9223372036854775807), "
+              "(9223372036854775807, 0), (0, -1);"
+              "CREATE VIRTUAL TABLE g USING dyng(edges=e)");
+  check_sssp(db, "g", "e", NULL, INT64_MIN, 1);
+  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('g', -9223372036854775808) WHERE node = -1"), 3);
+  assert_true(query_int(db, "SELECT parent FROM dyng_sssp('g', -9223372036854775808) WHERE node = 0") ==
+              INT64_MAX);
+  sqlite3_close(db);
+}
+
+static void test_graphs_in_attached_and_temp_schemas(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  exec_ok(db, "ATTACH ':memory:' AS aux;"
+              "CREATE TABLE aux.e(src INTEGER, dst INTEGER, w REAL);"
+              "INSERT INTO aux.e VALUES (1, 2, 5), (2, 3, 5);"
+              "CREATE VIRTUAL TABLE aux.g USING dyng(edges=e, weights=w);"
+              "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL);"
+              "INSERT INTO e VALUES (1, 3, 1);"
+              "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w);");
+  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('aux.g', 1) WHERE node = 3"), 10);
+  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('main.g', 1) WHERE node = 3"), 1);
+  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('g', 1) WHERE node = 3"), 1);
+  exec_ok(db, "INSERT INTO aux.e VALUES (1, 3, 4)");
+  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('aux.g', 1) WHERE node = 3"), 4);
+  exec_ok(db, "DROP TABLE aux.g");
+  assert_int_equal(query_int(db, "SELECT count(*) FROM aux.sqlite_master"), 1);
+  sqlite3_close(db);
+}
+
+static void test_two_graphs_over_one_table(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  create_roads(db);
+  exec_ok(db, "CREATE VIRTUAL TABLE und USING dyng(edges=roads, weights='toll', directed=0)");
+  exec_ok(db, "INSERT INTO roads VALUES (3, 5, 1, 1, 1)");
+  check_sssp(db, "net", "roads", "length", 1, 1);
+  check_sssp(db, "und", "roads", "toll", 5, 0);
+  sqlite3_close(db);
+}
+
+static void test_config_reports_graphs_as_json(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  create_roads(db);
+  assert_int_equal(query_int(db, "SELECT json_valid(dyng_config())"), 1);
+  char *z = query_text(db, "SELECT json_extract(dyng_config(), '$.backend.name')");
+  assert_string_equal(z, "cpu");
+  sqlite3_free(z);
+  z = query_text(db, "SELECT dyng_version()");
+  char *zc = query_text(db, "SELECT json_extract(dyng_config(), '$.version')");
+  assert_string_equal(z, zc);
+  sqlite3_free(z);
+  sqlite3_free(zc);
+  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].vertices')"), 3);
+  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].edges')"), 3);
+  assert_true(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].memory_bytes')") > 0);
+  assert_true(query_int(db, "SELECT json_extract(dyng_config(), '$.threads')") >= 1);
+  assert_int_equal(query_int(db, "SELECT json_array_length(dyng_config('graphs'))"), 1);
+  sqlite3_close(db);
+}
+
+/* The real graphs of ../shared/data, when present. */
+static void test_real_road_network_when_present(void **state) {
+  (void)state;
+  const char *zDir = getenv("DYNG_DATA_DIR");
+  char *zPath = sqlite3_mprintf("%s/uspowergrid.edges", zDir ? zDir : "");
+  FILE *f = zDir ? fopen(zPath, "r") : NULL;
+  sqlite3_free(zPath);
+  if (!f) {
+    skip();
+    return;
+  }
+  sqlite3 *db = open_db(":memory:");
+  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL); BEGIN");
+  sqlite3_stmt *p = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO e VALUES (?, ?, ?)", -1, &p, NULL), SQLITE_OK);
+  long long u, v;
+  char line[256];
+  test_rng r;
+  test_rng_seed(&r, 7);
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#' || sscanf(line, "%lld %lld", &u, &v) != 2) continue;
+    sqlite3_bind_int64(p, 1, u);
+    sqlite3_bind_int64(p, 2, v);
+    sqlite3_bind_double(p, 3, 1 + (double)test_rng_below(&r, 100));
+    sqlite3_step(p);
+    sqlite3_reset(p);
+  }
+  fclose(f);
+  sqlite3_finalize(p);
+  exec_ok(db, "COMMIT; CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w, directed=0)");
+  /* The power grid is connected: 4,941 vertices, 6,594 edges. */
+  assert_int_equal(query_int(db, "SELECT count(*) FROM g"), 4941);
+  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].edges')"), 6594);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g', 1)"), 4941);
+  check_sssp(db, "g", "e", "w", 1, 0);
+  exec_ok(db, "DELETE FROM e WHERE rowid % 7 = 0");
+  check_sssp(db, "g", "e", "w", 1, 0);
+  sqlite3_close(db);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_quickstart_answers_match_bellman_ford),
+      cmocka_unit_test(test_objective_by_index_equals_by_name),
+      cmocka_unit_test(test_graph_table_lists_vertices_with_degrees),
+      cmocka_unit_test(test_random_graphs_match_bellman_ford),
+      cmocka_unit_test(test_unweighted_graph_counts_hops),
+      cmocka_unit_test(test_changes_in_autocommit_are_seen_by_next_query),
+      cmocka_unit_test(test_rollback_and_savepoints_leave_mirror_true),
+      cmocka_unit_test(test_invalid_rows_are_refused_and_table_keeps_rows),
+      cmocka_unit_test(test_function_argument_errors_name_function_and_argument),
+      cmocka_unit_test(test_create_errors_are_clear),
+      cmocka_unit_test(test_drop_removes_everything_it_created),
+      cmocka_unit_test(test_definition_survives_reopen),
+      cmocka_unit_test(test_other_connection_commits_are_seen),
+      cmocka_unit_test(test_extreme_node_ids_work),
+      cmocka_unit_test(test_graphs_in_attached_and_temp_schemas),
+      cmocka_unit_test(test_two_graphs_over_one_table),
+      cmocka_unit_test(test_config_reports_graphs_as_json),
+      cmocka_unit_test(test_real_road_network_when_present),
+  };
+  return cmocka_run_group_tests_name("sql", tests, NULL, NULL);
+}
