@@ -1,0 +1,38 @@
+-- examples/quickstart.sql: dyng in the sqlite3 shell.
+--   sqlite3 < examples/quickstart.sql        (run from the folder holding dyng.so)
+.load ./dyng
+.headers on
+.mode column
+
+-- An ordinary edge table: a small road network with three weights.
+CREATE TABLE roads(src INTEGER NOT NULL, dst INTEGER NOT NULL,
+                   length REAL, minutes REAL, toll REAL);
+INSERT INTO roads VALUES (1,2,4,5,0),(2,3,1,9,2),(1,3,7,3,0),(3,4,2,2,1),(2,4,6,1,0);
+
+-- A graph that mirrors it; its definition lives in the database file.
+CREATE VIRTUAL TABLE net USING dyng(edges=roads, src=src, dst=dst,
+                                    weights='length,minutes,toll');
+
+.print '-- shortest paths from node 1 by length (edge = rowid in roads)'
+SELECT node, dist, parent, edge FROM dyng_sssp('net', 1);
+
+.print '-- travel time from 1 to 3'
+SELECT dist FROM dyng_sssp('net', 1, 'minutes') WHERE node = 3;
+
+.print '-- the shortest route from 1 to 4 by length'
+SELECT * FROM dyng_path('net', 1, 4, 'length');
+
+.print '-- close the road 3 -> 4; the next query sees the change'
+DELETE FROM roads WHERE src = 3 AND dst = 4;
+SELECT * FROM dyng_path('net', 1, 4, 'length');
+
+.print '-- the vertices and their degrees'
+SELECT * FROM net;
+
+.print '-- diagnostics'
+SELECT dyng_version() AS version,
+       json_extract(dyng_config(), '$.backend.name') AS backend,
+       json_extract(dyng_config(), '$.graphs[0].vertices') AS vertices,
+       json_extract(dyng_config(), '$.graphs[0].edges') AS edges;
+
+DROP TABLE net;  -- removes the graph, its triggers and its change log
