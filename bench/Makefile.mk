@@ -1,1 +1,35 @@
 # bench/: benchmark drivers and graph generators (not run by make check).
+# `make` builds them; `make bench` generates the two benchmark graphs (once)
+# and runs the driver on each.  See bench/README.md.
+
+noinst_PROGRAMS += bench/gen_graph bench/bench_graph
+
+bench_gen_graph_SOURCES = bench/gen_graph.c
+bench_gen_graph_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+bench_gen_graph_LDADD = $(SQLITE_LIBS)
+
+bench_bench_graph_SOURCES = bench/bench_graph.c
+bench_bench_graph_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+bench_bench_graph_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) -lm
+
+EXTRA_DIST += bench/README.md
+
+BENCH_RUNS = 5
+BENCH_NSOURCES = 4
+BENCH_DBS = bench/grid1000.db bench/rmat20.db
+BENCH_DRIVER = bench/bench_graph$(EXEEXT) --runs $(BENCH_RUNS) --sources $(BENCH_NSOURCES) \
+	--extension $(abs_top_builddir)/.libs/dyng.so
+
+# Generated only when missing (order-only on the generator), into a temporary
+# name first so that an interrupted run leaves nothing half-written.
+bench/grid1000.db: | bench/gen_graph$(EXEEXT)
+	$(AM_V_GEN)rm -f $@.tmp && bench/gen_graph$(EXEEXT) grid 1000 1000 $@.tmp && mv $@.tmp $@
+bench/rmat20.db: | bench/gen_graph$(EXEEXT)
+	$(AM_V_GEN)rm -f $@.tmp && bench/gen_graph$(EXEEXT) rmat 20 $@.tmp && mv $@.tmp $@
+
+bench: bench/bench_graph$(EXEEXT) dyng.la $(BENCH_DBS)
+	$(BENCH_DRIVER) bench/grid1000.db
+	$(BENCH_DRIVER) bench/rmat20.db
+.PHONY: bench
+
+CLEANFILES += $(BENCH_DBS) bench/grid1000.db.tmp bench/rmat20.db.tmp
