@@ -6,8 +6,9 @@ engine_libdyngengine_la_SOURCES = \
 	engine/error.c engine/error.h \
 	engine/idmap.c engine/idmap.h \
 	engine/graph.c engine/graph.h \
+	engine/loader.c engine/loader.h \
 	engine/sssp.c engine/sssp.h \
 	engine/backend_cpu.c engine/backend.h \
 	engine/types.h
 engine_libdyngengine_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
-engine_libdyngengine_la_LIBADD = -lm
+engine_libdyngengine_la_LIBADD = -lpthread -lm

@@ -297,6 +297,7 @@ int dyng_graph_load_edge(dyng_graph *g, int64_t rowid, int64_t src, int64_t dst,
   uint32_t vs, vd, slot;
   int inserted, rc;
   if (g->sealed) return DYNG_ESTATE;
+  if (g->n_weights && !w) return DYNG_EINVAL;
   if (g->n_weights && !dyng__weights_valid(w, g->n_weights)) return DYNG_EWEIGHT;
   rc = dyng__slot_reserve(g, (size_t)g->n_slots + 1);
   if (rc) return rc;
@@ -333,6 +334,8 @@ static int dyng__adj_pool_resize(dyng__adj *a, int n_obj, size_t size) {
   a->size = size;
   return DYNG_OK;
 }
+
+static inline int dyng__live(const dyng_graph *g, uint32_t v);
 
 /* Room reserved at load time for a vertex of degree d. */
 static inline uint32_t dyng__slack_cap(uint32_t d) { return d + (d >> 3) + 1; }
@@ -387,8 +390,10 @@ int dyng_graph_seal(dyng_graph *g) {
   }
   dyng_free(g->load_w);
   g->load_w = NULL;
-  g->n_live = g->n_vert;
   g->sealed = 1;
+  /* A vertex created by a load that then failed has no edges. */
+  g->n_live = 0;
+  for (uint32_t v = 0; v < g->n_vert; v++) g->n_live += dyng__live(g, v) ? 1u : 0u;
   return DYNG_OK;
 
 fail:
@@ -477,7 +482,13 @@ static int dyng__adj_reserve(dyng_graph *g, dyng__adj *a, uint32_t v, uint32_t e
   a->off[v] = (uint32_t)to;
   a->cap[v] = (uint32_t)cap;
   a->used += cap;
-  if (a->garbage > 4096 && a->garbage * 2 > a->used) dyng__adj_compact(g, a);
+  /* Segments at least double when they move, so abandoned room stays below
+  ** half of the pool; compact at a third.  Compaction trims every segment's
+  ** slack, so v's room is checked again afterwards. */
+  if (a->garbage > 4096 && a->garbage * 3 > a->used) {
+    dyng__adj_compact(g, a);
+    if (a->deg[v] + (size_t)extra > a->cap[v]) return dyng__adj_reserve(g, a, v, extra);
+  }
   return DYNG_OK;
 }
 

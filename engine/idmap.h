@@ -5,10 +5,16 @@
 ** table's rowid -> edge slot.  Any int64 is a valid key (INT64_MIN and
 ** INT64_MAX included).
 **
-** How it works: open addressing with linear probing over a power-of-two
-** table of (key, value) pairs kept at most 70% full; a separate bitmap marks
-** used cells, so no key value is reserved.  Removal shifts the following
-** cluster back (no tombstones), so lookups never slow down after deletes.
+** Values must be below UINT32_MAX (the engine's indices are below 2^31).
+**
+** How it works: keys in a dense window (node ids 0..n-1, the rowids of an
+** ordinary table) are looked up in a direct array; other keys in an
+** open-addressing hash table with linear probing over a power-of-two table
+** of (key, value, used) cells kept at most 70% full.  Removal shifts the
+** following cluster back (no tombstones), so lookups never slow down after
+** deletes.  The window only grows while it stays dense (at most two slots
+** per key stored, plus 1024), so sparse ids cost no more memory than the
+** hash table alone.
 */
 #ifndef DYNG_IDMAP_H
 #define DYNG_IDMAP_H

@@ -33,6 +33,24 @@ sqlite3_int64 dyngEpochMs(void) {
   return (sqlite3_int64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int dyngValueAsNodeId(sqlite3_value *v, sqlite3_int64 *piNode) {
+  int t = sqlite3_value_type(v);
+  if (t == SQLITE_TEXT) t = sqlite3_value_numeric_type(v);
+  if (t == SQLITE_INTEGER) {
+    *piNode = sqlite3_value_int64(v);
+    return 1;
+  }
+  if (t == SQLITE_FLOAT) {
+    double r = sqlite3_value_double(v);
+    /* Integral and inside int64 (2^63 itself is not). */
+    if (r >= -9223372036854775808.0 && r < 9223372036854775808.0 && r == (double)(sqlite3_int64)r) {
+      *piNode = (sqlite3_int64)r;
+      return 1;
+    }
+  }
+  return 0;
+}
+
 char *dyngStrFinish(sqlite3_str *pStr) {
   int bEmpty = sqlite3_str_errcode(pStr) == SQLITE_OK && sqlite3_str_length(pStr) == 0;
   char *z = sqlite3_str_finish(pStr);

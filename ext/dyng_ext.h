@@ -45,10 +45,14 @@ struct DyngGraph {
 
   /* Sync state (see dyngGraphSync in graph_vtab.c). */
   sqlite3_int64 iLogSeq;    /* last log entry the mirror reflects */
-  sqlite3_int64 iDataVersion; /* data version of zDb at the last sync; -1 unknown */
+  sqlite3_int64 iDataVersion; /* file data version of zDb at the last sync */
+  sqlite3_int64 iSchemaVersion; /* schema cookie of zDb at the last load */
   sqlite3_int64 nChanges;   /* sqlite3_total_changes() at the last sync */
   int bTentative;           /* the last sync happened inside a transaction */
   int bStale;               /* the mirror must be reloaded before use */
+  sqlite3_stmt *pDataVersion;   /* PRAGMA data_version, kept while connected */
+  sqlite3_stmt *pSchemaVersion; /* PRAGMA schema_version, likewise */
+  sqlite3_stmt *pLogMax;        /* SELECT max(seq) FROM the log, likewise */
 
   /* Diagnostics for dyng_config(). */
   double loadMs;            /* duration of the last full load */
@@ -85,6 +89,11 @@ char *dyngEngineError(const char *zFunc, const DyngGraph *pG, int rc);
 
 /* Frees a DyngConn and every graph it owns (the graph module's destructor). */
 void dyngConnFree(void *pConn);
+
+/* 1 and *piNode set when v equals an integer the way a value compares with
+** an INTEGER column (3, 3.0 and '3' all equal 3); 0 otherwise.  For
+** constraints on node columns, not for function arguments. */
+int dyngValueAsNodeId(sqlite3_value *v, sqlite3_int64 *piNode);
 
 /* Like sqlite3_str_finish, but an empty string gives "" instead of NULL;
 ** NULL only when out of memory.  The result is freed with sqlite3_free. */

@@ -20,6 +20,7 @@
 */
 #include "ext/dyng_ext.h"
 #include "engine/error.h"
+#include "engine/loader.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -56,8 +57,19 @@ typedef struct DyngCursor {
 
 /* ---- definition and options ---------------------------------------- */
 
+/* Finalizes the statements a graph keeps while its table is connected.
+** They must be gone before SQLite closes the connection, which it checks
+** only after disconnecting every virtual table. */
+static void dyngGraphReleaseStmts(DyngGraph *pG) {
+  sqlite3_finalize(pG->pDataVersion);
+  sqlite3_finalize(pG->pSchemaVersion);
+  sqlite3_finalize(pG->pLogMax);
+  pG->pDataVersion = pG->pSchemaVersion = pG->pLogMax = NULL;
+}
+
 void dyngGraphFree(DyngGraph *pG) {
   if (!pG) return;
+  dyngGraphReleaseStmts(pG);
   if (pG->pBackend && pG->pBackendState) pG->pBackend->graph_detach(pG->pBackendState);
   dyng_graph_free(pG->pGraph);
   sqlite3_free(pG->zDb);
@@ -164,8 +176,9 @@ static DyngGraph *dyngGraphParse(DyngConn *pConn, int argc, const char *const *a
       pG->zDst = zVal, zVal = NULL;
     } else if (iKey == 4) {
       if (!dyngParseBool(zVal, &pG->bDirected))
-        *pzErr = sqlite3_mprintf("dyng: option directed='%s' of graph '%s' must be 0 or 1", zVal,
-                                 pG->zName);
+        *pzErr = sqlite3_mprintf("dyng: option directed='%s' of graph '%s' must be 0 or 1 "
+                                 "(or false/true, no/yes, off/on)",
+                                 zVal, pG->zName);
     } else {
       /* weights: a comma-separated list of column names. */
       const char *z = zVal;
@@ -527,30 +540,82 @@ static int dyngQueryInt(sqlite3 *db, const char *zSql, sqlite3_int64 *piVal) {
   return sqlite3_finalize(pStmt);
 }
 
-/* The highest sequence number in the log (0 when empty). */
-static int dyngLogMax(DyngGraph *pG, sqlite3_int64 *piSeq, char **pzErr) {
+/* Runs the one-value query zSql through the statement *ppStmt, preparing it
+** when needed.  The statement is kept for the next call while the graph's
+** table is connected, and finalized otherwise. */
+static int dyngGraphQueryInt(DyngGraph *pG, sqlite3_stmt **ppStmt, char *zSql,
+                             sqlite3_int64 *piVal) {
   sqlite3 *db = pG->pConn->db;
-  char *zSql = sqlite3_mprintf("SELECT max(seq) FROM \"%w\".\"%w\"", pG->zDb, pG->zLog);
-  if (!zSql) return SQLITE_NOMEM;
-  int rc = dyngQueryInt(db, zSql, piSeq);
+  int rc = SQLITE_OK;
+  if (!*ppStmt) {
+    rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_PERSISTENT, ppStmt, NULL)
+              : SQLITE_NOMEM;
+  }
   sqlite3_free(zSql);
-  if (rc != SQLITE_OK)
-    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read its change log '%s': %s", pG->zName,
-                             pG->zLog, sqlite3_errmsg(db));
+  if (rc != SQLITE_OK) return rc;
+  rc = sqlite3_step(*ppStmt);
+  *piVal = rc == SQLITE_ROW ? sqlite3_column_int64(*ppStmt, 0) : 0;
+  rc = sqlite3_reset(*ppStmt);
+  if (rc != SQLITE_OK || pG->nRef == 0) {
+    sqlite3_finalize(*ppStmt);
+    *ppStmt = NULL;
+  }
   return rc;
 }
 
-/* The data version of the graph's schema (changes when any connection
-** commits to its file); -1 when the file cannot tell. */
-static sqlite3_int64 dyngDataVersion(DyngGraph *pG) {
-  unsigned int v = 0;
-  if (sqlite3_file_control(pG->pConn->db, pG->zDb, SQLITE_FCNTL_DATA_VERSION, &v) != SQLITE_OK)
-    return -1;
-  return (sqlite3_int64)v;
+/* The highest sequence number in the log (0 when empty). */
+static int dyngLogMax(DyngGraph *pG, sqlite3_int64 *piSeq, char **pzErr) {
+  char *zSql = pG->pLogMax ? NULL
+                           : sqlite3_mprintf("SELECT max(seq) FROM \"%w\".\"%w\"", pG->zDb, pG->zLog);
+  int rc = dyngGraphQueryInt(pG, &pG->pLogMax, zSql, piSeq);
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM)
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read its change log '%s': %s", pG->zName,
+                             pG->zLog, sqlite3_errmsg(pG->pConn->db));
+  return rc;
 }
 
-/* Loads the whole edge table into a new mirror, replacing the old one. */
-static int dyngGraphLoad(DyngGraph *pG, char **pzErr) {
+/* The data version of the graph's file: it changes with every commit to it,
+** by this or any other connection.  SQLite notices another connection's
+** commit only when a read transaction starts, so PRAGMA data_version runs
+** first (its own value ignores this connection's commits). */
+static int dyngDataVersion(DyngGraph *pG, sqlite3_int64 *piVersion) {
+  sqlite3_int64 iPragma;
+  char *zSql = pG->pDataVersion ? NULL : sqlite3_mprintf("PRAGMA \"%w\".data_version", pG->zDb);
+  int rc = dyngGraphQueryInt(pG, &pG->pDataVersion, zSql, &iPragma);
+  if (rc != SQLITE_OK) return rc;
+  unsigned int v = 0;
+  if (sqlite3_file_control(pG->pConn->db, pG->zDb, SQLITE_FCNTL_DATA_VERSION, &v) != SQLITE_OK)
+    v = 0;
+  /* Both parts: the file's counter (own commits, VACUUM) and the pragma's
+  ** (other connections), in one number. */
+  *piVersion = ((sqlite3_int64)v << 32) ^ (iPragma & 0xffffffff);
+  return SQLITE_OK;
+}
+
+/* The schema cookie of the graph's schema.  It changes with every schema
+** change, and with VACUUM, which may renumber the rowids of an edge table
+** that has no INTEGER PRIMARY KEY; either way the mirror is reloaded. */
+static int dyngSchemaVersion(DyngGraph *pG, sqlite3_int64 *piVersion) {
+  char *zSql =
+      pG->pSchemaVersion ? NULL : sqlite3_mprintf("PRAGMA \"%w\".schema_version", pG->zDb);
+  return dyngGraphQueryInt(pG, &pG->pSchemaVersion, zSql, piVersion);
+}
+
+/* 1 when what this connection sees may still be rolled back: a transaction
+** is open, or a statement that writes is running (a graph queried from a
+** trigger, say) and may yet fail. */
+static int dyngInUndoableState(sqlite3 *db) {
+  if (!sqlite3_get_autocommit(db)) return 1;
+  for (sqlite3_stmt *p = sqlite3_next_stmt(db, NULL); p; p = sqlite3_next_stmt(db, p))
+    if (sqlite3_stmt_busy(p) && !sqlite3_stmt_readonly(p)) return 1;
+  return 0;
+}
+
+/* Loads the whole edge table into a new mirror, replacing the old one.
+** bCreate: called from CREATE VIRTUAL TABLE, whose own statement is the only
+** pending write when no transaction is open; if it fails, the graph goes
+** with it, so the load counts as committed. */
+static int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
   sqlite3 *db = pG->pConn->db;
   sqlite3_stmt *pStmt = NULL;
   dyng_graph *pGraph = NULL;
@@ -561,9 +626,15 @@ static int dyngGraphLoad(DyngGraph *pG, char **pzErr) {
   /* Read the log position before the rows: a change committed in between
   ** is then applied again by the next sync, which is harmless (each log
   ** entry sets its rowid's final state). */
+  sqlite3_int64 iDataVersion = 0, iSchemaVersion = 0;
   rc = dyngLogMax(pG, &iSeq, pzErr);
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_int64 iDataVersion = dyngDataVersion(pG);
+  if (rc == SQLITE_OK) rc = dyngDataVersion(pG, &iDataVersion);
+  if (rc == SQLITE_OK) rc = dyngSchemaVersion(pG, &iSchemaVersion);
+  if (rc != SQLITE_OK) {
+    if (!*pzErr)
+      *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
+    return rc;
+  }
   sqlite3_int64 nChanges = sqlite3_total_changes(db);
 
   char *zCount = sqlite3_mprintf("SELECT max(rowid) - min(rowid) + 1 FROM \"%w\".\"%w\"",
@@ -590,18 +661,23 @@ static int dyngGraphLoad(DyngGraph *pG, char **pzErr) {
                              pG->zEdges, sqlite3_errmsg(db));
     return rc;
   }
+  dyng_loader *pLoader = NULL;
   erc = dyng_graph_new(&pGraph, pG->nWeight, pG->bDirected);
   /* max - min + 1 bounds the row count when rowids are dense; do not trust
   ** it beyond a sane size for sparse rowids. */
   if (erc == DYNG_OK && nRow > 0)
     erc = dyng_graph_reserve(pGraph, (size_t)(nRow < 64 * 1024 * 1024 ? nRow : 64 * 1024 * 1024));
+  /* This thread steps SQLite while the loader's worker builds the graph. */
+  if (erc == DYNG_OK) erc = dyng_loader_new(&pLoader, pGraph);
   while (erc == DYNG_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
     sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0), iSrc, iDst;
     double aW[DYNG_MAX_WEIGHTS];
     rc = dyngReadEdge(pG, pStmt, 1, iRowid, &iSrc, &iDst, aW, pzErr);
     if (rc != SQLITE_OK) break;
-    erc = dyng_graph_load_edge(pGraph, iRowid, iSrc, iDst, aW);
+    erc = dyng_loader_add(pLoader, iRowid, iSrc, iDst, aW);
   }
+  if (erc == DYNG_OK && rc == SQLITE_DONE) erc = dyng_loader_finish(pLoader);
+  dyng_loader_free(pLoader);
   if (erc != DYNG_OK) {
     rc = erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
     *pzErr = dyngEngineError("dyng", pG, erc);
@@ -613,13 +689,6 @@ static int dyngGraphLoad(DyngGraph *pG, char **pzErr) {
                                pG->zEdges, sqlite3_errmsg(db));
   }
   sqlite3_finalize(pStmt);
-  if (rc == SQLITE_OK) {
-    erc = dyng_graph_seal(pGraph);
-    if (erc != DYNG_OK) {
-      rc = erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
-      *pzErr = dyngEngineError("dyng", pG, erc);
-    }
-  }
   void *pState = NULL;
   if (rc == SQLITE_OK) {
     dyng_graph_view view;
@@ -640,8 +709,9 @@ static int dyngGraphLoad(DyngGraph *pG, char **pzErr) {
   pG->pBackendState = pState;
   pG->iLogSeq = iSeq;
   pG->iDataVersion = iDataVersion;
+  pG->iSchemaVersion = iSchemaVersion;
   pG->nChanges = nChanges;
-  pG->bTentative = !sqlite3_get_autocommit(db);
+  pG->bTentative = bCreate ? !sqlite3_get_autocommit(db) : dyngInUndoableState(db);
   pG->bStale = 0;
   pG->loadMs = dyngNowMs() - t0;
   pG->loadTime = dyngEpochMs();
@@ -713,45 +783,54 @@ static int dyngGraphApplyLog(DyngGraph *pG, sqlite3_int64 iMax, char **pzErr) {
 /*
 ** Brings the mirror up to date with what this connection can SELECT.
 **
-** A mirror is "clean" when its last sync ran outside a transaction: it then
-** reflects committed rows only, up to log entry iLogSeq.  Any later change
-** adds log entries after iLogSeq (or, if rolled back, leaves none), so
-** applying the entries after iLogSeq is exact.  A "tentative" mirror was
-** synced inside a transaction and may hold changes that a ROLLBACK or
-** ROLLBACK TO has since removed; it is trusted only while neither this
-** connection's change counter, the data version nor the log's last entry
-** moved, and reloaded otherwise.  "Nothing changed" costs two counter reads
-** for a clean mirror.
+** A mirror is "clean" when its last sync could not be undone (no
+** transaction open, no writing statement running): it then reflects
+** committed rows only, up to log entry iLogSeq.  Any later change adds log
+** entries after iLogSeq (or, if rolled back, leaves none), so applying the
+** entries after iLogSeq is exact.  A "tentative" mirror was synced while
+** changes could still be rolled back, and may hold changes that a ROLLBACK
+** or ROLLBACK TO has since removed (the next change then reuses their log
+** rowids); it is trusted only while neither this connection's change
+** counter, the data version nor the log's last entry moved, and is reloaded
+** otherwise.  A changed schema cookie (DDL, VACUUM) also reloads.
+** "Nothing changed" costs one PRAGMA step and two counter reads.
 */
 int dyngGraphSync(DyngGraph *pG, char **pzErr) {
   sqlite3 *db = pG->pConn->db;
-  if (!pG->pGraph || pG->bStale) return dyngGraphLoad(pG, pzErr);
-  sqlite3_int64 iDataVersion = dyngDataVersion(pG);
+  if (!pG->pGraph || pG->bStale) return dyngGraphLoad(pG, 0, pzErr);
+  sqlite3_int64 iDataVersion = 0, iSchemaVersion = 0, iMax = 0;
+  int rc = dyngDataVersion(pG, &iDataVersion);
+  if (rc != SQLITE_OK) {
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
+    return rc;
+  }
   sqlite3_int64 nChanges = sqlite3_total_changes(db);
-  int bInTxn = !sqlite3_get_autocommit(db);
-  if (!pG->bTentative && iDataVersion >= 0 && iDataVersion == pG->iDataVersion &&
-      nChanges == pG->nChanges)
+  if (!pG->bTentative && iDataVersion == pG->iDataVersion && nChanges == pG->nChanges)
     return SQLITE_OK;
-
-  sqlite3_int64 iMax = 0;
-  int rc = dyngLogMax(pG, &iMax, pzErr);
+  rc = dyngSchemaVersion(pG, &iSchemaVersion);
+  if (rc != SQLITE_OK) {
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
+    return rc;
+  }
+  if (iSchemaVersion != pG->iSchemaVersion) return dyngGraphLoad(pG, 0, pzErr);
+  rc = dyngLogMax(pG, &iMax, pzErr);
   if (rc != SQLITE_OK) return rc;
+  int bUndoable = dyngInUndoableState(db);
   if (pG->bTentative) {
-    if (iMax == pG->iLogSeq && nChanges == pG->nChanges && iDataVersion == pG->iDataVersion &&
-        iDataVersion >= 0) {
-      pG->bTentative = bInTxn;
+    if (iMax == pG->iLogSeq && nChanges == pG->nChanges && iDataVersion == pG->iDataVersion) {
+      pG->bTentative = bUndoable;
       return SQLITE_OK;
     }
-    return dyngGraphLoad(pG, pzErr);
+    return dyngGraphLoad(pG, 0, pzErr);
   }
-  if (iMax < pG->iLogSeq) return dyngGraphLoad(pG, pzErr);
+  if (iMax < pG->iLogSeq) return dyngGraphLoad(pG, 0, pzErr);
   if (iMax > pG->iLogSeq) {
     rc = dyngGraphApplyLog(pG, iMax, pzErr);
     if (rc != SQLITE_OK) return rc;
   }
   pG->iDataVersion = iDataVersion;
   pG->nChanges = nChanges;
-  pG->bTentative = bInTxn;
+  pG->bTentative = bUndoable;
   return SQLITE_OK;
 }
 
@@ -791,7 +870,7 @@ static int dyngVtabInit(sqlite3 *db, void *pAux, int argc, const char *const *ar
     if (rc == SQLITE_OK) {
       pNew->pNext = pConn->pGraphs;
       pConn->pGraphs = pNew;
-      rc = dyngGraphLoad(pNew, pzErr);
+      rc = dyngGraphLoad(pNew, 1, pzErr);
       if (rc != SQLITE_OK) {
         pConn->pGraphs = pNew->pNext;
         char *zIgnored = NULL;
@@ -832,7 +911,7 @@ static int dyngVtabConnect(sqlite3 *db, void *pAux, int argc, const char *const 
 
 static int dyngVtabDisconnect(sqlite3_vtab *pBase) {
   DyngVtab *pVtab = (DyngVtab *)pBase;
-  pVtab->pG->nRef--;
+  if (--pVtab->pG->nRef == 0) dyngGraphReleaseStmts(pVtab->pG);
   sqlite3_free(pVtab);
   return SQLITE_OK;
 }
@@ -926,8 +1005,8 @@ static int dyngVtabFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   pCur->aOut = pCur->aNode + (nMax ? nMax : 1);
   pCur->aIn = pCur->aOut + (nMax ? nMax : 1);
   if (idxNum & 1) {
-    if (sqlite3_value_type(argv[0]) == SQLITE_INTEGER &&
-        dyng_graph_vertex(g, sqlite3_value_int64(argv[0]), &v) == DYNG_OK) {
+    sqlite3_int64 iNode;
+    if (dyngValueAsNodeId(argv[0], &iNode) && dyng_graph_vertex(g, iNode, &v) == DYNG_OK) {
       pCur->aNode[0] = dyng_graph_node_id(g, v);
       pCur->aOut[0] = dyng_graph_out_degree(g, v);
       pCur->aIn[0] = dyng_graph_in_degree(g, v);

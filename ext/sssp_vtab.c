@@ -275,9 +275,8 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   if (rc != SQLITE_OK) return rc;
   int bNode = apArg[ROLE_NODE] != NULL;
   if (bNode) {
-    /* node = X with a non-integer X matches no row. */
-    if (sqlite3_value_type(apArg[ROLE_NODE]) != SQLITE_INTEGER) return SQLITE_OK;
-    iNode = sqlite3_value_int64(apArg[ROLE_NODE]);
+    /* node = X matches as for an INTEGER column; X = 'a' matches no row. */
+    if (!dyngValueAsNodeId(apArg[ROLE_NODE], &iNode)) return SQLITE_OK;
   }
 
   DyngGraph *pG = NULL;

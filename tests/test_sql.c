@@ -48,6 +48,20 @@ static void exec_fails(sqlite3 *db, const char *zSql, ...) {
   sqlite3_free(zErr);
 }
 
+static sqlite3_int64 query_int(sqlite3 *db, const char *zSql);
+
+/* exec_ok / query_int of SQL made by sqlite3_mprintf, freeing it. */
+static void exec_ok_free(sqlite3 *db, char *zSql) {
+  exec_ok(db, zSql);
+  sqlite3_free(zSql);
+}
+
+static sqlite3_int64 query_int_free(sqlite3 *db, char *zSql) {
+  sqlite3_int64 v = query_int(db, zSql);
+  sqlite3_free(zSql);
+  return v;
+}
+
 static sqlite3_int64 query_int(sqlite3 *db, const char *zSql) {
   sqlite3_stmt *p = NULL;
   if (sqlite3_prepare_v2(db, zSql, -1, &p, NULL) != SQLITE_OK)
@@ -90,7 +104,7 @@ static void ref_load(sqlite3 *db, const char *zTable, const char *zWeight, ref_g
   memset(g, 0, sizeof *g);
   char *zSql = sqlite3_mprintf("SELECT rowid, src, dst, %s FROM \"%w\"", zWeight ? zWeight : "1",
                                zTable);
-  int n = (int)query_int(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\"", zTable));
+  int n = (int)query_int_free(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\"", zTable));
   sqlite3_stmt *p = NULL;
   assert_int_equal(sqlite3_prepare_v2(db, zSql, -1, &p, NULL), SQLITE_OK);
   sqlite3_free(zSql);
@@ -264,7 +278,7 @@ static void check_path(sqlite3 *db, const char *zGraph, const char *zTable, cons
 /* Fills table zTable (created here) with a random multigraph. */
 static void random_edges(sqlite3 *db, test_rng *r, const char *zTable, int n_nodes, int n_edges,
                          int integer_weights) {
-  exec_ok(db, sqlite3_mprintf("CREATE TABLE \"%w\"(src INTEGER NOT NULL, dst INTEGER NOT NULL, "
+  exec_ok_free(db, sqlite3_mprintf("CREATE TABLE \"%w\"(src INTEGER NOT NULL, dst INTEGER NOT NULL, "
                               "a REAL, b REAL)", zTable));
   sqlite3_stmt *p = NULL;
   char *zSql = sqlite3_mprintf("INSERT INTO \"%w\" VALUES (?, ?, ?, ?)", zTable);
@@ -288,9 +302,9 @@ static void random_edges(sqlite3 *db, test_rng *r, const char *zTable, int n_nod
 }
 
 static sqlite3_int64 random_node(sqlite3 *db, test_rng *r, const char *zTable) {
-  sqlite3_int64 n = query_int(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\"", zTable));
+  sqlite3_int64 n = query_int_free(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\"", zTable));
   if (n == 0) return 0;
-  return query_int(db, sqlite3_mprintf("SELECT src FROM \"%w\" LIMIT 1 OFFSET %lld", zTable,
+  return query_int_free(db, sqlite3_mprintf("SELECT src FROM \"%w\" LIMIT 1 OFFSET %lld", zTable,
                                        (sqlite3_int64)test_rng_below(r, (uint64_t)n)));
 }
 
@@ -589,13 +603,75 @@ static void test_definition_survives_reopen(void **state) {
   assert_int_equal(query_int(db, "SELECT count(*) FROM net"), 4);
   exec_ok(db, "CREATE TABLE unrelated(x)"); /* a schema change reconnects the table */
   check_sssp(db, "net", "roads", "length", 2, 1);
-  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].loads')"), 1);
   exec_ok(db, "DROP TABLE net");
   sqlite3_close(db);
   db = open_db(zPath);
   assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'net%'"), 0);
   sqlite3_close(db);
   unlink(zPath);
+}
+
+static void test_vacuum_renumbering_rowids_is_noticed(void **state) {
+  (void)state;
+  char zPath[] = "/tmp/dyng-test-XXXXXX";
+  int fd = mkstemp(zPath);
+  assert_true(fd >= 0);
+  close(fd);
+  sqlite3 *db = open_db(zPath);
+  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3),(3,4);"
+              "CREATE VIRTUAL TABLE g USING dyng(edges=e);"
+              "DELETE FROM e WHERE rowid = 2;");
+  check_sssp(db, "g", "e", NULL, 3, 1);
+  exec_ok(db, "VACUUM"); /* (3,4) becomes rowid 2 */
+  exec_ok(db, "DELETE FROM e WHERE src = 3");
+  check_sssp(db, "g", "e", NULL, 3, 1);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g', 3)"), 0);
+  sqlite3_close(db);
+  unlink(zPath);
+}
+
+static void test_dropped_edge_table_is_an_error(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  create_roads(db);
+  check_sssp(db, "net", "roads", "length", 1, 1);
+  exec_ok(db, "DROP TABLE roads");
+  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1)", "graph 'net'", "roads", NULL);
+  exec_fails(db, "SELECT * FROM net", "roads", NULL);
+  exec_ok(db, "DROP TABLE net");
+  assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master"), 0);
+  sqlite3_close(db);
+}
+
+static void test_query_inside_failed_statement_leaves_mirror_true(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2);"
+              "CREATE VIRTUAL TABLE g USING dyng(edges=e);"
+              "CREATE TABLE audit(n);"
+              "CREATE TRIGGER probe AFTER INSERT ON e WHEN NEW.src = 100 BEGIN "
+              "  INSERT INTO audit SELECT count(*) FROM g; END;");
+  assert_int_equal(query_int(db, "SELECT count(*) FROM g"), 2);
+  /* The statement syncs the graph from its trigger, then fails and is undone. */
+  exec_fails(db, "INSERT INTO e VALUES (5,6),(100,101),('bad',1)", "e.src", NULL);
+  exec_ok(db, "INSERT INTO e VALUES (7,8),(9,10)");
+  assert_int_equal(query_int(db, "SELECT count(*) FROM g"), 6);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM g WHERE node IN (5, 6)"), 0);
+  check_sssp(db, "g", "e", NULL, 7, 1);
+  sqlite3_close(db);
+}
+
+static void test_node_constraints_compare_like_integer_columns(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  create_roads(db);
+  assert_int_equal(query_int(db, "SELECT out_degree FROM net WHERE node = 1.0"), 2);
+  assert_int_equal(query_int(db, "SELECT out_degree FROM net WHERE node = '1'"), 2);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM net WHERE node = 1.5"), 0);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM net WHERE node = 'x'"), 0);
+  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('net', 1) WHERE node = 3.0"), 5);
+  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('net', 1) WHERE node = '3'"), 5);
+  sqlite3_close(db);
 }
 
 static void test_other_connection_commits_are_seen(void **state) {
@@ -612,8 +688,11 @@ static void test_other_connection_commits_are_seen(void **state) {
   assert_int_equal(sqlite3_open(zPath, &b), SQLITE_OK);
   exec_ok(b, "INSERT INTO roads VALUES (3, 4, 2, 2, 2); DELETE FROM roads WHERE rowid = 2;");
   exec_fails(b, "INSERT INTO roads VALUES (3, 4, -2, 2, 2)", "roads.length", NULL);
-  check_sssp(a, "net", "roads", "length", 1, 1);
+  /* Asked before this connection reads the table itself. */
   assert_int_equal(query_int(a, "SELECT count(*) FROM dyng_sssp('net', 1)"), 4);
+  check_sssp(a, "net", "roads", "length", 1, 1);
+  exec_ok(b, "UPDATE roads SET length = 0.5 WHERE rowid = 3");
+  assert_true(query_int(a, "SELECT dist * 2 FROM dyng_sssp('net', 1) WHERE node = 3") == 1);
   sqlite3_close(b);
   sqlite3_close(a);
   unlink(zPath);
@@ -739,12 +818,29 @@ int main(void) {
       cmocka_unit_test(test_create_errors_are_clear),
       cmocka_unit_test(test_drop_removes_everything_it_created),
       cmocka_unit_test(test_definition_survives_reopen),
+      cmocka_unit_test(test_vacuum_renumbering_rowids_is_noticed),
+      cmocka_unit_test(test_dropped_edge_table_is_an_error),
+      cmocka_unit_test(test_query_inside_failed_statement_leaves_mirror_true),
+      cmocka_unit_test(test_node_constraints_compare_like_integer_columns),
       cmocka_unit_test(test_other_connection_commits_are_seen),
       cmocka_unit_test(test_extreme_node_ids_work),
       cmocka_unit_test(test_graphs_in_attached_and_temp_schemas),
       cmocka_unit_test(test_two_graphs_over_one_table),
       cmocka_unit_test(test_config_reports_graphs_as_json),
-      cmocka_unit_test(test_real_road_network_when_present),
   };
-  return cmocka_run_group_tests_name("sql", tests, NULL, NULL);
+  /* The real-graph case is left out, not skipped, when its file is absent:
+  ** cmocka reports a skip as "not ok ... # SKIP", which automake's TAP
+  ** driver counts as a failure. */
+  struct CMUnitTest all[sizeof tests / sizeof tests[0] + 1];
+  size_t n = 0;
+  for (; n < sizeof tests / sizeof tests[0]; n++) all[n] = tests[n];
+  const char *zDir = getenv("DYNG_DATA_DIR");
+  char *zPath = sqlite3_mprintf("%s/uspowergrid.edges", zDir ? zDir : "");
+  if (zDir && access(zPath, R_OK) == 0) {
+    all[n++] = (struct CMUnitTest)cmocka_unit_test(test_real_road_network_when_present);
+  } else {
+    printf("# skipped test_real_road_network_when_present: %s not found\n", zPath);
+  }
+  sqlite3_free(zPath);
+  return _cmocka_run_group_tests("sql", all, n, NULL, NULL);
 }
