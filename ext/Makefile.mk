@@ -18,11 +18,10 @@ dyng.so: dyng.la
 	$(AM_V_GEN)rm -f $@ && cp .libs/dyng.so $@
 CLEANFILES += dyng.so
 
-# `.load dyng` searches the dynamic linker's paths; refresh its cache when
-# installing for the whole system.
+# dyng.so is a module, not a library: no .la file is installed.  With
+# ./configure --prefix=/usr it lands in /usr/lib, one of the folders
+# dlopen() searches, so `.load dyng` finds it by name (docs/sql.md).
 install-exec-hook:
-	@if test -z "$(DESTDIR)" && test "`id -u`" = 0 && command -v ldconfig >/dev/null 2>&1; then \
-	  ldconfig || true; fi
 	rm -f $(DESTDIR)$(libdir)/dyng.la
 uninstall-hook:
 	rm -f $(DESTDIR)$(libdir)/dyng.so
