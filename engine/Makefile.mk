@@ -11,4 +11,4 @@ engine_libdyngengine_la_SOURCES = \
 	engine/backend_cpu.c engine/backend.h \
 	engine/types.h
 engine_libdyngengine_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
-engine_libdyngengine_la_LIBADD = -lpthread -lm
+engine_libdyngengine_la_LIBADD = -lm

@@ -77,9 +77,12 @@ struct dyng_graph {
 
   dyng__adj out;
   dyng__adj in;      /* unused when undirected: entries all live in out */
+  int in_built;      /* directed: the in pool exists (else only in.deg) */
 };
 
 #define DYNG__ADJ_IN(g) ((g)->directed ? &(g)->in : &(g)->out)
+/* 1 when edges have side-1 adjacency entries (undirected, or in pool built). */
+#define DYNG__HAS_IN_ENTRIES(g) (!(g)->directed || (g)->in_built)
 
 /* ---- batches ---------------------------------------------------------- */
 
@@ -337,23 +340,33 @@ static int dyng__adj_pool_resize(dyng__adj *a, int n_obj, size_t size) {
 
 static inline int dyng__live(const dyng_graph *g, uint32_t v);
 
-/* Room reserved at load time for a vertex of degree d. */
-static inline uint32_t dyng__slack_cap(uint32_t d) { return d + (d >> 3) + 1; }
+/* Room reserved for a vertex of degree d when a pool is laid out: 1/8
+** more, rounded down, so small segments carry no slack at load time (their
+** first insert moves them, doubling); compaction keeps at least one free
+** entry per segment, which dyng__insert_edge relies on when a second
+** reservation compacts the pool under the first. */
+static inline uint32_t dyng__slack_cap(uint32_t d) { return d + (d >> 3); }
+static inline uint32_t dyng__compact_cap(uint32_t d) { return d + (d >> 3) + 1; }
 
 /* Lays out the segments of one pool from the degrees in a->deg, resetting
 ** deg to 0 so that it can serve as the fill cursor. */
 static int dyng__adj_layout(dyng__adj *a, uint32_t n_vert, int n_obj) {
   size_t total = 0;
   for (uint32_t v = 0; v < n_vert; v++) {
+    total += dyng__slack_cap(a->deg[v]);
+    if (total > (size_t)UINT32_MAX) return DYNG_ETOOBIG;
+  }
+  /* Allocate first: on failure the degrees are still intact. */
+  int rc = dyng__adj_pool_resize(a, n_obj, total ? total : 1);
+  if (rc) return rc;
+  total = 0;
+  for (uint32_t v = 0; v < n_vert; v++) {
     uint32_t c = dyng__slack_cap(a->deg[v]);
     a->off[v] = (uint32_t)total;
     a->cap[v] = c;
     a->deg[v] = 0;
     total += c;
-    if (total > (size_t)UINT32_MAX) return DYNG_ETOOBIG;
   }
-  int rc = dyng__adj_pool_resize(a, n_obj, total ? total : 1);
-  if (rc) return rc;
   a->used = total;
   a->garbage = 0;
   return DYNG_OK;
@@ -370,8 +383,9 @@ int dyng_graph_seal(dyng_graph *g) {
     g->out.deg[g->e_src[s]]++;
     in->deg[g->e_dst[s]]++;
   }
+  /* A directed graph's in pool is built on demand (dyng_graph_build_in):
+  ** shortest paths from scratch need only the out entries. */
   if ((rc = dyng__adj_layout(&g->out, g->n_vert, g->n_obj)) != 0) goto fail;
-  if (g->directed && (rc = dyng__adj_layout(&g->in, g->n_vert, g->n_obj)) != 0) goto fail;
 
   for (uint32_t s = 0; s < g->n_slots; s++) {
     uint32_t vs = g->e_src[s], vd = g->e_dst[s];
@@ -381,11 +395,14 @@ int dyng_graph_seal(dyng_graph *g) {
     const double *lw = g->load_w + (size_t)s * g->n_obj;
     for (int k = 0; k < g->n_obj; k++) g->out.w[k][p] = lw[k];
     g->e_pos[2 * (size_t)s] = p;
+    if (g->directed) {
+      g->e_pos[2 * (size_t)s + 1] = DYNG_NONE;
+      continue;
+    }
     uint32_t q = in->off[vd] + in->deg[vd]++;
     in->nbr[q] = vs;
     in->ref[q] = (s << 1) | 1u;
-    if (in->has_w)
-      for (int k = 0; k < g->n_obj; k++) in->w[k][q] = lw[k];
+    for (int k = 0; k < g->n_obj; k++) in->w[k][q] = lw[k];
     g->e_pos[2 * (size_t)s + 1] = q;
   }
   dyng_free(g->load_w);
@@ -423,7 +440,7 @@ static void dyng__adj_compact(dyng_graph *g, dyng__adj *a) {
   dyng__adj fresh = {0};
   size_t total = 0;
   fresh.has_w = a->has_w;
-  for (uint32_t v = 0; v < g->n_vert; v++) total += dyng__slack_cap(a->deg[v]);
+  for (uint32_t v = 0; v < g->n_vert; v++) total += dyng__compact_cap(a->deg[v]);
   if (total > (size_t)UINT32_MAX) return;
   if (dyng__adj_pool_resize(&fresh, g->n_obj, total ? total : 1)) {
     dyng__adj_free(&fresh);
@@ -441,7 +458,7 @@ static void dyng__adj_compact(dyng_graph *g, dyng__adj *a) {
       g->e_pos[2 * (size_t)(r >> 1) + (r & 1u)] = (uint32_t)(p + i);
     }
     a->off[v] = (uint32_t)p;
-    a->cap[v] = dyng__slack_cap(d);
+    a->cap[v] = dyng__compact_cap(d);
     p += a->cap[v];
   }
   dyng_free(a->nbr);
@@ -502,7 +519,8 @@ static void dyng__adj_remove(dyng_graph *g, dyng__adj *a, uint32_t v, uint32_t p
 static void dyng__delete_slot(dyng_graph *g, uint32_t slot) {
   uint32_t vs = g->e_src[slot], vd = g->e_dst[slot];
   dyng__adj_remove(g, &g->out, vs, g->e_pos[2 * (size_t)slot]);
-  dyng__adj_remove(g, DYNG__ADJ_IN(g), vd, g->e_pos[2 * (size_t)slot + 1]);
+  if (DYNG__HAS_IN_ENTRIES(g)) dyng__adj_remove(g, DYNG__ADJ_IN(g), vd, g->e_pos[2 * (size_t)slot + 1]);
+  else g->in.deg[vd]--;
   dyng_idmap_remove(g->emap, g->e_rowid[slot]);
   g->e_src[slot] = g->e_dst[slot] = DYNG_NONE;
   g->free_slot[g->n_free++] = slot;
@@ -531,7 +549,7 @@ static int dyng__insert_edge(dyng_graph *g, int64_t rowid, int64_t src, int64_t 
     rc = dyng__adj_reserve(g, &g->out, vs, 2);
   } else {
     rc = dyng__adj_reserve(g, &g->out, vs, 1);
-    if (!rc) rc = dyng__adj_reserve(g, in, vd, 1);
+    if (!rc && DYNG__HAS_IN_ENTRIES(g)) rc = dyng__adj_reserve(g, in, vd, 1);
   }
   if (rc) {
     dyng_idmap_remove(g->emap, rowid);
@@ -549,12 +567,17 @@ static int dyng__insert_edge(dyng_graph *g, int64_t rowid, int64_t src, int64_t 
   g->out.ref[p] = slot << 1;
   for (int k = 0; k < g->n_obj; k++) g->out.w[k][p] = g->n_weights ? w[k] + 0.0 : 1.0;
   g->e_pos[2 * (size_t)slot] = p;
-  uint32_t q = in->off[vd] + in->deg[vd]++;
-  in->nbr[q] = vs;
-  in->ref[q] = (slot << 1) | 1u;
-  if (in->has_w)
-    for (int k = 0; k < g->n_obj; k++) in->w[k][q] = g->n_weights ? w[k] + 0.0 : 1.0;
-  g->e_pos[2 * (size_t)slot + 1] = q;
+  if (DYNG__HAS_IN_ENTRIES(g)) {
+    uint32_t q = in->off[vd] + in->deg[vd]++;
+    in->nbr[q] = vs;
+    in->ref[q] = (slot << 1) | 1u;
+    if (in->has_w)
+      for (int k = 0; k < g->n_obj; k++) in->w[k][q] = g->n_weights ? w[k] + 0.0 : 1.0;
+    g->e_pos[2 * (size_t)slot + 1] = q;
+  } else {
+    in->deg[vd]++;
+    g->e_pos[2 * (size_t)slot + 1] = DYNG_NONE;
+  }
   g->n_edges++;
   if (!vs_was_live) g->n_live++;
   if (vd != vs && !vd_was_live) g->n_live++;
@@ -587,6 +610,24 @@ int dyng_graph_apply(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats) {
   return rc;
 }
 
+int dyng_graph_build_in(dyng_graph *g) {
+  if (!g->sealed) return DYNG_ESTATE;
+  if (DYNG__HAS_IN_ENTRIES(g)) return DYNG_OK;
+  dyng__adj *a = &g->in;
+  int rc = dyng__adj_layout(a, g->n_vert, g->n_obj);
+  if (rc) return rc;
+  for (uint32_t s = 0; s < g->n_slots; s++) {
+    uint32_t vs = g->e_src[s], vd = g->e_dst[s];
+    if (vs == DYNG_NONE) continue;
+    uint32_t q = a->off[vd] + a->deg[vd]++;
+    a->nbr[q] = vs;
+    a->ref[q] = (s << 1) | 1u;
+    g->e_pos[2 * (size_t)s + 1] = q;
+  }
+  g->in_built = 1;
+  return DYNG_OK;
+}
+
 /* ---- queries ---------------------------------------------------------- */
 
 static void dyng__adj_view(const dyng__adj *a, int n_obj, dyng_adj_view *v) {
@@ -605,6 +646,7 @@ void dyng_graph_get_view(const dyng_graph *g, dyng_graph_view *view) {
   view->directed = g->directed;
   dyng__adj_view(&g->out, g->n_obj, &view->out);
   dyng__adj_view(DYNG__ADJ_IN(g), g->n_obj, &view->in);
+  if (!DYNG__HAS_IN_ENTRIES(g)) view->in.off = view->in.nbr = view->in.ref = NULL;
   view->node_id = g->node_id;
   view->edge_rowid = g->e_rowid;
   view->edge_pos = g->e_pos;
@@ -622,7 +664,7 @@ size_t dyng_graph_bytes(const dyng_graph *g) {
   b += g->slot_cap * (sizeof(int64_t) + 5 * sizeof(uint32_t));
   if (g->load_w) b += g->slot_cap * (size_t)g->n_obj * sizeof(double);
   b += g->out.size * (2 * sizeof(uint32_t) + (size_t)g->n_obj * sizeof(double));
-  if (g->directed) b += g->in.size * 2 * sizeof(uint32_t);
+  if (g->in_built) b += g->in.size * 2 * sizeof(uint32_t);
   return b;
 }
 
@@ -679,8 +721,22 @@ static int dyng__adj_check(const dyng_graph *g, const dyng__adj *a, int side_of_
 int dyng_graph_check(const dyng_graph *g) {
   if (!g->sealed) return DYNG_ESTATE;
   int rc = dyng__adj_check(g, &g->out, g->directed ? 0 : -1);
-  if (!rc && g->directed) rc = dyng__adj_check(g, &g->in, 1);
+  if (!rc && g->in_built) rc = dyng__adj_check(g, &g->in, 1);
   if (rc) return rc;
+  if (!DYNG__HAS_IN_ENTRIES(g)) {
+    /* Only in-degrees are kept: recount them from the slots. */
+    uint32_t *count = dyng_calloc(g->n_vert ? g->n_vert : 1, sizeof *count);
+    if (!count) return DYNG_ENOMEM;
+    for (uint32_t s = 0; s < g->n_slots; s++) {
+      if (g->e_src[s] == DYNG_NONE) continue;
+      if (g->e_pos[2 * (size_t)s + 1] != DYNG_NONE) rc = DYNG_ESTATE;
+      count[g->e_dst[s]]++;
+    }
+    for (uint32_t v = 0; v < g->n_vert && !rc; v++)
+      if (count[v] != g->in.deg[v]) rc = DYNG_ESTATE;
+    dyng_free(count);
+    if (rc) return rc;
+  }
   uint32_t live = 0, used = 0;
   for (uint32_t v = 0; v < g->n_vert; v++) {
     uint32_t x;

@@ -11,7 +11,8 @@
 ** their adjacency entries).  Adjacency is a CSR whose per-vertex segments
 ** keep some slack: an insert appends to its vertex's segment, moving the
 ** segment to the end of the pool with twice the room when it is full; a
-** delete moves the segment's last entry into the hole.  The pool is
+** delete moves the segment's last entry into the hole.  A directed graph
+** keeps its in adjacency only once asked for (dyng_graph_build_in).  The pool is
 ** compacted when moved-away segments waste more than half of it.  Weights are
 ** stored with the adjacency entries, one array per objective, so a traversal
 ** in one objective reads them sequentially.
@@ -88,8 +89,15 @@ int dyng_graph_seal(dyng_graph *g);
 ** NULL. */
 int dyng_graph_apply(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats);
 
+/* Builds the in adjacency of a directed graph (its in-degrees are always
+** kept; the entries only from this call on, maintained by every later
+** batch).  A no-op for undirected graphs and when already built. */
+int dyng_graph_build_in(dyng_graph *g);
+
 /* A view of the graph for traversals (see types.h); valid until the next
-** change. */
+** change.  For a directed graph whose in adjacency is not built, in.off,
+** in.nbr and in.ref are NULL (in.deg is valid) and side-1 positions in
+** edge_pos are DYNG_NONE. */
 void dyng_graph_get_view(const dyng_graph *g, dyng_graph_view *view);
 
 int dyng_graph_directed(const dyng_graph *g);

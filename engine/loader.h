@@ -1,12 +1,12 @@
 /*
-** engine/loader.h: bulk loading of a graph on a second thread.
+** engine/loader.h: bulk loading of a graph in chunks.
 **
-** Reading rows out of SQLite and building the graph from them are both
-** sequential; the loader lets them overlap.  The caller (the thread that
-** steps the SQLite statement) adds edges; they are copied into chunks that
-** a worker thread feeds to dyng_graph_load_edge; dyng_loader_finish waits
-** for the worker and seals the graph.  Without thread support (or when the
-** worker cannot start) edges are loaded on the caller's thread.
+** Reading rows out of SQLite and building the graph from them touch very
+** different memory.  Interleaving them row by row makes each evict the
+** other's cache lines; the loader copies rows into a chunk of a few thousand
+** edges and loads the chunk in one go, so each side runs with a warm cache.
+** It runs on the caller's thread: starting a thread would make every later
+** lock of the host process (SQLite's mutexes, malloc) pay for atomics.
 */
 #ifndef DYNG_LOADER_H
 #define DYNG_LOADER_H
@@ -19,21 +19,20 @@
 typedef struct dyng_loader dyng_loader;
 
 /* Starts loading into the empty, unsealed graph g (which the loader
-** borrows; do not touch it until dyng_loader_finish returns).  *out is new;
-** release it with dyng_loader_free. */
+** borrows).  *out is new; release it with dyng_loader_free. */
 int dyng_loader_new(dyng_loader **out, dyng_graph *g) DYNG_WARN_UNUSED;
 
 /* Queues one edge (same rules as dyng_graph_load_edge).  An error of an
-** earlier edge may be reported here instead; after an error every further
-** call fails with the same code. */
+** earlier queued edge may be reported here instead; after an error every
+** further call fails with the same code. */
 int dyng_loader_add(dyng_loader *l, int64_t rowid, int64_t src, int64_t dst, const double *w);
 
-/* Loads what is queued, stops the worker and seals the graph.  Returns the
-** first error of any edge, or of sealing. */
+/* Loads what is queued and seals the graph.  Returns the first error of
+** any edge, or of sealing. */
 int dyng_loader_finish(dyng_loader *l);
 
-/* Stops the worker if still running (dropping queued edges) and frees the
-** loader; accepts NULL.  The graph stays with its owner. */
+/* Frees the loader (queued edges are dropped); accepts NULL.  The graph
+** stays with its owner. */
 void dyng_loader_free(dyng_loader *l);
 
 #endif /* DYNG_LOADER_H */

@@ -69,6 +69,7 @@ struct DyngConn {
   DyngGraph *pGraphs;       /* graphs of this connection */
   const dyng_backend *pBackend; /* backend for new graphs */
   const char *zBackendReason; /* why that backend (static text) */
+  struct DyngLoad *pLoad;   /* the load in progress, fed by dyng__load() */
 };
 
 /* ---- dyng.c ---------------------------------------------------------- */

@@ -485,32 +485,33 @@ static char *dyngDescribeValue(sqlite3_value *v) {
   }
 }
 
-/* Reads one edge from columns iCol.. of pStmt (src, dst, weights) into
-** *piSrc, *piDst, aW.  On an unusable value returns SQLITE_ERROR with a
-** message naming table, column, rowid and value. */
-static int dyngReadEdge(const DyngGraph *pG, sqlite3_stmt *pStmt, int iCol, sqlite3_int64 iRowid,
+/* Reads one edge from apVal (src, dst, then the weights) into *piSrc,
+** *piDst and aW.  On an unusable value returns SQLITE_ERROR with a message
+** naming table, column, rowid and value. */
+static int dyngReadEdge(const DyngGraph *pG, sqlite3_value **apVal, sqlite3_int64 iRowid,
                         sqlite3_int64 *piSrc, sqlite3_int64 *piDst, double *aW, char **pzErr) {
+  sqlite3_value *pBad = NULL;
   const char *zBad = NULL;
-  int iBad = 0;
-  if (sqlite3_column_type(pStmt, iCol) != SQLITE_INTEGER) {
-    zBad = pG->zSrc, iBad = iCol;
-  } else if (sqlite3_column_type(pStmt, iCol + 1) != SQLITE_INTEGER) {
-    zBad = pG->zDst, iBad = iCol + 1;
+  if (sqlite3_value_type(apVal[0]) != SQLITE_INTEGER) {
+    zBad = pG->zSrc, pBad = apVal[0];
+  } else if (sqlite3_value_type(apVal[1]) != SQLITE_INTEGER) {
+    zBad = pG->zDst, pBad = apVal[1];
   }
   if (zBad) {
-    char *zVal = dyngDescribeValue(sqlite3_column_value(pStmt, iBad));
+    char *zVal = dyngDescribeValue(pBad);
     *pzErr = sqlite3_mprintf("dyng: %s.%s must be an integer node id (rowid %lld has %s)",
                              pG->zEdges, zBad, iRowid, zVal ? zVal : "?");
     sqlite3_free(zVal);
     return SQLITE_ERROR;
   }
-  *piSrc = sqlite3_column_int64(pStmt, iCol);
-  *piDst = sqlite3_column_int64(pStmt, iCol + 1);
+  *piSrc = sqlite3_value_int64(apVal[0]);
+  *piDst = sqlite3_value_int64(apVal[1]);
   for (int k = 0; k < pG->nWeight; k++) {
-    int c = iCol + 2 + k, t = sqlite3_column_type(pStmt, c);
-    double w = sqlite3_column_double(pStmt, c);
+    sqlite3_value *pW = apVal[2 + k];
+    int t = sqlite3_value_type(pW);
+    double w = sqlite3_value_double(pW);
     if ((t != SQLITE_INTEGER && t != SQLITE_FLOAT) || !(w >= 0.0) || isinf(w)) {
-      char *zVal = dyngDescribeValue(sqlite3_column_value(pStmt, c));
+      char *zVal = dyngDescribeValue(pW);
       *pzErr = sqlite3_mprintf("dyng: %s.%s must be a finite number >= 0 (rowid %lld has %s)",
                                pG->zEdges, pG->azWeight[k], iRowid, zVal ? zVal : "?");
       sqlite3_free(zVal);
@@ -519,6 +520,48 @@ static int dyngReadEdge(const DyngGraph *pG, sqlite3_stmt *pStmt, int iCol, sqli
     aW[k] = w;
   }
   return SQLITE_OK;
+}
+
+/* A full load in progress: the graph being built and the loader feeding it. */
+typedef struct DyngLoad {
+  DyngGraph *pG;
+  dyng_loader *pLoader;
+  int erc;              /* first engine error */
+} DyngLoad;
+
+/*
+** dyng__load(rowid, src, dst, w0, ...): hands one row of the edge table to
+** the load in progress.  A load runs "SELECT count(dyng__load(rowid, src,
+** dst, ...)) FROM edges", so the values reach the loader straight from the
+** virtual machine, with no C API call per column.  Outside a load (and so
+** for any other caller) it is an error.
+*/
+static void dyngLoadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  DyngConn *pConn = sqlite3_user_data(ctx);
+  DyngLoad *pLoad = pConn->pLoad;
+  if (!pLoad || argc != 3 + pLoad->pG->nWeight) {
+    sqlite3_result_error(ctx, "dyng__load() is internal to dyng", -1);
+    return;
+  }
+  sqlite3_int64 iRowid = sqlite3_value_int64(argv[0]), iSrc, iDst;
+  double aW[DYNG_MAX_WEIGHTS];
+  char *zErr = NULL;
+  if (dyngReadEdge(pLoad->pG, argv + 1, iRowid, &iSrc, &iDst, aW, &zErr) != SQLITE_OK) {
+    sqlite3_result_error(ctx, zErr ? zErr : "dyng: out of memory", -1);
+    sqlite3_free(zErr);
+    return;
+  }
+  int erc = dyng_loader_add(pLoad->pLoader, iRowid, iSrc, iDst, aW);
+  if (erc != DYNG_OK) {
+    pLoad->erc = erc;
+    if (erc == DYNG_ENOMEM) {
+      sqlite3_result_error_nomem(ctx);
+    } else {
+      char *zMsg = dyngEngineError("dyng", pLoad->pG, erc);
+      sqlite3_result_error(ctx, zMsg ? zMsg : "dyng: load failed", -1);
+      sqlite3_free(zMsg);
+    }
+  }
 }
 
 /* The list `"a", "b", ...` of the weight columns, prefixed by ", ". */
@@ -649,8 +692,9 @@ static int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
   }
 
   char *zW = dyngWeightList(pG, NULL);
-  char *zSql = zW ? sqlite3_mprintf("SELECT rowid, \"%w\", \"%w\"%s FROM \"%w\".\"%w\"", pG->zSrc,
-                                    pG->zDst, zW, pG->zDb, pG->zEdges)
+  char *zSql = zW ? sqlite3_mprintf("SELECT count(dyng__load(rowid, \"%w\", \"%w\"%s)) "
+                                    "FROM \"%w\".\"%w\"",
+                                    pG->zSrc, pG->zDst, zW, pG->zDb, pG->zEdges)
                   : NULL;
   sqlite3_free(zW);
   if (!zSql) return SQLITE_NOMEM;
@@ -667,26 +711,30 @@ static int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
   ** it beyond a sane size for sparse rowids. */
   if (erc == DYNG_OK && nRow > 0)
     erc = dyng_graph_reserve(pGraph, (size_t)(nRow < 64 * 1024 * 1024 ? nRow : 64 * 1024 * 1024));
-  /* This thread steps SQLite while the loader's worker builds the graph. */
+  /* Rows are loaded in chunks (see engine/loader.h), fed by dyng__load(). */
   if (erc == DYNG_OK) erc = dyng_loader_new(&pLoader, pGraph);
-  while (erc == DYNG_OK && (rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
-    sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 0), iSrc, iDst;
-    double aW[DYNG_MAX_WEIGHTS];
-    rc = dyngReadEdge(pG, pStmt, 1, iRowid, &iSrc, &iDst, aW, pzErr);
-    if (rc != SQLITE_OK) break;
-    erc = dyng_loader_add(pLoader, iRowid, iSrc, iDst, aW);
+  if (erc == DYNG_OK) {
+    DyngLoad load = {pG, pLoader, DYNG_OK};
+    struct DyngLoad *pOuter = pG->pConn->pLoad;
+    pG->pConn->pLoad = &load;
+    rc = sqlite3_step(pStmt);
+    pG->pConn->pLoad = pOuter;
+    if (rc == SQLITE_ROW) {
+      erc = dyng_loader_finish(pLoader);
+      rc = SQLITE_OK;
+    } else {
+      erc = load.erc;
+      if (erc == DYNG_OK) {
+        if (rc == SQLITE_DONE) rc = SQLITE_ERROR;
+        *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+      }
+    }
   }
-  if (erc == DYNG_OK && rc == SQLITE_DONE) erc = dyng_loader_finish(pLoader);
   dyng_loader_free(pLoader);
   if (erc != DYNG_OK) {
     rc = erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+    sqlite3_free(*pzErr);
     *pzErr = dyngEngineError("dyng", pG, erc);
-  } else if (rc == SQLITE_DONE) {
-    rc = SQLITE_OK;
-  } else if (rc != SQLITE_ERROR || !*pzErr) {
-    if (!*pzErr)
-      *pzErr = sqlite3_mprintf("dyng: graph '%s': reading edge table '%s' failed: %s", pG->zName,
-                               pG->zEdges, sqlite3_errmsg(db));
   }
   sqlite3_finalize(pStmt);
   void *pState = NULL;
@@ -743,7 +791,9 @@ static int dyngGraphApplyLog(DyngGraph *pG, sqlite3_int64 iMax, char **pzErr) {
         erc = dyng_batch_delete(pBatch, iEdge);
       } else {
         double aW[DYNG_MAX_WEIGHTS];
-        rc = dyngReadEdge(pG, pStmt, 3, iEdge, &iSrc, &iDst, aW, pzErr);
+        sqlite3_value *apVal[2 + DYNG_MAX_WEIGHTS];
+        for (int i = 0; i < 2 + pG->nWeight; i++) apVal[i] = sqlite3_column_value(pStmt, 3 + i);
+        rc = dyngReadEdge(pG, apVal, iEdge, &iSrc, &iDst, aW, pzErr);
         if (rc != SQLITE_OK) break;
         erc = dyng_batch_insert(pBatch, iEdge, iSrc, iDst, aW);
       }
@@ -1084,5 +1134,9 @@ static sqlite3_module dyngGraphModule = {
 };
 
 int dyngRegisterGraphModule(sqlite3 *db, DyngConn *pConn) {
-  return sqlite3_create_module_v2(db, "dyng", &dyngGraphModule, pConn, dyngConnFree);
+  int rc = sqlite3_create_module_v2(db, "dyng", &dyngGraphModule, pConn, dyngConnFree);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function_v2(db, "dyng__load", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, pConn,
+                                    dyngLoadFunc, NULL, NULL, NULL);
+  return rc;
 }

@@ -133,10 +133,14 @@ static void verify(const dyng_graph *g, const model *m) {
   entry *want = calloc(2 * n_edges + 1, sizeof *want), *got = calloc(2 * n_edges + 1, sizeof *got);
   assert_true(want && got);
   size_t n_want = 0, n_got = 0;
+  dyng_graph_view view;
+  dyng_graph_get_view(g, &view);
+  /* A directed graph has in entries only once dyng_graph_build_in ran. */
+  int n_sides = (!m->directed || view.in.nbr) ? 2 : 1;
   for (size_t i = 0; i < m->n_rowids; i++) {
     const model_edge *e = &m->e[i];
     if (!e->present) continue;
-    for (int side = 0; side < 2; side++) {
+    for (int side = 0; side < n_sides; side++) {
       entry *x = &want[n_want++];
       x->rowid = rowid_of(i);
       x->side = side;
@@ -145,9 +149,7 @@ static void verify(const dyng_graph *g, const model *m) {
       memcpy(x->w, e->w, sizeof x->w);
     }
   }
-  dyng_graph_view view;
-  dyng_graph_get_view(g, &view);
-  for (int dir = 0; dir < (m->directed ? 2 : 1); dir++) {
+  for (int dir = 0; dir < (m->directed && n_sides == 2 ? 2 : 1); dir++) {
     const dyng_adj_view *a = dir ? &view.in : &view.out;
     for (uint32_t v = 0; v < view.n_vertices; v++)
       for (uint32_t j = 0; j < a->deg[v]; j++) {
@@ -490,7 +492,12 @@ static void verify_partial(const dyng_graph *g, const model *before, const model
   free(seen.e);
 }
 
-static void run_apply(int directed, uint64_t salt) {
+/* run_apply with in_built: the in adjacency of a directed graph exists
+** before the batch, so its maintenance meets the failures too. */
+static void run_apply_with(int directed, uint64_t salt, int in_built);
+static void run_apply(int directed, uint64_t salt) { run_apply_with(directed, salt, 0); }
+
+static void run_apply_with(int directed, uint64_t salt, int in_built) {
   test_rng r;
   rng_for(&r, salt);
   model before;
@@ -503,6 +510,7 @@ static void run_apply(int directed, uint64_t salt) {
     rng_for(&batch_rng, salt + 100); /* the same batch every run */
     model after;
     dyng_graph *g = graph_of_model(&before);
+    if (in_built) assert_int_equal(dyng_graph_build_in(g), DYNG_OK);
     int *named = calloc(before.n_rowids, sizeof *named);
     assert_non_null(named);
     dyng_batch *b = growth_batch(&batch_rng, &before, &after, named);
@@ -531,6 +539,35 @@ static void run_apply(int directed, uint64_t salt) {
 
 static void test_failed_apply_keeps_edges_whole_directed(void **state) { run_apply(1, 8); }
 static void test_failed_apply_keeps_edges_whole_undirected(void **state) { run_apply(0, 9); }
+static void test_failed_apply_keeps_in_adjacency_whole(void **state) { run_apply_with(1, 11, 1); }
+
+/* Building the in adjacency fails cleanly at every allocation, and works
+** when retried. */
+static void test_build_in_survives_every_allocation_failure(void **state) {
+  (void)state;
+  test_rng r;
+  rng_for(&r, 12);
+  model m;
+  random_model(&r, &m, 1, 400, 100, 300, 80);
+  int n_failures = 0;
+  for (long n = 0; n < MAX_FAIL_POINT; n++) {
+    dyng_graph *g = graph_of_model(&m);
+    dyng_alloc_fail_after(n);
+    int rc = dyng_graph_build_in(g);
+    dyng_alloc_fail_after(-1);
+    if (rc != DYNG_OK) {
+      n_failures++;
+      assert_int_equal(rc, DYNG_ENOMEM);
+      verify(g, &m); /* unchanged: still without in entries */
+      assert_int_equal(dyng_graph_build_in(g), DYNG_OK);
+    }
+    verify(g, &m);
+    dyng_graph_free(g);
+    if (rc == DYNG_OK) break;
+  }
+  assert_true(n_failures > 0);
+  free(m.e);
+}
 
 /* ---- shortest paths -------------------------------------------------------- */
 
@@ -601,6 +638,8 @@ int main(void) {
       cmocka_unit_test_teardown(test_failed_load_edge_leaves_no_trace_undirected, teardown),
       cmocka_unit_test_teardown(test_failed_apply_keeps_edges_whole_directed, teardown),
       cmocka_unit_test_teardown(test_failed_apply_keeps_edges_whole_undirected, teardown),
+      cmocka_unit_test_teardown(test_failed_apply_keeps_in_adjacency_whole, teardown),
+      cmocka_unit_test_teardown(test_build_in_survives_every_allocation_failure, teardown),
       cmocka_unit_test_teardown(test_dijkstra_survives_every_allocation_failure, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

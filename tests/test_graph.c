@@ -136,6 +136,18 @@ static void verify_view(const dyng_graph *g, const model *m) {
     assert_ptr_equal(view.in.ref, view.out.ref);
   }
 
+  /* A directed graph keeps in entries only once dyng_graph_build_in ran;
+  ** before that only the out entries (side 0) exist, the in-degrees are
+  ** checked by verify() and every side-1 position is DYNG_NONE. */
+  int in_entries = !m->directed || view.in.nbr != NULL;
+  if (m->directed && !in_entries) {
+    assert_null(view.in.off);
+    assert_null(view.in.ref);
+    assert_non_null(view.in.deg);
+    for (uint32_t slot = 0; slot < view.n_edge_slots; slot++)
+      assert_int_equal(view.edge_pos[2 * (size_t)slot + 1], DYNG_NONE);
+  }
+
   size_t n_edges = model_n_edges(m);
   size_t cap = 2 * n_edges + 1;
   entry *want = calloc(cap, sizeof *want), *got = calloc(cap, sizeof *got);
@@ -148,12 +160,13 @@ static void verify_view(const dyng_graph *g, const model *m) {
     int64_t s = m->node[e->src], d = m->node[e->dst];
     entry_add(want, &n_want, cap, m->rowid[i], 0, s, d);
     for (int k = 0; k < n_obj; k++) want[n_want - 1].w[k] = model_weight(m, i, k);
+    if (!in_entries) continue;
     entry_add(want, &n_want, cap, m->rowid[i], 1, d, s);
     for (int k = 0; k < n_obj; k++) want[n_want - 1].w[k] = model_weight(m, i, k);
   }
 
   /* Walk the out entries, then (directed) the in entries. */
-  for (int dir = 0; dir < (m->directed ? 2 : 1); dir++) {
+  for (int dir = 0; dir < (m->directed && in_entries ? 2 : 1); dir++) {
     const dyng_adj_view *a = dir ? &view.in : &view.out;
     for (uint32_t v = 0; v < view.n_vertices; v++) {
       for (uint32_t i = 0; i < a->deg[v]; i++) {
@@ -440,6 +453,16 @@ static void run_random_batches(int directed, int n_weights, uint64_t salt) {
   batch_tracker t;
   tracker_init(&t, &m);
   for (int batch = 1; batch <= RB_BATCHES; batch++) {
+    if (batch == RB_BATCHES / 3) {
+      /* From here on the in adjacency exists and batches maintain it. */
+      assert_int_equal(dyng_graph_build_in(g), DYNG_OK);
+      verify(g, &m);
+      if (directed) {
+        dyng_graph_view view;
+        dyng_graph_get_view(g, &view);
+        assert_non_null(view.in.nbr);
+      }
+    }
     if (batch == RB_BATCHES / 2) {
       /* Delete everything once: no edge, no vertex left. */
       for (size_t i = 0; i < m.n_rowids; i++)
