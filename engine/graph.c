@@ -649,6 +649,8 @@ void dyng_graph_get_view(const dyng_graph *g, dyng_graph_view *view) {
   if (!DYNG__HAS_IN_ENTRIES(g)) view->in.off = view->in.nbr = view->in.ref = NULL;
   view->node_id = g->node_id;
   view->edge_rowid = g->e_rowid;
+  view->edge_src = g->e_src;
+  view->edge_dst = g->e_dst;
   view->edge_pos = g->e_pos;
 }
 

@@ -29,6 +29,7 @@ typedef struct dyng__bucket {
 typedef struct dyng__radix_heap {
   dyng__bucket b[DYNG__BUCKETS];
   uint64_t last;  /* last key extracted: every stored key is >= last */
+  uint64_t used;  /* bit i-1 set when bucket i (i >= 1) is not empty */
   size_t size;
 } dyng__radix_heap;
 
@@ -44,7 +45,9 @@ static inline int dyng__bucket_of(uint64_t key, uint64_t last) {
 }
 
 static inline int dyng__heap_push(dyng__radix_heap *h, uint64_t key, uint32_t v) {
-  dyng__bucket *b = &h->b[dyng__bucket_of(key, h->last)];
+  int i = dyng__bucket_of(key, h->last);
+  dyng__bucket *b = &h->b[i];
+  if (i) h->used |= 1ULL << (i - 1);
   if (b->n == b->cap) {
     int rc = dyng_grow((void **)&b->items, &b->cap, b->n + 1, sizeof *b->items);
     if (rc) return rc;
@@ -61,8 +64,8 @@ static inline int dyng__heap_push(dyng__radix_heap *h, uint64_t key, uint32_t v)
 ** buckets, which may have to grow: DYNG_ENOMEM then. */
 static inline int dyng__heap_pop(dyng__radix_heap *h, dyng__item *out) {
   if (h->b[0].n == 0) {
-    int i = 1;
-    while (h->b[i].n == 0) i++;
+    int i = __builtin_ctzll(h->used) + 1;
+    h->used &= h->used - 1;
     dyng__bucket *src = &h->b[i];
     uint64_t m = src->items[0].key;
     for (size_t j = 1; j < src->n; j++)
@@ -70,7 +73,9 @@ static inline int dyng__heap_pop(dyng__radix_heap *h, dyng__item *out) {
     h->last = m;
     while (src->n) {
       dyng__item it = src->items[src->n - 1];
-      dyng__bucket *d = &h->b[dyng__bucket_of(it.key, m)];
+      int k = dyng__bucket_of(it.key, m);
+      dyng__bucket *d = &h->b[k];
+      if (k) h->used |= 1ULL << (k - 1);
       if (d->n == d->cap &&
           dyng_grow((void **)&d->items, &d->cap, d->n + 1, sizeof *d->items))
         return DYNG_ENOMEM;
@@ -131,9 +136,6 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
 
   dyng__radix_heap h;
   memset(&h, 0, sizeof h);
-  /* One bit per vertex marks it settled. */
-  uint64_t *done = dyng_calloc(((size_t)n + 63) / 64, sizeof *done);
-  if (!done) return DYNG_ENOMEM;
 
   dist[source] = 0.0;
   rc = dyng__heap_push(&h, dyng__key(0.0), source);
@@ -141,27 +143,39 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
     dyng__item it;
     if ((rc = dyng__heap_pop(&h, &it)) != DYNG_OK) break;
     uint32_t u = it.vertex;
-    /* A stale entry (u settled earlier through a shorter path) is skipped. */
-    if (done[u >> 6] & (1ULL << (u & 63))) continue;
-    done[u >> 6] |= 1ULL << (u & 63);
+    /* Keys of a vertex's entries strictly decrease (a push needs a shorter
+    ** distance), so the one entry whose key is dist[u] is current and every
+    ** other is stale. */
+    double du = dist[u];
+    if (it.key != dyng__key(du)) continue;
     order[n_reached++] = u;
     if (u == target) break;
-    double du = dist[u];
     uint32_t begin = off[u], end = off[u] + deg[u];
     for (uint32_t p = begin; p < end; p++) {
       uint32_t x = nbr[p];
       double nd = du + w[p];
       if (nd < dist[x]) {
         dist[x] = nd;
-        parent[x] = u;
-        pedge[x] = ref[p] >> 1;
+        pedge[x] = p; /* the entry; its edge and parent are found below */
         rc = dyng__heap_push(&h, dyng__key(nd), x);
         if (rc) break;
       }
     }
   }
+  /* The search records one word per improvement, the adjacency entry it
+  ** came through; here each entry becomes its edge slot and the vertex that
+  ** owns the entry (the edge's source for side 0, its destination for side
+  ** 1) becomes the parent.  One sequential pass whose lookups do not depend
+  ** on each other costs less than a second random write per improvement. */
+  const uint32_t *esrc = g->edge_src, *edst = g->edge_dst;
+  for (uint32_t v = 0; v < n; v++) {
+    uint32_t p = pedge[v];
+    if (p == DYNG_NONE) continue;
+    uint32_t r = ref[p], s = r >> 1;
+    pedge[v] = s;
+    parent[v] = (r & 1u) ? edst[s] : esrc[s];
+  }
   t->n_reached = n_reached;
   dyng__heap_free(&h);
-  dyng_free(done);
   return rc;
 }

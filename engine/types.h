@@ -49,6 +49,8 @@ typedef struct dyng_graph_view {
   dyng_adj_view in;        /* entries by destination */
   const int64_t *node_id;  /* per vertex: the user's node id */
   const int64_t *edge_rowid; /* per edge slot: rowid in the edge table */
+  const uint32_t *edge_src;  /* per edge slot: source vertex (DYNG_NONE: free) */
+  const uint32_t *edge_dst;  /* per edge slot: destination vertex */
   const uint32_t *edge_pos;  /* per edge slot: 2 entries, the positions of
                                 its side-0 (out) and side-1 (in) entries */
 } dyng_graph_view;
