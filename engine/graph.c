@@ -69,11 +69,13 @@ struct dyng_graph {
   int64_t *e_rowid;
   uint32_t *e_src;   /* DYNG_NONE marks a free slot */
   uint32_t *e_dst;
-  uint32_t *e_pos;   /* 2 per slot: position of side 0 / side 1 entry */
+  uint32_t *e_pos[2]; /* per slot: position of the side-0 entry and of the
+                         side-1 entry ([1] only while DYNG__HAS_IN_ENTRIES) */
   uint32_t *free_slot; /* stack of free slots; room for slot_cap */
   size_t n_free;
   dyng_idmap *emap;  /* rowid -> slot */
-  double *load_w;    /* before sealing: n_obj weights per slot */
+  double *load_w[DYNG_MAX_WEIGHTS]; /* before sealing: per objective, per slot */
+  size_t stage_cap;  /* doubles allocated in each load_w (see dyng__stage_cap) */
 
   dyng__adj out;
   dyng__adj in;      /* unused when undirected: entries all live in out */
@@ -201,10 +203,11 @@ void dyng_graph_free(dyng_graph *g) {
   dyng_free(g->e_rowid);
   dyng_free(g->e_src);
   dyng_free(g->e_dst);
-  dyng_free(g->e_pos);
+  dyng_free(g->e_pos[0]);
+  dyng_free(g->e_pos[1]);
   dyng_free(g->free_slot);
   dyng_idmap_free(g->emap);
-  dyng_free(g->load_w);
+  for (int k = 0; k < DYNG_MAX_WEIGHTS; k++) dyng_free(g->load_w[k]);
   dyng__adj_free(&g->out);
   dyng__adj_free(&g->in);
   dyng_free(g);
@@ -227,17 +230,28 @@ static int dyng__vert_reserve(dyng_graph *g, size_t need) {
   size_t cap = g->vert_cap ? g->vert_cap : 64;
   while (cap < need) cap *= 2;
   if (cap > (size_t)DYNG_MAX_INDEX + 1) cap = (size_t)DYNG_MAX_INDEX + 1;
-  dyng__adj *adjs[2] = {&g->out, &g->in};
-  if (dyng__resize(&g->node_id, cap, sizeof(int64_t))) return DYNG_ENOMEM;
-  for (int i = 0; i < 2; i++) {
-    if (i == 1 && !g->directed) break;
-    if (dyng__resize(&adjs[i]->off, cap, sizeof(uint32_t)) ||
-        dyng__resize(&adjs[i]->deg, cap, sizeof(uint32_t)) ||
-        dyng__resize(&adjs[i]->cap, cap, sizeof(uint32_t)))
-      return DYNG_ENOMEM;
-  }
+  if (dyng__resize(&g->node_id, cap, sizeof(int64_t)) ||
+      dyng__resize(&g->out.off, cap, sizeof(uint32_t)) ||
+      dyng__resize(&g->out.deg, cap, sizeof(uint32_t)) ||
+      dyng__resize(&g->out.cap, cap, sizeof(uint32_t)))
+    return DYNG_ENOMEM;
+  /* A directed graph always counts in-degrees; segments only once built. */
+  if (g->directed && dyng__resize(&g->in.deg, cap, sizeof(uint32_t))) return DYNG_ENOMEM;
+  if (g->in_built && (dyng__resize(&g->in.off, cap, sizeof(uint32_t)) ||
+                      dyng__resize(&g->in.cap, cap, sizeof(uint32_t))))
+    return DYNG_ENOMEM;
   g->vert_cap = cap;
   return DYNG_OK;
+}
+
+/* Room of each weight staging array for `slots` edge slots.  Sealing
+** scatters objective k into the pool array that staging array k-1 becomes
+** (its pages are already in memory), so staging arrays are sized for a whole
+** pool: deg + deg/8 per vertex, at most 9/8 entry per edge end.  Pages past
+** the slots cost nothing until used. */
+static size_t dyng__stage_cap(const dyng_graph *g, size_t slots) {
+  size_t ends = g->directed ? slots : 2 * slots;
+  return ends + ends / 8 + 64;
 }
 
 /* Makes room for `need` edge slots in every per-slot array. */
@@ -250,11 +264,17 @@ static int dyng__slot_reserve(dyng_graph *g, size_t need) {
   if (dyng__resize(&g->e_rowid, cap, sizeof(int64_t)) ||
       dyng__resize(&g->e_src, cap, sizeof(uint32_t)) ||
       dyng__resize(&g->e_dst, cap, sizeof(uint32_t)) ||
-      dyng__resize(&g->e_pos, cap * 2, sizeof(uint32_t)) ||
+      dyng__resize(&g->e_pos[0], cap, sizeof(uint32_t)) ||
       dyng__resize(&g->free_slot, cap, sizeof(uint32_t)))
     return DYNG_ENOMEM;
-  if (!g->sealed && dyng__resize(&g->load_w, cap * (size_t)g->n_obj, sizeof(double)))
+  if (DYNG__HAS_IN_ENTRIES(g) && dyng__resize(&g->e_pos[1], cap, sizeof(uint32_t)))
     return DYNG_ENOMEM;
+  if (!g->sealed) {
+    size_t stage = dyng__stage_cap(g, cap);
+    for (int k = 0; k < g->n_obj; k++)
+      if (dyng__resize(&g->load_w[k], stage, sizeof(double))) return DYNG_ENOMEM;
+    g->stage_cap = stage;
+  }
   g->slot_cap = cap;
   return DYNG_OK;
 }
@@ -291,7 +311,8 @@ static int dyng__vertex_get_or_create(dyng_graph *g, int64_t id, uint32_t *v) {
   uint32_t nv = g->n_vert++;
   g->node_id[nv] = id;
   g->out.off[nv] = g->out.deg[nv] = g->out.cap[nv] = 0;
-  if (g->directed) g->in.off[nv] = g->in.deg[nv] = g->in.cap[nv] = 0;
+  if (g->directed) g->in.deg[nv] = 0;
+  if (g->in_built) g->in.off[nv] = g->in.cap[nv] = 0;
   return DYNG_OK;
 }
 
@@ -318,22 +339,21 @@ int dyng_graph_load_edge(dyng_graph *g, int64_t rowid, int64_t src, int64_t dst,
   g->e_rowid[slot] = rowid;
   g->e_src[slot] = vs;
   g->e_dst[slot] = vd;
-  double *lw = g->load_w + (size_t)slot * g->n_obj;
   /* + 0.0 turns -0.0 into 0.0, so that every weight's bit pattern orders
   ** like its value (the radix heap relies on it). */
-  for (int k = 0; k < g->n_obj; k++) lw[k] = g->n_weights ? w[k] + 0.0 : 1.0;
+  for (int k = 0; k < g->n_obj; k++) g->load_w[k][slot] = g->n_weights ? w[k] + 0.0 : 1.0;
   return DYNG_OK;
 }
 
-/* Allocates the per-entry arrays of a pool for `size` entries. */
-static int dyng__adj_pool_resize(dyng__adj *a, int n_obj, size_t size) {
+/* Sizes the per-entry arrays of a pool for `size` entries: neighbours,
+** refs and the first n_w weight arrays. */
+static int dyng__adj_pool_resize(dyng__adj *a, int n_w, size_t size) {
   if (size > (size_t)UINT32_MAX) return DYNG_ETOOBIG;
   if (dyng__resize(&a->nbr, size, sizeof(uint32_t)) ||
       dyng__resize(&a->ref, size, sizeof(uint32_t)))
     return DYNG_ENOMEM;
-  if (a->has_w)
-    for (int k = 0; k < n_obj; k++)
-      if (dyng__resize(&a->w[k], size, sizeof(double))) return DYNG_ENOMEM;
+  for (int k = 0; k < n_w; k++)
+    if (dyng__resize(&a->w[k], size, sizeof(double))) return DYNG_ENOMEM;
   a->size = size;
   return DYNG_OK;
 }
@@ -348,16 +368,21 @@ static inline int dyng__live(const dyng_graph *g, uint32_t v);
 static inline uint32_t dyng__slack_cap(uint32_t d) { return d + (d >> 3); }
 static inline uint32_t dyng__compact_cap(uint32_t d) { return d + (d >> 3) + 1; }
 
-/* Lays out the segments of one pool from the degrees in a->deg, resetting
-** deg to 0 so that it can serve as the fill cursor. */
-static int dyng__adj_layout(dyng__adj *a, uint32_t n_vert, int n_obj) {
+/* Entries a pool laid out from the degrees in a->deg needs. */
+static size_t dyng__adj_layout_size(const dyng__adj *a, uint32_t n_vert) {
   size_t total = 0;
-  for (uint32_t v = 0; v < n_vert; v++) {
-    total += dyng__slack_cap(a->deg[v]);
-    if (total > (size_t)UINT32_MAX) return DYNG_ETOOBIG;
-  }
+  for (uint32_t v = 0; v < n_vert; v++) total += dyng__slack_cap(a->deg[v]);
+  return total;
+}
+
+/* Lays out the segments of one pool from the degrees in a->deg, resetting
+** deg to 0 so that it can serve as the fill cursor.  Sizes neighbours and
+** refs only; weights are the caller's. */
+static int dyng__adj_layout(dyng__adj *a, uint32_t n_vert) {
+  size_t total = dyng__adj_layout_size(a, n_vert);
+  if (total > (size_t)UINT32_MAX) return DYNG_ETOOBIG;
   /* Allocate first: on failure the degrees are still intact. */
-  int rc = dyng__adj_pool_resize(a, n_obj, total ? total : 1);
+  int rc = dyng__adj_pool_resize(a, 0, total ? total : 1);
   if (rc) return rc;
   total = 0;
   for (uint32_t v = 0; v < n_vert; v++) {
@@ -374,48 +399,75 @@ static int dyng__adj_layout(dyng__adj *a, uint32_t n_vert, int n_obj) {
 
 int dyng_graph_seal(dyng_graph *g) {
   if (g->sealed) return DYNG_ESTATE;
-  dyng__adj *in = DYNG__ADJ_IN(g);
+  dyng__adj *out = &g->out;
   int rc = dyng__vert_reserve(g, g->n_vert ? g->n_vert : 1);
   if (rc) return rc;
-  memset(g->out.deg, 0, (size_t)g->n_vert * sizeof(uint32_t));
+  /* Degrees; a directed graph's in entries are built on demand
+  ** (dyng_graph_build_in): shortest paths from scratch need only out. */
+  uint32_t *in_deg = g->directed ? g->in.deg : out->deg;
+  memset(out->deg, 0, (size_t)g->n_vert * sizeof(uint32_t));
   if (g->directed) memset(g->in.deg, 0, (size_t)g->n_vert * sizeof(uint32_t));
   for (uint32_t s = 0; s < g->n_slots; s++) {
-    g->out.deg[g->e_src[s]]++;
-    in->deg[g->e_dst[s]]++;
+    out->deg[g->e_src[s]]++;
+    in_deg[g->e_dst[s]]++;
   }
-  /* A directed graph's in pool is built on demand (dyng_graph_build_in):
-  ** shortest paths from scratch need only the out entries. */
-  if ((rc = dyng__adj_layout(&g->out, g->n_vert, g->n_obj)) != 0) goto fail;
+  size_t total = dyng__adj_layout_size(out, g->n_vert);
+  if (total > (size_t)UINT32_MAX) return DYNG_ETOOBIG;
+  if (!total) total = 1;
+
+  /* Weight arrays of the pool: objective 0's is new; objective k's is the
+  ** staging array of k - 1, whose pages are in memory already, once its
+  ** weights have been scattered.  Everything that can fail is allocated
+  ** before anything changes, so a failed seal can be retried. */
+  int reuse = g->stage_cap >= total;
+  double *fresh[DYNG_MAX_WEIGHTS] = {0};
+  for (int k = 0; k < g->n_obj && rc == DYNG_OK; k++) {
+    if (k > 0 && reuse && g->load_w[k - 1]) continue;
+    fresh[k] = dyng_malloc(total * sizeof(double));
+    if (!fresh[k]) rc = DYNG_ENOMEM;
+  }
+  if (rc == DYNG_OK) rc = dyng__adj_layout(out, g->n_vert);
+  if (rc) {
+    for (int k = 0; k < g->n_obj; k++) dyng_free(fresh[k]);
+    return rc;
+  }
 
   for (uint32_t s = 0; s < g->n_slots; s++) {
     uint32_t vs = g->e_src[s], vd = g->e_dst[s];
-    uint32_t p = g->out.off[vs] + g->out.deg[vs]++;
-    g->out.nbr[p] = vd;
-    g->out.ref[p] = s << 1;
-    const double *lw = g->load_w + (size_t)s * g->n_obj;
-    for (int k = 0; k < g->n_obj; k++) g->out.w[k][p] = lw[k];
-    g->e_pos[2 * (size_t)s] = p;
-    if (g->directed) {
-      g->e_pos[2 * (size_t)s + 1] = DYNG_NONE;
-      continue;
-    }
-    uint32_t q = in->off[vd] + in->deg[vd]++;
-    in->nbr[q] = vs;
-    in->ref[q] = (s << 1) | 1u;
-    for (int k = 0; k < g->n_obj; k++) in->w[k][q] = lw[k];
-    g->e_pos[2 * (size_t)s + 1] = q;
+    uint32_t p = out->off[vs] + out->deg[vs]++;
+    out->nbr[p] = vd;
+    out->ref[p] = s << 1;
+    g->e_pos[0][s] = p;
+    if (g->directed) continue;
+    uint32_t q = out->off[vd] + out->deg[vd]++;
+    out->nbr[q] = vs;
+    out->ref[q] = (s << 1) | 1u;
+    g->e_pos[1][s] = q;
   }
-  dyng_free(g->load_w);
-  g->load_w = NULL;
+  for (int k = 0; k < g->n_obj; k++) {
+    double *w = fresh[k];
+    if (!w) {
+      w = g->load_w[k - 1];
+      g->load_w[k - 1] = NULL;
+    }
+    const double *staged = g->load_w[k];
+    for (uint32_t s = 0; s < g->n_slots; s++) {
+      w[g->e_pos[0][s]] = staged[s];
+      if (!g->directed) w[g->e_pos[1][s]] = staged[s];
+    }
+    dyng_free(out->w[k]);
+    out->w[k] = w;
+  }
+  for (int k = 0; k < DYNG_MAX_WEIGHTS; k++) {
+    dyng_free(g->load_w[k]);
+    g->load_w[k] = NULL;
+  }
+  g->stage_cap = 0;
   g->sealed = 1;
   /* A vertex created by a load that then failed has no edges. */
   g->n_live = 0;
   for (uint32_t v = 0; v < g->n_vert; v++) g->n_live += dyng__live(g, v) ? 1u : 0u;
   return DYNG_OK;
-
-fail:
-  /* Degrees were overwritten; the graph cannot be sealed again. */
-  return rc;
 }
 
 /* ---- changes ---------------------------------------------------------- */
@@ -431,7 +483,7 @@ static inline void dyng__adj_move(dyng_graph *g, dyng__adj *a, size_t from, size
   a->ref[to] = r;
   if (a->has_w)
     for (int k = 0; k < g->n_obj; k++) a->w[k][to] = a->w[k][from];
-  g->e_pos[2 * (size_t)(r >> 1) + (r & 1u)] = (uint32_t)to;
+  g->e_pos[r & 1u][r >> 1] = (uint32_t)to;
 }
 
 /* Rewrites a pool with its segments in vertex order and fresh slack.  On
@@ -442,7 +494,7 @@ static void dyng__adj_compact(dyng_graph *g, dyng__adj *a) {
   fresh.has_w = a->has_w;
   for (uint32_t v = 0; v < g->n_vert; v++) total += dyng__compact_cap(a->deg[v]);
   if (total > (size_t)UINT32_MAX) return;
-  if (dyng__adj_pool_resize(&fresh, g->n_obj, total ? total : 1)) {
+  if (dyng__adj_pool_resize(&fresh, a->has_w ? g->n_obj : 0, total ? total : 1)) {
     dyng__adj_free(&fresh);
     return;
   }
@@ -455,7 +507,7 @@ static void dyng__adj_compact(dyng_graph *g, dyng__adj *a) {
       fresh.ref[p + i] = r;
       if (a->has_w)
         for (int k = 0; k < g->n_obj; k++) fresh.w[k][p + i] = a->w[k][o + i];
-      g->e_pos[2 * (size_t)(r >> 1) + (r & 1u)] = (uint32_t)(p + i);
+      g->e_pos[r & 1u][r >> 1] = (uint32_t)(p + i);
     }
     a->off[v] = (uint32_t)p;
     a->cap[v] = dyng__compact_cap(d);
@@ -490,7 +542,7 @@ static int dyng__adj_reserve(dyng_graph *g, dyng__adj *a, uint32_t v, uint32_t e
   if (a->used + cap > a->size) {
     size_t size = a->size + a->size / 2;
     if (size < a->used + cap) size = a->used + cap;
-    int rc = dyng__adj_pool_resize(a, g->n_obj, size);
+    int rc = dyng__adj_pool_resize(a, a->has_w ? g->n_obj : 0, size);
     if (rc) return rc;
   }
   size_t to = a->used, from = a->off[v];
@@ -518,8 +570,8 @@ static void dyng__adj_remove(dyng_graph *g, dyng__adj *a, uint32_t v, uint32_t p
 
 static void dyng__delete_slot(dyng_graph *g, uint32_t slot) {
   uint32_t vs = g->e_src[slot], vd = g->e_dst[slot];
-  dyng__adj_remove(g, &g->out, vs, g->e_pos[2 * (size_t)slot]);
-  if (DYNG__HAS_IN_ENTRIES(g)) dyng__adj_remove(g, DYNG__ADJ_IN(g), vd, g->e_pos[2 * (size_t)slot + 1]);
+  dyng__adj_remove(g, &g->out, vs, g->e_pos[0][slot]);
+  if (DYNG__HAS_IN_ENTRIES(g)) dyng__adj_remove(g, DYNG__ADJ_IN(g), vd, g->e_pos[1][slot]);
   else g->in.deg[vd]--;
   dyng_idmap_remove(g->emap, g->e_rowid[slot]);
   g->e_src[slot] = g->e_dst[slot] = DYNG_NONE;
@@ -566,17 +618,16 @@ static int dyng__insert_edge(dyng_graph *g, int64_t rowid, int64_t src, int64_t 
   g->out.nbr[p] = vd;
   g->out.ref[p] = slot << 1;
   for (int k = 0; k < g->n_obj; k++) g->out.w[k][p] = g->n_weights ? w[k] + 0.0 : 1.0;
-  g->e_pos[2 * (size_t)slot] = p;
+  g->e_pos[0][slot] = p;
   if (DYNG__HAS_IN_ENTRIES(g)) {
     uint32_t q = in->off[vd] + in->deg[vd]++;
     in->nbr[q] = vs;
     in->ref[q] = (slot << 1) | 1u;
     if (in->has_w)
       for (int k = 0; k < g->n_obj; k++) in->w[k][q] = g->n_weights ? w[k] + 0.0 : 1.0;
-    g->e_pos[2 * (size_t)slot + 1] = q;
+    g->e_pos[1][slot] = q;
   } else {
     in->deg[vd]++;
-    g->e_pos[2 * (size_t)slot + 1] = DYNG_NONE;
   }
   g->n_edges++;
   if (!vs_was_live) g->n_live++;
@@ -614,7 +665,14 @@ int dyng_graph_build_in(dyng_graph *g) {
   if (!g->sealed) return DYNG_ESTATE;
   if (DYNG__HAS_IN_ENTRIES(g)) return DYNG_OK;
   dyng__adj *a = &g->in;
-  int rc = dyng__adj_layout(a, g->n_vert, g->n_obj);
+  size_t vcap = g->vert_cap ? g->vert_cap : 1, scap = g->slot_cap ? g->slot_cap : 1;
+  /* What only in entries need: segment starts and room per vertex, and
+  ** each edge's in position.  On failure the graph stays as it was. */
+  if (dyng__resize(&a->off, vcap, sizeof(uint32_t)) ||
+      dyng__resize(&a->cap, vcap, sizeof(uint32_t)) ||
+      dyng__resize(&g->e_pos[1], scap, sizeof(uint32_t)))
+    return DYNG_ENOMEM;
+  int rc = dyng__adj_layout(a, g->n_vert);
   if (rc) return rc;
   for (uint32_t s = 0; s < g->n_slots; s++) {
     uint32_t vs = g->e_src[s], vd = g->e_dst[s];
@@ -622,7 +680,7 @@ int dyng_graph_build_in(dyng_graph *g) {
     uint32_t q = a->off[vd] + a->deg[vd]++;
     a->nbr[q] = vs;
     a->ref[q] = (s << 1) | 1u;
-    g->e_pos[2 * (size_t)s + 1] = q;
+    g->e_pos[1][s] = q;
   }
   g->in_built = 1;
   return DYNG_OK;
@@ -651,7 +709,8 @@ void dyng_graph_get_view(const dyng_graph *g, dyng_graph_view *view) {
   view->edge_rowid = g->e_rowid;
   view->edge_src = g->e_src;
   view->edge_dst = g->e_dst;
-  view->edge_pos = g->e_pos;
+  view->edge_pos_out = g->e_pos[0];
+  view->edge_pos_in = DYNG__HAS_IN_ENTRIES(g) ? g->e_pos[1] : NULL;
 }
 
 int dyng_graph_directed(const dyng_graph *g) { return g->directed; }
@@ -663,8 +722,8 @@ uint32_t dyng_graph_vertex_bound(const dyng_graph *g) { return g->n_vert; }
 size_t dyng_graph_bytes(const dyng_graph *g) {
   size_t b = sizeof *g + dyng_idmap_bytes(g->vmap) + dyng_idmap_bytes(g->emap);
   b += g->vert_cap * (sizeof(int64_t) + 3 * sizeof(uint32_t) * (g->directed ? 2 : 1));
-  b += g->slot_cap * (sizeof(int64_t) + 5 * sizeof(uint32_t));
-  if (g->load_w) b += g->slot_cap * (size_t)g->n_obj * sizeof(double);
+  b += g->slot_cap * (sizeof(int64_t) + (DYNG__HAS_IN_ENTRIES(g) ? 5 : 4) * sizeof(uint32_t));
+  if (!g->sealed) b += g->stage_cap * (size_t)g->n_obj * sizeof(double);
   b += g->out.size * (2 * sizeof(uint32_t) + (size_t)g->n_obj * sizeof(double));
   if (g->in_built) b += g->in.size * 2 * sizeof(uint32_t);
   return b;
@@ -693,8 +752,8 @@ uint32_t dyng_graph_edge_src(const dyng_graph *g, uint32_t slot) { return g->e_s
 uint32_t dyng_graph_edge_dst(const dyng_graph *g, uint32_t slot) { return g->e_dst[slot]; }
 
 double dyng_graph_edge_weight(const dyng_graph *g, uint32_t slot, int k) {
-  if (!g->sealed) return g->load_w[(size_t)slot * g->n_obj + k];
-  return g->out.w[k][g->e_pos[2 * (size_t)slot]];
+  if (!g->sealed) return g->load_w[k][slot];
+  return g->out.w[k][g->e_pos[0][slot]];
 }
 
 /* Checks one pool: segments inside the pool and disjoint-by-capacity, every
@@ -708,7 +767,7 @@ static int dyng__adj_check(const dyng_graph *g, const dyng__adj *a, int side_of_
       size_t p = (size_t)a->off[v] + i;
       uint32_t r = a->ref[p], s = r >> 1, side = r & 1u;
       if (s >= g->n_slots || g->e_src[s] == DYNG_NONE) return DYNG_ESTATE;
-      if (g->e_pos[2 * (size_t)s + side] != p) return DYNG_ESTATE;
+      if (g->e_pos[side][s] != p) return DYNG_ESTATE;
       uint32_t owner = side ? g->e_dst[s] : g->e_src[s];
       uint32_t other = side ? g->e_src[s] : g->e_dst[s];
       if (owner != v || a->nbr[p] != other) return DYNG_ESTATE;
@@ -731,7 +790,6 @@ int dyng_graph_check(const dyng_graph *g) {
     if (!count) return DYNG_ENOMEM;
     for (uint32_t s = 0; s < g->n_slots; s++) {
       if (g->e_src[s] == DYNG_NONE) continue;
-      if (g->e_pos[2 * (size_t)s + 1] != DYNG_NONE) rc = DYNG_ESTATE;
       count[g->e_dst[s]]++;
     }
     for (uint32_t v = 0; v < g->n_vert && !rc; v++)

@@ -96,8 +96,7 @@ int dyng_graph_build_in(dyng_graph *g);
 
 /* A view of the graph for traversals (see types.h); valid until the next
 ** change.  For a directed graph whose in adjacency is not built, in.off,
-** in.nbr and in.ref are NULL (in.deg is valid) and side-1 positions in
-** edge_pos are DYNG_NONE. */
+** in.nbr, in.ref and edge_pos_in are NULL (in.deg is valid). */
 void dyng_graph_get_view(const dyng_graph *g, dyng_graph_view *view);
 
 int dyng_graph_directed(const dyng_graph *g);

@@ -22,7 +22,7 @@
 ** kept at the edge's source and side 1 the one kept at its destination.
 ** w[k][p] is the weight of entry p in objective k.  The in-direction of a
 ** directed graph stores no weights (w[k] is NULL): the weight of in-entry p
-** is out.w[k][edge_pos[2 * (ref[p] >> 1)]].
+** is out.w[k][edge_pos_out[ref[p] >> 1]].
 */
 typedef struct dyng_adj_view {
   const uint32_t *off;               /* per vertex: first entry */
@@ -51,8 +51,11 @@ typedef struct dyng_graph_view {
   const int64_t *edge_rowid; /* per edge slot: rowid in the edge table */
   const uint32_t *edge_src;  /* per edge slot: source vertex (DYNG_NONE: free) */
   const uint32_t *edge_dst;  /* per edge slot: destination vertex */
-  const uint32_t *edge_pos;  /* per edge slot: 2 entries, the positions of
-                                its side-0 (out) and side-1 (in) entries */
+  const uint32_t *edge_pos_out; /* per edge slot: position of its side-0 entry
+                                  (in `out`, at its source) */
+  const uint32_t *edge_pos_in;  /* per edge slot: position of its side-1 entry
+                                  (in `in`, at its destination); NULL while a
+                                  directed graph has no in entries */
 } dyng_graph_view;
 
 /*

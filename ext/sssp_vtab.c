@@ -327,7 +327,7 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
       r->rDist = tree.dist[v];
       r->bHasParent = next != DYNG_NONE;
       r->iEdge = r->bHasParent ? view.edge_rowid[nextEdge] : 0;
-      r->rCost = r->bHasParent ? view.out.w[iObj][view.edge_pos[2 * (size_t)nextEdge]] : 0.0;
+      r->rCost = r->bHasParent ? view.out.w[iObj][view.edge_pos_out[nextEdge]] : 0.0;
       next = v;
       nextEdge = tree.parent_edge[v];
       if (v == vSource) break;

@@ -160,7 +160,7 @@ static void verify(const dyng_graph *g, const model *m) {
         x->side = (int)(a->ref[p] & 1u);
         x->owner = view.node_id[v];
         x->other = view.node_id[a->nbr[p]];
-        for (int k = 0; k < NW; k++) x->w[k] = dir ? view.out.w[k][view.edge_pos[2 * (size_t)slot]] : a->w[k][p];
+        for (int k = 0; k < NW; k++) x->w[k] = dir ? view.out.w[k][view.edge_pos_out[slot]] : a->w[k][p];
       }
   }
   assert_int_equal(n_got, n_want);

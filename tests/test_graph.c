@@ -144,8 +144,7 @@ static void verify_view(const dyng_graph *g, const model *m) {
     assert_null(view.in.off);
     assert_null(view.in.ref);
     assert_non_null(view.in.deg);
-    for (uint32_t slot = 0; slot < view.n_edge_slots; slot++)
-      assert_int_equal(view.edge_pos[2 * (size_t)slot + 1], DYNG_NONE);
+    assert_null(view.edge_pos_in);
   }
 
   size_t n_edges = model_n_edges(m);
@@ -176,11 +175,11 @@ static void verify_view(const dyng_graph *g, const model *m) {
         assert_true(slot < view.n_edge_slots);
         assert_true(a->nbr[p] < view.n_vertices);
         if (m->directed) assert_int_equal(side, dir);
-        assert_int_equal(view.edge_pos[2 * (size_t)slot + side], p);
+        assert_int_equal(side ? view.edge_pos_in[slot] : view.edge_pos_out[slot], p);
         entry_add(got, &n_got, cap, view.edge_rowid[slot], side, view.node_id[v],
                   view.node_id[a->nbr[p]]);
         for (int k = 0; k < n_obj; k++)
-          got[n_got - 1].w[k] = dir ? view.out.w[k][view.edge_pos[2 * (size_t)slot]] : a->w[k][p];
+          got[n_got - 1].w[k] = dir ? view.out.w[k][view.edge_pos_out[slot]] : a->w[k][p];
       }
     }
   }
@@ -1065,8 +1064,8 @@ static void test_unweighted_edges_weigh_one(void **state) {
     uint32_t slot;
     assert_int_equal(dyng_graph_edge(g, rowid, &slot), DYNG_OK);
     assert_true(dyng_graph_edge_weight(g, slot, 0) == 1.0);
-    assert_true(view.out.w[0][view.edge_pos[2 * slot]] == 1.0);
-    assert_true(view.out.w[0][view.edge_pos[2 * slot + 1]] == 1.0);
+    assert_true(view.out.w[0][view.edge_pos_out[slot]] == 1.0);
+    assert_true(view.out.w[0][view.edge_pos_in[slot]] == 1.0);
   }
   dyng_batch_free(b);
   dyng_graph_free(g);
