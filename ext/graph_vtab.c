@@ -382,7 +382,7 @@ static void dyngAppendChecks(sqlite3_str *pStr, const DyngGraph *pG, const char 
                       pG->zEdges, zCol, zCol);
   sqlite3_str_appendf(pStr,
                       "  SELECT RAISE(ABORT, 'dyng: %q.%q must be a finite number >= 0 (got "
-                      "infinity)') WHERE NEW.\"%w\" > 1.7976931348623157e308;\n",
+                      "infinity)') WHERE NEW.\"%w\" >= 9e999;\n",
                       pG->zEdges, zCol, zCol);
 }
 

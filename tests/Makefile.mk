@@ -20,10 +20,11 @@ AM_TESTS_ENVIRONMENT = \
 
 if ENABLE_VALGRIND
 LOG_COMPILER = $(VALGRIND) --error-exitcode=99 --leak-check=full \
+	--suppressions=$(top_srcdir)/tests/valgrind.supp \
 	--errors-for-leak-kinds=definite,indirect,possible --show-leak-kinds=definite,indirect,possible -q
 endif
 
-EXTRA_DIST += tests/test_python.py tests/test_examples.sh tests/test_util.h
+EXTRA_DIST += tests/test_python.py tests/test_examples.sh tests/test_util.h tests/valgrind.supp
 
 if HAVE_CMOCKA
 UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_sssp tests/test_alloc
