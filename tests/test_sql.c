@@ -83,6 +83,13 @@ static char *query_text(sqlite3 *db, const char *zSql) {
   return z;
 }
 
+/* Creates an empty file from a mkstemp template, for a database file. */
+static void temp_file(char *zTemplate) {
+  int fd = mkstemp(zTemplate);
+  assert_true(fd >= 0);
+  close(fd);
+}
+
 /* ---- the reference: edges read with plain SQL, Bellman-Ford ----------- */
 
 typedef struct ref_graph {
@@ -590,9 +597,7 @@ static void test_drop_removes_everything_it_created(void **state) {
 static void test_definition_survives_reopen(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
-  int fd = mkstemp(zPath);
-  assert_true(fd >= 0);
-  close(fd);
+  temp_file(zPath);
   sqlite3 *db = open_db(zPath);
   create_roads(db);
   sqlite3_close(db);
@@ -614,9 +619,7 @@ static void test_definition_survives_reopen(void **state) {
 static void test_vacuum_renumbering_rowids_is_noticed(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
-  int fd = mkstemp(zPath);
-  assert_true(fd >= 0);
-  close(fd);
+  temp_file(zPath);
   sqlite3 *db = open_db(zPath);
   exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3),(3,4);"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e);"
@@ -677,9 +680,7 @@ static void test_node_constraints_compare_like_integer_columns(void **state) {
 static void test_other_connection_commits_are_seen(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
-  int fd = mkstemp(zPath);
-  assert_true(fd >= 0);
-  close(fd);
+  temp_file(zPath);
   sqlite3 *a = open_db(zPath);
   create_roads(a);
   check_sssp(a, "net", "roads", "length", 1, 1);
