@@ -11,17 +11,16 @@
 **   scan        SELECT rowid, src, dst, length, minutes, toll FROM edges,
 **               every column read with sqlite3_column_*: the floor for any
 **               way of building a graph from the table.  All N scans run
-**               before anything could start a thread (see scan_mt).
+**               first (see scan_mt).
 **   api_load    the same scan feeding dyng_graph_load_edge, then
 **               dyng_graph_seal: the engine's share of a CREATE.
 **   create      CREATE VIRTUAL TABLE bench_g USING dyng(edges=edges, ...,
 **               weights='length,minutes,toll', directed=1) through the
 **               loaded extension (DROP TABLE outside the timing).
-**   scan_mt     the scan again after the creates: once a process has
-**               started a thread (the extension's bulk loader does), glibc's
-**               malloc and mutexes use atomic instructions for good, and
-**               SQLite's stepping gets slower.  create is reported against
-**               both scans; the plain scan is the stricter reference.
+**   scan_mt     the scan again after the creates, as a control: had anything
+**               in the process started a thread, glibc's malloc and mutexes
+**               would use atomic instructions for good and this scan would
+**               be slower.  dyng starts none, so it should match scan.
 **   sssp        per source, objective 'length', no target:
 **               dyng_sssp_dijkstra (radix heap) on the engine graph vs
 **               baseline_dijkstra below (lazy binary heap over a plain CSR);
@@ -548,11 +547,11 @@ int main(int argc, char **argv) {
   dyng_graph *g = NULL;
   size_t graph_bytes = 0;
 
-  /* (a) first, all of it: once any thread has been started (the extension's
-  ** loader may start one), glibc takes real atomic locks in malloc and in
-  ** SQLite's mutexes for the rest of the process, and the same scan gets
-  ** slower.  The reference is the scan of an ordinary single-threaded
-  ** program; scan_mt repeats it after the creates. */
+  /* (a) first, all of it: once any thread has been started, glibc takes
+  ** real atomic locks in malloc and in SQLite's mutexes for the rest of the
+  ** process, and the same scan gets slower.  The reference is the scan of
+  ** an ordinary single-threaded program; scan_mt repeats it after the
+  ** creates to show that nothing changed that. */
   for (int r = 0; r < runs; r++) {
     double t0 = now_s();
     long long n = bare_scan(db);
