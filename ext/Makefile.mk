@@ -3,6 +3,7 @@ lib_LTLIBRARIES += dyng.la
 dyng_la_SOURCES = \
 	ext/dyng.c ext/dyng_ext.h \
 	ext/graph_vtab.c \
+	ext/sync.c \
 	ext/sssp_vtab.c \
 	ext/config.c
 nodist_dyng_la_SOURCES = sql/capture.sql.h

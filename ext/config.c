@@ -32,7 +32,7 @@ static void dyngIsoTime(sqlite3_int64 ms, char *zBuf) {
   snprintf(zBuf + n, 32 - n, ".%03dZ", (int)(ms % 1000));
 }
 
-static json_t *dyngGraphJson(const DyngGraph *pG) {
+static json_t *dyngGraphJson(DyngGraph *pG) {
   json_t *pObj = json_object();
   json_t *pW = json_array();
   for (int k = 0; k < pG->nWeight; k++) json_array_append_new(pW, json_string(pG->azWeight[k]));
@@ -59,10 +59,23 @@ static json_t *dyngGraphJson(const DyngGraph *pG) {
     json_object_set_new(pObj, "load_ms", json_real(pG->loadMs));
   }
   json_object_set_new(pObj, "loads", json_integer(pG->nLoad));
+  json_object_set_new(pObj, "reloads", json_integer(pG->nLoad > 1 ? pG->nLoad - 1 : 0));
   json_object_set_new(pObj, "batches", json_integer(pG->nBatch));
+  json_object_set_new(pObj, "reverts", json_integer(pG->nRevert));
   json_object_set_new(pObj, "inserted", json_integer(pG->nInserted));
   json_object_set_new(pObj, "deleted", json_integer(pG->nDeleted));
   json_object_set_new(pObj, "log_position", json_integer(pG->iLogSeq));
+  json_object_set_new(pObj, "log_limit", json_integer(pG->nLogLimit));
+  if (pG->pGraph) {
+    sqlite3_int64 nPending = 0;
+    char zTime[32];
+    if (dyngPendingEntries(pG, &nPending) == SQLITE_OK)
+      json_object_set_new(pObj, "pending", json_integer(nPending));
+    dyngIsoTime(pG->syncTime, zTime);
+    json_object_set_new(pObj, "last_sync", json_string(zTime));
+    json_object_set_new(pObj, "tentative", json_boolean(pG->bTentative));
+    json_object_set_new(pObj, "undo_records", json_integer(pG->nUndo));
+  }
   return pObj;
 }
 

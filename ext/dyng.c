@@ -92,8 +92,8 @@ static int dyngProbeTable(DyngConn *pConn, const char *zDb, const char *zName, c
   return rc;
 }
 
-int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, DyngGraph **ppG,
-                  char **pzErr) {
+int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, int bSync,
+                  DyngGraph **ppG, char **pzErr) {
   char *zDb = NULL;
   const char *zName = zArg;
   const char *zDot = strchr(zArg, '.');
@@ -129,7 +129,7 @@ int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, DyngGrap
       goto done;
     }
   }
-  rc = dyngGraphSync(pG, pzErr);
+  rc = bSync ? dyngGraphSync(pG, pzErr) : SQLITE_OK;
   if (rc == SQLITE_OK) *ppG = pG;
 done:
   sqlite3_free(zDb);
@@ -176,6 +176,7 @@ int sqlite3_dyng_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
   /* The graph module owns pConn: its destructor frees it, also when the
   ** registration itself fails. */
   int rc = dyngRegisterGraphModule(db, pConn);
+  if (rc == SQLITE_OK) rc = dyngRegisterSyncFunctions(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterSsspModules(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterConfigFunctions(db, pConn);
   if (rc == SQLITE_OK)

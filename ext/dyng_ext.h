@@ -20,6 +20,9 @@
 extern const sqlite3_api_routines *sqlite3_api;
 #endif
 
+/* Log entries the triggers keep by default (option log_limit=). */
+#define DYNG_DEFAULT_LOG_LIMIT 100000
+
 typedef struct DyngConn DyngConn;
 typedef struct DyngGraph DyngGraph;
 
@@ -53,6 +56,15 @@ struct DyngGraph {
   sqlite3_stmt *pDataVersion;   /* PRAGMA data_version, kept while connected */
   sqlite3_stmt *pSchemaVersion; /* PRAGMA schema_version, likewise */
   sqlite3_stmt *pLogMax;        /* SELECT max(seq) FROM the log, likewise */
+  int nLogLimit;            /* log entries the writers keep (log_limit=) */
+
+  /* Undo records of a tentative mirror (see ext/sync.c). */
+  struct DyngUndo *aUndo;   /* one per log entry applied since iUndoBase */
+  double *aUndoW;           /* their weights: 2 * max(1, nWeight) each */
+  int nUndo;                /* records in use */
+  int nUndoAlloc;           /* records allocated */
+  sqlite3_int64 iUndoBase;  /* log position where the records start */
+  int bUndoValid;           /* the records cover every uncommitted entry */
 
   /* Diagnostics for dyng_config(). */
   double loadMs;            /* duration of the last full load */
@@ -61,6 +73,9 @@ struct DyngGraph {
   sqlite3_int64 nBatch;     /* incremental batches applied */
   sqlite3_int64 nInserted;  /* edges inserted by batches */
   sqlite3_int64 nDeleted;   /* edges deleted by batches */
+  sqlite3_int64 nRevert;    /* batches that undid rolled-back entries */
+  sqlite3_int64 syncTime;   /* last sync that changed or confirmed the
+                               mirror, ms since the epoch */
 };
 
 /* Per-connection state, the client data of every dyng module and function. */
@@ -75,11 +90,12 @@ struct DyngConn {
 /* ---- dyng.c ---------------------------------------------------------- */
 
 /* Finds the graph `zArg` ("name" or "schema.name") for function `zFunc`,
-** connecting its virtual table if SQLite has not yet done so, and brings it
-** up to date with its edge table.  On failure returns an SQLite code and
-** sets *pzErr to a message from sqlite3_mprintf naming zFunc. */
-int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, DyngGraph **ppG,
-                  char **pzErr);
+** connecting its virtual table if SQLite has not yet done so, and (with
+** bSync) brings it up to date with its edge table.  On failure returns an
+** SQLite code and sets *pzErr to a message from sqlite3_mprintf naming
+** zFunc. */
+int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, int bSync,
+                  DyngGraph **ppG, char **pzErr);
 
 /* Looks a graph up by schema (NULL: any, main first) and name. */
 DyngGraph *dyngGraphFind(DyngConn *pConn, const char *zDb, const char *zName);
@@ -108,11 +124,31 @@ sqlite3_int64 dyngEpochMs(void);
 
 int dyngRegisterGraphModule(sqlite3 *db, DyngConn *pConn);
 
+/* Frees a graph's mirror and definition (not the tables it created). */
+void dyngGraphFree(DyngGraph *pG);
+
+/* ---- sync.c ----------------------------------------------------------- */
+
+/* Registers dyng__load (the loader's feed) and dyng_update. */
+int dyngRegisterSyncFunctions(sqlite3 *db, DyngConn *pConn);
+
 /* Brings pG's mirror up to date (loading it the first time). */
 int dyngGraphSync(DyngGraph *pG, char **pzErr);
 
-/* Frees a graph's mirror and definition (not the tables it created). */
-void dyngGraphFree(DyngGraph *pG);
+/* Loads the whole edge table into a new mirror, replacing the old one.
+** bCreate: called from CREATE VIRTUAL TABLE. */
+int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr);
+
+/* Finalizes the statements a graph keeps while its table is connected.
+** They must be gone before SQLite closes the connection, which it checks
+** only after disconnecting every virtual table. */
+void dyngGraphReleaseStmts(DyngGraph *pG);
+
+/* Frees the mirror and its undo records (the definition stays). */
+void dyngGraphDropMirror(DyngGraph *pG);
+
+/* Log entries not yet applied, for dyng_config(). */
+int dyngPendingEntries(DyngGraph *pG, sqlite3_int64 *pnPending);
 
 /* ---- sssp_vtab.c ----------------------------------------------------- */
 

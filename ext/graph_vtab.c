@@ -20,7 +20,6 @@
 */
 #include "ext/dyng_ext.h"
 #include "engine/error.h"
-#include "engine/loader.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -57,21 +56,10 @@ typedef struct DyngCursor {
 
 /* ---- definition and options ---------------------------------------- */
 
-/* Finalizes the statements a graph keeps while its table is connected.
-** They must be gone before SQLite closes the connection, which it checks
-** only after disconnecting every virtual table. */
-static void dyngGraphReleaseStmts(DyngGraph *pG) {
-  sqlite3_finalize(pG->pDataVersion);
-  sqlite3_finalize(pG->pSchemaVersion);
-  sqlite3_finalize(pG->pLogMax);
-  pG->pDataVersion = pG->pSchemaVersion = pG->pLogMax = NULL;
-}
-
 void dyngGraphFree(DyngGraph *pG) {
   if (!pG) return;
   dyngGraphReleaseStmts(pG);
-  if (pG->pBackend && pG->pBackendState) pG->pBackend->graph_detach(pG->pBackendState);
-  dyng_graph_free(pG->pGraph);
+  dyngGraphDropMirror(pG);
   sqlite3_free(pG->zDb);
   sqlite3_free(pG->zName);
   sqlite3_free(pG->zEdges);
@@ -80,14 +68,6 @@ void dyngGraphFree(DyngGraph *pG) {
   for (int i = 0; i < pG->nWeight; i++) sqlite3_free(pG->azWeight[i]);
   sqlite3_free(pG->zLog);
   sqlite3_free(pG);
-}
-
-/* Drops the mirror (the definition stays); the next sync reloads. */
-static void dyngGraphUnload(DyngGraph *pG) {
-  if (pG->pBackend && pG->pBackendState) pG->pBackend->graph_detach(pG->pBackendState);
-  pG->pBackendState = NULL;
-  dyng_graph_free(pG->pGraph);
-  pG->pGraph = NULL;
 }
 
 /* Copies an option value, removing matching quotes ('x', "x", [x], `x`)
@@ -127,14 +107,15 @@ static int dyngParseBool(const char *z, int *pb) {
 ** On error returns NULL with *pzErr set. */
 static DyngGraph *dyngGraphParse(DyngConn *pConn, int argc, const char *const *argv,
                                  char **pzErr) {
-  static const char zKnown[] = "edges, src, dst, weights, directed";
+  static const char zKnown[] = "edges, src, dst, weights, directed, log_limit";
   DyngGraph *pG = sqlite3_malloc(sizeof *pG);
-  int seen[5] = {0, 0, 0, 0, 0};
+  int seen[6] = {0, 0, 0, 0, 0, 0};
   if (!pG) return NULL;
   memset(pG, 0, sizeof *pG);
   pG->pConn = pConn;
   pG->bDirected = 1;
   pG->iDataVersion = -1;
+  pG->nLogLimit = DYNG_DEFAULT_LOG_LIMIT;
   pG->zDb = sqlite3_mprintf("%s", argv[1]);
   pG->zName = sqlite3_mprintf("%s", argv[2]);
   pG->zLog = sqlite3_mprintf("%s_log", argv[2]);
@@ -160,7 +141,8 @@ static DyngGraph *dyngGraphParse(DyngConn *pConn, int argc, const char *const *a
                : sqlite3_stricmp(zKey, "dst") == 0     ? 2
                : sqlite3_stricmp(zKey, "weights") == 0 ? 3
                : sqlite3_stricmp(zKey, "directed") == 0 ? 4
-                                                        : -1;
+               : sqlite3_stricmp(zKey, "log_limit") == 0 ? 5
+                                                         : -1;
     if (iKey < 0) {
       *pzErr = sqlite3_mprintf("dyng: unknown option '%s' for graph '%s' (known: %s)", zKey,
                                pG->zName, zKnown);
@@ -174,6 +156,14 @@ static DyngGraph *dyngGraphParse(DyngConn *pConn, int argc, const char *const *a
       pG->zSrc = zVal, zVal = NULL;
     } else if (iKey == 2) {
       pG->zDst = zVal, zVal = NULL;
+    } else if (iKey == 5) {
+      char *zEnd = NULL;
+      long long n = strtoll(zVal, &zEnd, 10);
+      if (!zEnd || *zEnd || n < 1 || n > 1000000000)
+        *pzErr = sqlite3_mprintf("dyng: option log_limit='%s' of graph '%s' must be an integer "
+                                 "from 1 to 1000000000",
+                                 zVal, pG->zName);
+      else pG->nLogLimit = (int)n;
     } else if (iKey == 4) {
       if (!dyngParseBool(zVal, &pG->bDirected))
         *pzErr = sqlite3_mprintf("dyng: option directed='%s' of graph '%s' must be 0 or 1 "
@@ -404,9 +394,10 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
     dyngAppendChecks(pChecks, pG, zW, 0);
     sqlite3_str_appendf(pChanged, " OR OLD.\"%w\" IS NOT NEW.\"%w\"", zW, zW);
   }
-  char *azVal[12];
-  const char *azKey[12] = {"schema", "log",     "edges",   "trg_ins",     "trg_upd",     "trg_del",
-                           "src",    "dst",     "log_weights", "log_wnames", "new_weights", "checks"};
+  char *azVal[13];
+  const char *azKey[13] = {"schema", "log",         "edges",      "trg_ins",     "trg_upd",
+                           "trg_del", "src",        "dst",        "log_weights", "log_wnames",
+                           "new_weights", "checks", "log_limit"};
   azVal[0] = sqlite3_mprintf("\"%w\"", pG->zDb);
   azVal[1] = sqlite3_mprintf("\"%w\"", pG->zLog);
   azVal[2] = sqlite3_mprintf("\"%w\"", pG->zEdges);
@@ -419,18 +410,19 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   azVal[9] = dyngStrFinish(pWNames);
   azVal[10] = dyngStrFinish(pNewW);
   azVal[11] = dyngStrFinish(pChecks);
+  azVal[12] = sqlite3_mprintf("%d", pG->nLogLimit);
   char *zChanged = dyngStrFinish(pChanged);
   int rc = SQLITE_OK;
-  for (int i = 0; i < 12; i++)
+  for (int i = 0; i < 13; i++)
     if (!azVal[i]) rc = SQLITE_NOMEM;
   if (!zChanged) rc = SQLITE_NOMEM;
   char *zSql = NULL;
   if (rc == SQLITE_OK) {
-    const char *azK[13], *azV[13];
-    for (int i = 0; i < 12; i++) azK[i] = azKey[i], azV[i] = azVal[i];
-    azK[12] = "changed";
-    azV[12] = zChanged;
-    zSql = dyngTemplate(zCaptureSql, 13, azK, azV);
+    const char *azK[14], *azV[14];
+    for (int i = 0; i < 13; i++) azK[i] = azKey[i], azV[i] = azVal[i];
+    azK[13] = "changed";
+    azV[13] = zChanged;
+    zSql = dyngTemplate(zCaptureSql, 14, azK, azV);
     if (!zSql) rc = SQLITE_NOMEM;
   }
   if (rc == SQLITE_OK) {
@@ -443,7 +435,7 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   }
   sqlite3_free(zSql);
   sqlite3_free(zChanged);
-  for (int i = 0; i < 12; i++) sqlite3_free(azVal[i]);
+  for (int i = 0; i < 13; i++) sqlite3_free(azVal[i]);
   return rc;
 }
 
@@ -465,423 +457,6 @@ static int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
                              pG->zName, zErr ? zErr : sqlite3_errstr(rc));
   sqlite3_free(zErr);
   return rc;
-}
-
-/* ---- loading and syncing -------------------------------------------- */
-
-/* Describes a value for an error message; the result is from sqlite3_mprintf. */
-static char *dyngDescribeValue(sqlite3_value *v) {
-  switch (sqlite3_value_type(v)) {
-  case SQLITE_NULL:
-    return sqlite3_mprintf("NULL");
-  case SQLITE_INTEGER:
-    return sqlite3_mprintf("%lld", sqlite3_value_int64(v));
-  case SQLITE_FLOAT:
-    return sqlite3_mprintf("%!.17g", sqlite3_value_double(v));
-  case SQLITE_TEXT:
-    return sqlite3_mprintf("text '%.40s'", (const char *)sqlite3_value_text(v));
-  default:
-    return sqlite3_mprintf("a blob of %d bytes", sqlite3_value_bytes(v));
-  }
-}
-
-/* Reads one edge from apVal (src, dst, then the weights) into *piSrc,
-** *piDst and aW.  On an unusable value returns SQLITE_ERROR with a message
-** naming table, column, rowid and value. */
-static int dyngReadEdge(const DyngGraph *pG, sqlite3_value **apVal, sqlite3_int64 iRowid,
-                        sqlite3_int64 *piSrc, sqlite3_int64 *piDst, double *aW, char **pzErr) {
-  sqlite3_value *pBad = NULL;
-  const char *zBad = NULL;
-  if (sqlite3_value_type(apVal[0]) != SQLITE_INTEGER) {
-    zBad = pG->zSrc, pBad = apVal[0];
-  } else if (sqlite3_value_type(apVal[1]) != SQLITE_INTEGER) {
-    zBad = pG->zDst, pBad = apVal[1];
-  }
-  if (zBad) {
-    char *zVal = dyngDescribeValue(pBad);
-    *pzErr = sqlite3_mprintf("dyng: %s.%s must be an integer node id (rowid %lld has %s)",
-                             pG->zEdges, zBad, iRowid, zVal ? zVal : "?");
-    sqlite3_free(zVal);
-    return SQLITE_ERROR;
-  }
-  *piSrc = sqlite3_value_int64(apVal[0]);
-  *piDst = sqlite3_value_int64(apVal[1]);
-  for (int k = 0; k < pG->nWeight; k++) {
-    sqlite3_value *pW = apVal[2 + k];
-    int t = sqlite3_value_type(pW);
-    double w = sqlite3_value_double(pW);
-    if ((t != SQLITE_INTEGER && t != SQLITE_FLOAT) || !(w >= 0.0) || isinf(w)) {
-      char *zVal = dyngDescribeValue(pW);
-      *pzErr = sqlite3_mprintf("dyng: %s.%s must be a finite number >= 0 (rowid %lld has %s)",
-                               pG->zEdges, pG->azWeight[k], iRowid, zVal ? zVal : "?");
-      sqlite3_free(zVal);
-      return SQLITE_ERROR;
-    }
-    aW[k] = w;
-  }
-  return SQLITE_OK;
-}
-
-/* A full load in progress: the graph being built and the loader feeding it. */
-typedef struct DyngLoad {
-  DyngGraph *pG;
-  dyng_loader *pLoader;
-  int erc;              /* first engine error */
-} DyngLoad;
-
-/*
-** dyng__load(rowid, src, dst, w0, ...): hands one row of the edge table to
-** the load in progress.  A load runs "SELECT count(dyng__load(rowid, src,
-** dst, ...)) FROM edges", so the values reach the loader straight from the
-** virtual machine, with no C API call per column.  Outside a load (and so
-** for any other caller) it is an error.
-*/
-static void dyngLoadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  DyngConn *pConn = sqlite3_user_data(ctx);
-  DyngLoad *pLoad = pConn->pLoad;
-  if (!pLoad || argc != 3 + pLoad->pG->nWeight) {
-    sqlite3_result_error(ctx, "dyng__load() is internal to dyng", -1);
-    return;
-  }
-  sqlite3_int64 iRowid = sqlite3_value_int64(argv[0]), iSrc, iDst;
-  double aW[DYNG_MAX_WEIGHTS];
-  char *zErr = NULL;
-  if (dyngReadEdge(pLoad->pG, argv + 1, iRowid, &iSrc, &iDst, aW, &zErr) != SQLITE_OK) {
-    sqlite3_result_error(ctx, zErr ? zErr : "dyng: out of memory", -1);
-    sqlite3_free(zErr);
-    return;
-  }
-  int erc = dyng_loader_add(pLoad->pLoader, iRowid, iSrc, iDst, aW);
-  if (erc != DYNG_OK) {
-    pLoad->erc = erc;
-    if (erc == DYNG_ENOMEM) {
-      sqlite3_result_error_nomem(ctx);
-    } else {
-      char *zMsg = dyngEngineError("dyng", pLoad->pG, erc);
-      sqlite3_result_error(ctx, zMsg ? zMsg : "dyng: load failed", -1);
-      sqlite3_free(zMsg);
-    }
-  }
-}
-
-/* The list `"a", "b", ...` of the weight columns, prefixed by ", ". */
-static char *dyngWeightList(const DyngGraph *pG, const char *zPrefix) {
-  sqlite3_str *pStr = sqlite3_str_new(NULL);
-  for (int k = 0; k < pG->nWeight; k++) {
-    if (zPrefix) sqlite3_str_appendf(pStr, ", %s%d", zPrefix, k);
-    else sqlite3_str_appendf(pStr, ", \"%w\"", pG->azWeight[k]);
-  }
-  return dyngStrFinish(pStr);
-}
-
-/* Runs a one-value query; *piVal gets its integer (0 for NULL). */
-static int dyngQueryInt(sqlite3 *db, const char *zSql, sqlite3_int64 *piVal) {
-  sqlite3_stmt *pStmt = NULL;
-  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
-  if (rc != SQLITE_OK) return rc;
-  *piVal = sqlite3_step(pStmt) == SQLITE_ROW ? sqlite3_column_int64(pStmt, 0) : 0;
-  return sqlite3_finalize(pStmt);
-}
-
-/* Runs the one-value query zSql through the statement *ppStmt, preparing it
-** when needed.  The statement is kept for the next call while the graph's
-** table is connected, and finalized otherwise. */
-static int dyngGraphQueryInt(DyngGraph *pG, sqlite3_stmt **ppStmt, char *zSql,
-                             sqlite3_int64 *piVal) {
-  sqlite3 *db = pG->pConn->db;
-  int rc = SQLITE_OK;
-  if (!*ppStmt) {
-    rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_PERSISTENT, ppStmt, NULL)
-              : SQLITE_NOMEM;
-  }
-  sqlite3_free(zSql);
-  if (rc != SQLITE_OK) return rc;
-  rc = sqlite3_step(*ppStmt);
-  *piVal = rc == SQLITE_ROW ? sqlite3_column_int64(*ppStmt, 0) : 0;
-  rc = sqlite3_reset(*ppStmt);
-  if (rc != SQLITE_OK || pG->nRef == 0) {
-    sqlite3_finalize(*ppStmt);
-    *ppStmt = NULL;
-  }
-  return rc;
-}
-
-/* The highest sequence number in the log (0 when empty). */
-static int dyngLogMax(DyngGraph *pG, sqlite3_int64 *piSeq, char **pzErr) {
-  char *zSql = pG->pLogMax ? NULL
-                           : sqlite3_mprintf("SELECT max(seq) FROM \"%w\".\"%w\"", pG->zDb, pG->zLog);
-  int rc = dyngGraphQueryInt(pG, &pG->pLogMax, zSql, piSeq);
-  if (rc != SQLITE_OK && rc != SQLITE_NOMEM)
-    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read its change log '%s': %s", pG->zName,
-                             pG->zLog, sqlite3_errmsg(pG->pConn->db));
-  return rc;
-}
-
-/* The data version of the graph's file: it changes with every commit to it,
-** by this or any other connection.  SQLite notices another connection's
-** commit only when a read transaction starts, so PRAGMA data_version runs
-** first (its own value ignores this connection's commits). */
-static int dyngDataVersion(DyngGraph *pG, sqlite3_int64 *piVersion) {
-  sqlite3_int64 iPragma;
-  char *zSql = pG->pDataVersion ? NULL : sqlite3_mprintf("PRAGMA \"%w\".data_version", pG->zDb);
-  int rc = dyngGraphQueryInt(pG, &pG->pDataVersion, zSql, &iPragma);
-  if (rc != SQLITE_OK) return rc;
-  unsigned int v = 0;
-  if (sqlite3_file_control(pG->pConn->db, pG->zDb, SQLITE_FCNTL_DATA_VERSION, &v) != SQLITE_OK)
-    v = 0;
-  /* Both parts: the file's counter (own commits, VACUUM) and the pragma's
-  ** (other connections), in one number. */
-  *piVersion = ((sqlite3_int64)v << 32) ^ (iPragma & 0xffffffff);
-  return SQLITE_OK;
-}
-
-/* The schema cookie of the graph's schema.  It changes with every schema
-** change, and with VACUUM, which may renumber the rowids of an edge table
-** that has no INTEGER PRIMARY KEY; either way the mirror is reloaded. */
-static int dyngSchemaVersion(DyngGraph *pG, sqlite3_int64 *piVersion) {
-  char *zSql =
-      pG->pSchemaVersion ? NULL : sqlite3_mprintf("PRAGMA \"%w\".schema_version", pG->zDb);
-  return dyngGraphQueryInt(pG, &pG->pSchemaVersion, zSql, piVersion);
-}
-
-/* 1 when what this connection sees may still be rolled back: a transaction
-** is open, or a statement that writes is running (a graph queried from a
-** trigger, say) and may yet fail. */
-static int dyngInUndoableState(sqlite3 *db) {
-  if (!sqlite3_get_autocommit(db)) return 1;
-  for (sqlite3_stmt *p = sqlite3_next_stmt(db, NULL); p; p = sqlite3_next_stmt(db, p))
-    if (sqlite3_stmt_busy(p) && !sqlite3_stmt_readonly(p)) return 1;
-  return 0;
-}
-
-/* Loads the whole edge table into a new mirror, replacing the old one.
-** bCreate: called from CREATE VIRTUAL TABLE, whose own statement is the only
-** pending write when no transaction is open; if it fails, the graph goes
-** with it, so the load counts as committed. */
-static int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
-  sqlite3 *db = pG->pConn->db;
-  sqlite3_stmt *pStmt = NULL;
-  dyng_graph *pGraph = NULL;
-  sqlite3_int64 iSeq = 0, nRow = 0;
-  double t0 = dyngNowMs();
-  int rc, erc;
-
-  /* Read the log position before the rows: a change committed in between
-  ** is then applied again by the next sync, which is harmless (each log
-  ** entry sets its rowid's final state). */
-  sqlite3_int64 iDataVersion = 0, iSchemaVersion = 0;
-  rc = dyngLogMax(pG, &iSeq, pzErr);
-  if (rc == SQLITE_OK) rc = dyngDataVersion(pG, &iDataVersion);
-  if (rc == SQLITE_OK) rc = dyngSchemaVersion(pG, &iSchemaVersion);
-  if (rc != SQLITE_OK) {
-    if (!*pzErr)
-      *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
-    return rc;
-  }
-  sqlite3_int64 nChanges = sqlite3_total_changes(db);
-
-  char *zCount = sqlite3_mprintf("SELECT max(rowid) - min(rowid) + 1 FROM \"%w\".\"%w\"",
-                                 pG->zDb, pG->zEdges);
-  if (!zCount) return SQLITE_NOMEM;
-  rc = dyngQueryInt(db, zCount, &nRow);
-  sqlite3_free(zCount);
-  if (rc != SQLITE_OK) {
-    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read edge table '%s': %s", pG->zName,
-                             pG->zEdges, sqlite3_errmsg(db));
-    return rc;
-  }
-
-  char *zW = dyngWeightList(pG, NULL);
-  char *zSql = zW ? sqlite3_mprintf("SELECT count(dyng__load(rowid, \"%w\", \"%w\"%s)) "
-                                    "FROM \"%w\".\"%w\"",
-                                    pG->zSrc, pG->zDst, zW, pG->zDb, pG->zEdges)
-                  : NULL;
-  sqlite3_free(zW);
-  if (!zSql) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
-  sqlite3_free(zSql);
-  if (rc != SQLITE_OK) {
-    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read edge table '%s': %s", pG->zName,
-                             pG->zEdges, sqlite3_errmsg(db));
-    return rc;
-  }
-  dyng_loader *pLoader = NULL;
-  erc = dyng_graph_new(&pGraph, pG->nWeight, pG->bDirected);
-  /* max - min + 1 bounds the row count when rowids are dense; do not trust
-  ** it beyond a sane size for sparse rowids. */
-  if (erc == DYNG_OK && nRow > 0)
-    erc = dyng_graph_reserve(pGraph, (size_t)(nRow < 64 * 1024 * 1024 ? nRow : 64 * 1024 * 1024));
-  /* Rows are loaded in chunks (see engine/loader.h), fed by dyng__load(). */
-  if (erc == DYNG_OK) erc = dyng_loader_new(&pLoader, pGraph);
-  if (erc == DYNG_OK) {
-    DyngLoad load = {pG, pLoader, DYNG_OK};
-    struct DyngLoad *pOuter = pG->pConn->pLoad;
-    pG->pConn->pLoad = &load;
-    rc = sqlite3_step(pStmt);
-    pG->pConn->pLoad = pOuter;
-    if (rc == SQLITE_ROW) {
-      erc = dyng_loader_finish(pLoader);
-      rc = SQLITE_OK;
-    } else {
-      erc = load.erc;
-      if (erc == DYNG_OK) {
-        if (rc == SQLITE_DONE) rc = SQLITE_ERROR;
-        *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
-      }
-    }
-  }
-  dyng_loader_free(pLoader);
-  if (erc != DYNG_OK) {
-    rc = erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
-    sqlite3_free(*pzErr);
-    *pzErr = dyngEngineError("dyng", pG, erc);
-  }
-  sqlite3_finalize(pStmt);
-  void *pState = NULL;
-  if (rc == SQLITE_OK) {
-    dyng_graph_view view;
-    dyng_graph_get_view(pGraph, &view);
-    erc = pG->pConn->pBackend->graph_attach(pG->pConn->pBackend, &view, &pState);
-    if (erc != DYNG_OK) {
-      rc = erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
-      *pzErr = dyngEngineError("dyng", pG, erc);
-    }
-  }
-  if (rc != SQLITE_OK) {
-    dyng_graph_free(pGraph);
-    return rc;
-  }
-  dyngGraphUnload(pG);
-  pG->pGraph = pGraph;
-  pG->pBackend = pG->pConn->pBackend;
-  pG->pBackendState = pState;
-  pG->iLogSeq = iSeq;
-  pG->iDataVersion = iDataVersion;
-  pG->iSchemaVersion = iSchemaVersion;
-  pG->nChanges = nChanges;
-  pG->bTentative = bCreate ? !sqlite3_get_autocommit(db) : dyngInUndoableState(db);
-  pG->bStale = 0;
-  pG->loadMs = dyngNowMs() - t0;
-  pG->loadTime = dyngEpochMs();
-  pG->nLoad++;
-  return SQLITE_OK;
-}
-
-/* Applies the log entries after pG->iLogSeq up to iMax as one batch. */
-static int dyngGraphApplyLog(DyngGraph *pG, sqlite3_int64 iMax, char **pzErr) {
-  sqlite3 *db = pG->pConn->db;
-  sqlite3_stmt *pStmt = NULL;
-  dyng_batch *pBatch = dyng_batch_new(pG->nWeight);
-  if (!pBatch) return SQLITE_NOMEM;
-  char *zW = dyngWeightList(pG, "w");
-  char *zSql = zW ? sqlite3_mprintf("SELECT seq, op, edge, src, dst%s FROM \"%w\".\"%w\" "
-                                    "WHERE seq > ?1 AND seq <= ?2 ORDER BY seq",
-                                    zW, pG->zDb, pG->zLog)
-                  : NULL;
-  sqlite3_free(zW);
-  int rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
-  int erc = DYNG_OK;
-  if (rc == SQLITE_OK) {
-    sqlite3_bind_int64(pStmt, 1, pG->iLogSeq);
-    sqlite3_bind_int64(pStmt, 2, iMax);
-    while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
-      sqlite3_int64 iEdge = sqlite3_column_int64(pStmt, 2), iSrc, iDst;
-      if (sqlite3_column_int(pStmt, 1) < 0) {
-        erc = dyng_batch_delete(pBatch, iEdge);
-      } else {
-        double aW[DYNG_MAX_WEIGHTS];
-        sqlite3_value *apVal[2 + DYNG_MAX_WEIGHTS];
-        for (int i = 0; i < 2 + pG->nWeight; i++) apVal[i] = sqlite3_column_value(pStmt, 3 + i);
-        rc = dyngReadEdge(pG, apVal, iEdge, &iSrc, &iDst, aW, pzErr);
-        if (rc != SQLITE_OK) break;
-        erc = dyng_batch_insert(pBatch, iEdge, iSrc, iDst, aW);
-      }
-      if (erc != DYNG_OK) break;
-    }
-    if (rc == SQLITE_DONE) rc = SQLITE_OK;
-    else if (rc != SQLITE_ROW && rc != SQLITE_ERROR && !*pzErr)
-      *pzErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
-                               sqlite3_errmsg(db));
-    else if (rc == SQLITE_ROW) rc = SQLITE_OK; /* stopped by an engine error */
-  }
-  sqlite3_finalize(pStmt);
-  dyng_apply_stats st = {0, 0, 0};
-  if (rc == SQLITE_OK && erc == DYNG_OK) erc = dyng_graph_apply(pG->pGraph, pBatch, &st);
-  if (rc == SQLITE_OK && erc == DYNG_OK) {
-    dyng_graph_view view;
-    dyng_graph_get_view(pG->pGraph, &view);
-    erc = pG->pBackend->graph_update(pG->pBackendState, &view);
-  }
-  dyng_batch_free(pBatch);
-  if (rc == SQLITE_OK && erc != DYNG_OK) {
-    rc = erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
-    *pzErr = dyngEngineError("dyng", pG, erc);
-  }
-  if (rc != SQLITE_OK) {
-    /* Part of the batch may be in the mirror: reload before the next use. */
-    pG->bStale = 1;
-    return rc;
-  }
-  pG->iLogSeq = iMax;
-  pG->nBatch++;
-  pG->nInserted += (sqlite3_int64)st.inserted;
-  pG->nDeleted += (sqlite3_int64)st.deleted;
-  return SQLITE_OK;
-}
-
-/*
-** Brings the mirror up to date with what this connection can SELECT.
-**
-** A mirror is "clean" when its last sync could not be undone (no
-** transaction open, no writing statement running): it then reflects
-** committed rows only, up to log entry iLogSeq.  Any later change adds log
-** entries after iLogSeq (or, if rolled back, leaves none), so applying the
-** entries after iLogSeq is exact.  A "tentative" mirror was synced while
-** changes could still be rolled back, and may hold changes that a ROLLBACK
-** or ROLLBACK TO has since removed (the next change then reuses their log
-** rowids); it is trusted only while neither this connection's change
-** counter, the data version nor the log's last entry moved, and is reloaded
-** otherwise.  A changed schema cookie (DDL, VACUUM) also reloads.
-** "Nothing changed" costs one PRAGMA step and two counter reads.
-*/
-int dyngGraphSync(DyngGraph *pG, char **pzErr) {
-  sqlite3 *db = pG->pConn->db;
-  if (!pG->pGraph || pG->bStale) return dyngGraphLoad(pG, 0, pzErr);
-  sqlite3_int64 iDataVersion = 0, iSchemaVersion = 0, iMax = 0;
-  int rc = dyngDataVersion(pG, &iDataVersion);
-  if (rc != SQLITE_OK) {
-    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
-    return rc;
-  }
-  sqlite3_int64 nChanges = sqlite3_total_changes(db);
-  if (!pG->bTentative && iDataVersion == pG->iDataVersion && nChanges == pG->nChanges)
-    return SQLITE_OK;
-  rc = dyngSchemaVersion(pG, &iSchemaVersion);
-  if (rc != SQLITE_OK) {
-    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
-    return rc;
-  }
-  if (iSchemaVersion != pG->iSchemaVersion) return dyngGraphLoad(pG, 0, pzErr);
-  rc = dyngLogMax(pG, &iMax, pzErr);
-  if (rc != SQLITE_OK) return rc;
-  int bUndoable = dyngInUndoableState(db);
-  if (pG->bTentative) {
-    if (iMax == pG->iLogSeq && nChanges == pG->nChanges && iDataVersion == pG->iDataVersion) {
-      pG->bTentative = bUndoable;
-      return SQLITE_OK;
-    }
-    return dyngGraphLoad(pG, 0, pzErr);
-  }
-  if (iMax < pG->iLogSeq) return dyngGraphLoad(pG, 0, pzErr);
-  if (iMax > pG->iLogSeq) {
-    rc = dyngGraphApplyLog(pG, iMax, pzErr);
-    if (rc != SQLITE_OK) return rc;
-  }
-  pG->iDataVersion = iDataVersion;
-  pG->nChanges = nChanges;
-  pG->bTentative = bUndoable;
-  return SQLITE_OK;
 }
 
 /* ---- the virtual table ---------------------------------------------- */
@@ -1134,9 +709,5 @@ static sqlite3_module dyngGraphModule = {
 };
 
 int dyngRegisterGraphModule(sqlite3 *db, DyngConn *pConn) {
-  int rc = sqlite3_create_module_v2(db, "dyng", &dyngGraphModule, pConn, dyngConnFree);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_create_function_v2(db, "dyng__load", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, pConn,
-                                    dyngLoadFunc, NULL, NULL, NULL);
-  return rc;
+  return sqlite3_create_module_v2(db, "dyng", &dyngGraphModule, pConn, dyngConnFree);
 }

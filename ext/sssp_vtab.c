@@ -281,8 +281,8 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
 
   DyngGraph *pG = NULL;
   char *zErr = NULL;
-  rc = dyngGraphOpen(pVtab->pConn, zFunc, (const char *)sqlite3_value_text(apArg[ROLE_GRAPH]), &pG,
-                     &zErr);
+  rc = dyngGraphOpen(pVtab->pConn, zFunc, (const char *)sqlite3_value_text(apArg[ROLE_GRAPH]), 1,
+                     &pG, &zErr);
   if (rc != SQLITE_OK) return zErr ? dyngFuncError(pVtab, zErr) : rc;
   int iObj;
   rc = dyngResolveObjective(pVtab, pG, apArg[ROLE_OBJECTIVE], &iObj);

@@ -7,7 +7,8 @@
 -- same triggers refuse rows dyng cannot use (non-integer node ids, weights
 -- that are NULL, not numbers, negative or infinite) with an error naming the
 -- table and column; RAISE() takes only a literal message, so the offending
--- value itself is described, not quoted.
+-- value itself is described, not quoted.  Each write also trims the log to
+-- its newest {{log_limit}} entries; a mirror that falls further behind reloads.
 --
 -- Placeholders, filled in by ext/graph_vtab.c (identifiers come quoted):
 --   {{schema}}       schema of the graph and edge table
@@ -18,6 +19,7 @@
 --   {{log_wnames}}   ", w0, w1, ..."            {{new_weights}} ", NEW.c0, NEW.c1, ..."
 --   {{checks}}       one SELECT RAISE(...) per rule and column, on NEW
 --   {{changed}}      OLD.rowid IS NOT NEW.rowid OR OLD.c IS NOT NEW.c ... (all used columns)
+--   {{log_limit}}    entries the log keeps
 CREATE TABLE {{schema}}.{{log}}(
   seq INTEGER PRIMARY KEY,
   op INTEGER NOT NULL,
@@ -30,6 +32,7 @@ BEGIN
 {{checks}}
   INSERT INTO {{log}}(op, edge, src, dst{{log_wnames}})
     VALUES (1, NEW.rowid, NEW.{{src}}, NEW.{{dst}}{{new_weights}});
+  DELETE FROM {{log}} WHERE seq <= last_insert_rowid() - {{log_limit}};
 END;
 CREATE TRIGGER {{schema}}.{{trg_upd}} AFTER UPDATE ON {{edges}}
 WHEN {{changed}}
@@ -38,8 +41,10 @@ BEGIN
   INSERT INTO {{log}}(op, edge) VALUES (-1, OLD.rowid);
   INSERT INTO {{log}}(op, edge, src, dst{{log_wnames}})
     VALUES (1, NEW.rowid, NEW.{{src}}, NEW.{{dst}}{{new_weights}});
+  DELETE FROM {{log}} WHERE seq <= last_insert_rowid() - {{log_limit}};
 END;
 CREATE TRIGGER {{schema}}.{{trg_del}} AFTER DELETE ON {{edges}}
 BEGIN
   INSERT INTO {{log}}(op, edge) VALUES (-1, OLD.rowid);
+  DELETE FROM {{log}} WHERE seq <= last_insert_rowid() - {{log_limit}};
 END;

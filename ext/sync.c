@@ -1,0 +1,837 @@
+/*
+** ext/sync.c: keeping a graph's mirror equal to its edge table.
+**
+**   SELECT dyng_update('net');          -- apply pending changes now; JSON
+**   SELECT dyng_update('net', 'reload'); -- reload from the table instead
+**
+** The triggers of sql/capture.sql append every change of the edge table to
+** the graph's log, `<graph>_log(seq, op, edge, src, dst, w0, ...)`.  Before
+** any answer (and in dyng_update) dyngGraphSync brings the mirror up to
+** date:
+**
+**   - A *clean* mirror reflects committed rows up to log entry iLogSeq: it
+**     was synced when nothing could be rolled back.  "Nothing changed" is
+**     this connection's change counter and the file's data version both
+**     unmoved (one kept PRAGMA step and two reads).  Otherwise the entries
+**     after iLogSeq are applied as one normalized batch.
+**   - A *tentative* mirror was synced while a transaction was open (or a
+**     writing statement ran): the entries it applied since it was last
+**     clean, iUndoBase < seq <= iLogSeq, may be rolled back.  For each it
+**     keeps an undo record: the log row it applied (to recognise it) and the
+**     edge's state before.  A ROLLBACK or ROLLBACK TO removes a suffix of
+**     the log, and later writes reuse those seq numbers with other content,
+**     so the sync compares the log after iUndoBase with the undo records,
+**     reverts exactly the records that no longer match (newest first), and
+**     applies what follows.  Without new writes it only needs the log's last
+**     seq.  Undo records are dropped when the mirror becomes clean.
+**   - A schema change (DDL, VACUUM) reloads; so does a log that no longer
+**     starts right after the mirror's position (trimmed by the writers'
+**     bound, or edited), an undo list that grew past DYNG_UNDO_MAX, and any
+**     failure in the middle of applying.  Reloads are counted.
+**
+** A full load streams the table through the internal function dyng__load
+** into the engine's chunked loader (see docs/design.md).
+*/
+#include "ext/dyng_ext.h"
+#include "engine/error.h"
+#include "engine/idmap.h"
+#include "engine/loader.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+SQLITE_EXTENSION_INIT3
+
+/* Undo records kept at most; a transaction that changes more edges falls
+** back to a reload if it is rolled back after the mirror applied them. */
+#define DYNG_UNDO_MAX 200000
+
+/* One log entry applied while the mirror was tentative. */
+struct DyngUndo {
+  sqlite3_int64 iSeq;   /* the log row ... */
+  sqlite3_int64 iEdge;  /* ... its edge rowid */
+  sqlite3_int64 iSrc;   /* ... and for an insert its values */
+  sqlite3_int64 iDst;
+  int op;               /* 1 insert, -1 delete */
+  int bHadOld;          /* the edge existed before the entry */
+  sqlite3_int64 iOldSrc; /* its endpoints before */
+  sqlite3_int64 iOldDst;
+  /* Weights follow in DyngGraph.aUndoW: nWeight of the entry, then nWeight
+  ** of the old edge, per record. */
+};
+
+/* ---- statements and counters ----------------------------------------- */
+
+void dyngGraphReleaseStmts(DyngGraph *pG) {
+  sqlite3_finalize(pG->pDataVersion);
+  sqlite3_finalize(pG->pSchemaVersion);
+  sqlite3_finalize(pG->pLogMax);
+  pG->pDataVersion = pG->pSchemaVersion = pG->pLogMax = NULL;
+}
+
+/* Forgets the undo records. */
+static void dyngUndoClear(DyngGraph *pG) {
+  pG->nUndo = 0;
+  pG->iUndoBase = pG->iLogSeq;
+}
+
+void dyngGraphDropMirror(DyngGraph *pG) {
+  if (pG->pBackend && pG->pBackendState) pG->pBackend->graph_detach(pG->pBackendState);
+  pG->pBackendState = NULL;
+  dyng_graph_free(pG->pGraph);
+  pG->pGraph = NULL;
+  sqlite3_free(pG->aUndo);
+  sqlite3_free(pG->aUndoW);
+  pG->aUndo = NULL;
+  pG->aUndoW = NULL;
+  pG->nUndo = pG->nUndoAlloc = 0;
+}
+
+/* Runs a one-value query; *piVal gets its integer (0 for NULL). */
+static int dyngQueryInt(sqlite3 *db, const char *zSql, sqlite3_int64 *piVal) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
+  if (rc != SQLITE_OK) return rc;
+  *piVal = sqlite3_step(pStmt) == SQLITE_ROW ? sqlite3_column_int64(pStmt, 0) : 0;
+  return sqlite3_finalize(pStmt);
+}
+
+/* Runs the one-value query zSql through the statement *ppStmt, preparing it
+** when needed.  The statement is kept for the next call while the graph's
+** table is connected, and finalized otherwise. */
+static int dyngGraphQueryInt(DyngGraph *pG, sqlite3_stmt **ppStmt, char *zSql,
+                             sqlite3_int64 *piVal) {
+  sqlite3 *db = pG->pConn->db;
+  int rc = SQLITE_OK;
+  if (!*ppStmt) {
+    rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_PERSISTENT, ppStmt, NULL)
+              : SQLITE_NOMEM;
+  }
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) return rc;
+  rc = sqlite3_step(*ppStmt);
+  *piVal = rc == SQLITE_ROW ? sqlite3_column_int64(*ppStmt, 0) : 0;
+  rc = sqlite3_reset(*ppStmt);
+  if (rc != SQLITE_OK || pG->nRef == 0) {
+    sqlite3_finalize(*ppStmt);
+    *ppStmt = NULL;
+  }
+  return rc;
+}
+
+/* The highest sequence number in the log (0 when empty). */
+static int dyngLogMax(DyngGraph *pG, sqlite3_int64 *piSeq, char **pzErr) {
+  char *zSql = pG->pLogMax ? NULL
+                           : sqlite3_mprintf("SELECT max(seq) FROM \"%w\".\"%w\"", pG->zDb, pG->zLog);
+  int rc = dyngGraphQueryInt(pG, &pG->pLogMax, zSql, piSeq);
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM)
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read its change log '%s': %s", pG->zName,
+                             pG->zLog, sqlite3_errmsg(pG->pConn->db));
+  return rc;
+}
+
+/* The data version of the graph's file: it changes with every commit to it,
+** by this or any other connection.  SQLite notices another connection's
+** commit only when a read transaction starts, so PRAGMA data_version runs
+** first (its own value ignores this connection's commits). */
+static int dyngDataVersion(DyngGraph *pG, sqlite3_int64 *piVersion) {
+  sqlite3_int64 iPragma;
+  char *zSql = pG->pDataVersion ? NULL : sqlite3_mprintf("PRAGMA \"%w\".data_version", pG->zDb);
+  int rc = dyngGraphQueryInt(pG, &pG->pDataVersion, zSql, &iPragma);
+  if (rc != SQLITE_OK) return rc;
+  unsigned int v = 0;
+  if (sqlite3_file_control(pG->pConn->db, pG->zDb, SQLITE_FCNTL_DATA_VERSION, &v) != SQLITE_OK)
+    v = 0;
+  /* Both parts: the file's counter (own commits, VACUUM) and the pragma's
+  ** (other connections), in one number. */
+  *piVersion = ((sqlite3_int64)v << 32) ^ (iPragma & 0xffffffff);
+  return SQLITE_OK;
+}
+
+/* The schema cookie of the graph's schema.  It changes with every schema
+** change, and with VACUUM, which may renumber the rowids of an edge table
+** that has no INTEGER PRIMARY KEY; either way the mirror is reloaded. */
+static int dyngSchemaVersion(DyngGraph *pG, sqlite3_int64 *piVersion) {
+  char *zSql =
+      pG->pSchemaVersion ? NULL : sqlite3_mprintf("PRAGMA \"%w\".schema_version", pG->zDb);
+  return dyngGraphQueryInt(pG, &pG->pSchemaVersion, zSql, piVersion);
+}
+
+/* 1 when what this connection sees may still be rolled back: a transaction
+** is open, or a statement that writes is running (a graph queried from a
+** trigger, say) and may yet fail. */
+static int dyngInUndoableState(sqlite3 *db) {
+  if (!sqlite3_get_autocommit(db)) return 1;
+  for (sqlite3_stmt *p = sqlite3_next_stmt(db, NULL); p; p = sqlite3_next_stmt(db, p))
+    if (sqlite3_stmt_busy(p) && !sqlite3_stmt_readonly(p)) return 1;
+  return 0;
+}
+
+/* Follows a rename of the edge table: the capture triggers move with the
+** table (SQLite rewrites them), so the table their INSERT trigger is on is
+** the edge table. */
+static int dyngResolveEdgeTable(DyngGraph *pG) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql = sqlite3_mprintf("SELECT tbl_name FROM \"%w\".sqlite_master "
+                               "WHERE type = 'trigger' AND name = '%q_ins'",
+                               pG->zDb, pG->zLog);
+  if (!zSql) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v2(pG->pConn->db, zSql, -1, &pStmt, NULL);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) return rc;
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zTable = (const char *)sqlite3_column_text(pStmt, 0);
+    if (zTable && sqlite3_stricmp(zTable, pG->zEdges) != 0) {
+      char *z = sqlite3_mprintf("%s", zTable);
+      if (!z) rc = SQLITE_NOMEM;
+      else {
+        sqlite3_free(pG->zEdges);
+        pG->zEdges = z;
+      }
+    }
+  }
+  int rc2 = sqlite3_finalize(pStmt);
+  return rc == SQLITE_OK ? rc2 : rc;
+}
+
+/* ---- reading rows ------------------------------------------------------ */
+
+/* Describes a value for an error message; the result is from sqlite3_mprintf. */
+static char *dyngDescribeValue(sqlite3_value *v) {
+  switch (sqlite3_value_type(v)) {
+  case SQLITE_NULL:
+    return sqlite3_mprintf("NULL");
+  case SQLITE_INTEGER:
+    return sqlite3_mprintf("%lld", sqlite3_value_int64(v));
+  case SQLITE_FLOAT:
+    return sqlite3_mprintf("%!.17g", sqlite3_value_double(v));
+  case SQLITE_TEXT:
+    return sqlite3_mprintf("text '%.40s'", (const char *)sqlite3_value_text(v));
+  default:
+    return sqlite3_mprintf("a blob of %d bytes", sqlite3_value_bytes(v));
+  }
+}
+
+/* Reads one edge from apVal (src, dst, then the weights) into *piSrc,
+** *piDst and aW.  On an unusable value returns SQLITE_ERROR with a message
+** naming table, column, rowid and value. */
+static int dyngReadEdge(const DyngGraph *pG, sqlite3_value **apVal, sqlite3_int64 iRowid,
+                        sqlite3_int64 *piSrc, sqlite3_int64 *piDst, double *aW, char **pzErr) {
+  sqlite3_value *pBad = NULL;
+  const char *zBad = NULL;
+  if (sqlite3_value_type(apVal[0]) != SQLITE_INTEGER) {
+    zBad = pG->zSrc, pBad = apVal[0];
+  } else if (sqlite3_value_type(apVal[1]) != SQLITE_INTEGER) {
+    zBad = pG->zDst, pBad = apVal[1];
+  }
+  if (zBad) {
+    char *zVal = dyngDescribeValue(pBad);
+    *pzErr = sqlite3_mprintf("dyng: %s.%s must be an integer node id (rowid %lld has %s)",
+                             pG->zEdges, zBad, iRowid, zVal ? zVal : "?");
+    sqlite3_free(zVal);
+    return SQLITE_ERROR;
+  }
+  *piSrc = sqlite3_value_int64(apVal[0]);
+  *piDst = sqlite3_value_int64(apVal[1]);
+  for (int k = 0; k < pG->nWeight; k++) {
+    sqlite3_value *pW = apVal[2 + k];
+    int t = sqlite3_value_type(pW);
+    double w = sqlite3_value_double(pW);
+    if ((t != SQLITE_INTEGER && t != SQLITE_FLOAT) || !(w >= 0.0) || isinf(w)) {
+      char *zVal = dyngDescribeValue(pW);
+      *pzErr = sqlite3_mprintf("dyng: %s.%s must be a finite number >= 0 (rowid %lld has %s)",
+                               pG->zEdges, pG->azWeight[k], iRowid, zVal ? zVal : "?");
+      sqlite3_free(zVal);
+      return SQLITE_ERROR;
+    }
+    aW[k] = w;
+  }
+  return SQLITE_OK;
+}
+
+/* The list `, "a", "b", ...` of the weight columns, or `, w0, w1, ...` of
+** the log's when zPrefix is given. */
+static char *dyngWeightList(const DyngGraph *pG, const char *zPrefix) {
+  sqlite3_str *pStr = sqlite3_str_new(NULL);
+  for (int k = 0; k < pG->nWeight; k++) {
+    if (zPrefix) sqlite3_str_appendf(pStr, ", %s%d", zPrefix, k);
+    else sqlite3_str_appendf(pStr, ", \"%w\"", pG->azWeight[k]);
+  }
+  return dyngStrFinish(pStr);
+}
+
+/* Turns an engine code into an SQLite code with a message in *pzErr. */
+static int dyngEngineFailure(DyngGraph *pG, int erc, char **pzErr) {
+  if (!*pzErr) *pzErr = dyngEngineError("dyng", pG, erc);
+  return erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+}
+
+/* ---- full load ---------------------------------------------------------- */
+
+/* A full load in progress: the graph being built and the loader feeding it. */
+typedef struct DyngLoad {
+  DyngGraph *pG;
+  dyng_loader *pLoader;
+  int erc;              /* first engine error */
+} DyngLoad;
+
+/*
+** dyng__load(rowid, src, dst, w0, ...): hands one row of the edge table to
+** the load in progress.  A load runs "SELECT count(dyng__load(rowid, src,
+** dst, ...)) FROM edges", so the values reach the loader straight from the
+** virtual machine, with no C API call per column.  Outside a load (and so
+** for any other caller) it is an error.
+*/
+static void dyngLoadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  DyngConn *pConn = sqlite3_user_data(ctx);
+  DyngLoad *pLoad = pConn->pLoad;
+  if (!pLoad || argc != 3 + pLoad->pG->nWeight) {
+    sqlite3_result_error(ctx, "dyng__load() is internal to dyng", -1);
+    return;
+  }
+  sqlite3_int64 iRowid = sqlite3_value_int64(argv[0]), iSrc, iDst;
+  double aW[DYNG_MAX_WEIGHTS];
+  char *zErr = NULL;
+  if (dyngReadEdge(pLoad->pG, argv + 1, iRowid, &iSrc, &iDst, aW, &zErr) != SQLITE_OK) {
+    sqlite3_result_error(ctx, zErr ? zErr : "dyng: out of memory", -1);
+    sqlite3_free(zErr);
+    return;
+  }
+  int erc = dyng_loader_add(pLoad->pLoader, iRowid, iSrc, iDst, aW);
+  if (erc != DYNG_OK) {
+    pLoad->erc = erc;
+    if (erc == DYNG_ENOMEM) {
+      sqlite3_result_error_nomem(ctx);
+    } else {
+      char *zMsg = dyngEngineError("dyng", pLoad->pG, erc);
+      sqlite3_result_error(ctx, zMsg ? zMsg : "dyng: load failed", -1);
+      sqlite3_free(zMsg);
+    }
+  }
+}
+
+int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
+  sqlite3 *db = pG->pConn->db;
+  sqlite3_stmt *pStmt = NULL;
+  dyng_graph *pGraph = NULL;
+  sqlite3_int64 iSeq = 0, nRow = 0;
+  double t0 = dyngNowMs();
+  int rc, erc;
+
+  if (!bCreate && (rc = dyngResolveEdgeTable(pG)) != SQLITE_OK) {
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
+    return rc;
+  }
+  /* Read the log position before the rows: a change committed in between
+  ** is then applied again by the next sync, which is harmless (each log
+  ** entry sets its rowid's final state). */
+  sqlite3_int64 iDataVersion = 0, iSchemaVersion = 0;
+  rc = dyngLogMax(pG, &iSeq, pzErr);
+  if (rc == SQLITE_OK) rc = dyngDataVersion(pG, &iDataVersion);
+  if (rc == SQLITE_OK) rc = dyngSchemaVersion(pG, &iSchemaVersion);
+  if (rc != SQLITE_OK) {
+    if (!*pzErr)
+      *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
+    return rc;
+  }
+  sqlite3_int64 nChanges = sqlite3_total_changes(db);
+
+  char *zCount = sqlite3_mprintf("SELECT max(rowid) - min(rowid) + 1 FROM \"%w\".\"%w\"",
+                                 pG->zDb, pG->zEdges);
+  if (!zCount) return SQLITE_NOMEM;
+  rc = dyngQueryInt(db, zCount, &nRow);
+  sqlite3_free(zCount);
+  if (rc != SQLITE_OK) {
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read edge table '%s': %s", pG->zName,
+                             pG->zEdges, sqlite3_errmsg(db));
+    return rc;
+  }
+
+  char *zW = dyngWeightList(pG, NULL);
+  char *zSql = zW ? sqlite3_mprintf("SELECT count(dyng__load(rowid, \"%w\", \"%w\"%s)) "
+                                    "FROM \"%w\".\"%w\"",
+                                    pG->zSrc, pG->zDst, zW, pG->zDb, pG->zEdges)
+                  : NULL;
+  sqlite3_free(zW);
+  if (!zSql) return SQLITE_NOMEM;
+  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) {
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read edge table '%s': %s", pG->zName,
+                             pG->zEdges, sqlite3_errmsg(db));
+    return rc;
+  }
+  dyng_loader *pLoader = NULL;
+  erc = dyng_graph_new(&pGraph, pG->nWeight, pG->bDirected);
+  /* max - min + 1 bounds the row count when rowids are dense; do not trust
+  ** it beyond a sane size for sparse rowids. */
+  if (erc == DYNG_OK && nRow > 0)
+    erc = dyng_graph_reserve(pGraph, (size_t)(nRow < 64 * 1024 * 1024 ? nRow : 64 * 1024 * 1024));
+  /* Rows are loaded in chunks (see engine/loader.h), fed by dyng__load(). */
+  if (erc == DYNG_OK) erc = dyng_loader_new(&pLoader, pGraph);
+  if (erc == DYNG_OK) {
+    DyngLoad load = {pG, pLoader, DYNG_OK};
+    struct DyngLoad *pOuter = pG->pConn->pLoad;
+    pG->pConn->pLoad = &load;
+    rc = sqlite3_step(pStmt);
+    pG->pConn->pLoad = pOuter;
+    if (rc == SQLITE_ROW) {
+      erc = dyng_loader_finish(pLoader);
+      rc = SQLITE_OK;
+    } else {
+      erc = load.erc;
+      if (erc == DYNG_OK) {
+        if (rc == SQLITE_DONE) rc = SQLITE_ERROR;
+        *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+      }
+    }
+  }
+  dyng_loader_free(pLoader);
+  if (erc != DYNG_OK) {
+    sqlite3_free(*pzErr);
+    *pzErr = NULL;
+    rc = dyngEngineFailure(pG, erc, pzErr);
+  }
+  sqlite3_finalize(pStmt);
+  void *pState = NULL;
+  if (rc == SQLITE_OK) {
+    dyng_graph_view view;
+    dyng_graph_get_view(pGraph, &view);
+    erc = pG->pConn->pBackend->graph_attach(pG->pConn->pBackend, &view, &pState);
+    if (erc != DYNG_OK) rc = dyngEngineFailure(pG, erc, pzErr);
+  }
+  if (rc != SQLITE_OK) {
+    dyng_graph_free(pGraph);
+    return rc;
+  }
+  dyngGraphDropMirror(pG);
+  pG->pGraph = pGraph;
+  pG->pBackend = pG->pConn->pBackend;
+  pG->pBackendState = pState;
+  pG->iLogSeq = iSeq;
+  pG->iDataVersion = iDataVersion;
+  pG->iSchemaVersion = iSchemaVersion;
+  pG->nChanges = nChanges;
+  /* CREATE's own statement is the only pending write when no transaction
+  ** is open; if it fails, the graph goes with it. */
+  pG->bTentative = bCreate ? !sqlite3_get_autocommit(db) : dyngInUndoableState(db);
+  /* A mirror loaded while rows could still be rolled back has no undo
+  ** records for them: it is trusted only while nothing moves. */
+  pG->bUndoValid = !pG->bTentative;
+  dyngUndoClear(pG);
+  pG->bStale = 0;
+  pG->loadMs = dyngNowMs() - t0;
+  pG->loadTime = pG->syncTime = dyngEpochMs();
+  pG->nLoad++;
+  return SQLITE_OK;
+}
+
+/* ---- applying the log --------------------------------------------------- */
+
+/* An edge's state: present or not, with its values. */
+typedef struct DyngEdgeState {
+  int bPresent;
+  sqlite3_int64 iSrc, iDst;
+  double aW[DYNG_MAX_WEIGHTS];
+} DyngEdgeState;
+
+/* The mirror's current state of edge iEdge. */
+static void dyngMirrorEdge(const DyngGraph *pG, sqlite3_int64 iEdge, DyngEdgeState *p) {
+  uint32_t slot;
+  memset(p, 0, sizeof *p);
+  if (dyng_graph_edge(pG->pGraph, iEdge, &slot) != DYNG_OK) return;
+  p->bPresent = 1;
+  p->iSrc = dyng_graph_node_id(pG->pGraph, dyng_graph_edge_src(pG->pGraph, slot));
+  p->iDst = dyng_graph_node_id(pG->pGraph, dyng_graph_edge_dst(pG->pGraph, slot));
+  for (int k = 0; k < pG->nWeight; k++) p->aW[k] = dyng_graph_edge_weight(pG->pGraph, slot, k);
+}
+
+/* Makes room for one more undo record; 0 when the list is at its limit or
+** memory is short (the undo list then becomes invalid). */
+static int dyngUndoReserve(DyngGraph *pG) {
+  if (pG->nUndo < pG->nUndoAlloc) return 1;
+  if (pG->nUndo >= DYNG_UNDO_MAX) return 0;
+  int n = pG->nUndoAlloc ? 2 * pG->nUndoAlloc : 64;
+  if (n > DYNG_UNDO_MAX) n = DYNG_UNDO_MAX;
+  int nW = 2 * (pG->nWeight ? pG->nWeight : 1);
+  struct DyngUndo *a = sqlite3_realloc64(pG->aUndo, (sqlite3_uint64)n * sizeof *a);
+  if (!a) return 0;
+  pG->aUndo = a;
+  double *w = sqlite3_realloc64(pG->aUndoW, (sqlite3_uint64)n * nW * sizeof *w);
+  if (!w) return 0;
+  pG->aUndoW = w;
+  pG->nUndoAlloc = n;
+  return 1;
+}
+
+/* The weights of undo record i: the entry's, then the old edge's. */
+static double *dyngUndoW(DyngGraph *pG, int i) {
+  return pG->aUndoW + (size_t)i * 2 * (size_t)(pG->nWeight ? pG->nWeight : 1);
+}
+
+/* One log row, read from columns seq, op, edge, src, dst, w0, ... */
+typedef struct DyngLogRow {
+  sqlite3_int64 iSeq, iEdge, iSrc, iDst;
+  int op;
+  double aW[DYNG_MAX_WEIGHTS];
+} DyngLogRow;
+
+static int dyngReadLogRow(DyngGraph *pG, sqlite3_stmt *pStmt, DyngLogRow *r, char **pzErr) {
+  r->iSeq = sqlite3_column_int64(pStmt, 0);
+  r->op = sqlite3_column_int(pStmt, 1) < 0 ? -1 : 1;
+  r->iEdge = sqlite3_column_int64(pStmt, 2);
+  r->iSrc = r->iDst = 0;
+  memset(r->aW, 0, sizeof r->aW);
+  if (r->op < 0) return SQLITE_OK;
+  sqlite3_value *apVal[2 + DYNG_MAX_WEIGHTS];
+  for (int i = 0; i < 2 + pG->nWeight; i++) apVal[i] = sqlite3_column_value(pStmt, 3 + i);
+  return dyngReadEdge(pG, apVal, r->iEdge, &r->iSrc, &r->iDst, r->aW, pzErr);
+}
+
+/* 1 when undo record i was made from log row r. */
+static int dyngUndoMatches(DyngGraph *pG, int i, const DyngLogRow *r) {
+  const struct DyngUndo *u = &pG->aUndo[i];
+  if (u->iSeq != r->iSeq || u->op != r->op || u->iEdge != r->iEdge) return 0;
+  if (r->op < 0) return 1;
+  if (u->iSrc != r->iSrc || u->iDst != r->iDst) return 0;
+  const double *w = dyngUndoW(pG, i);
+  for (int k = 0; k < pG->nWeight; k++)
+    if (w[k] != r->aW[k]) return 0;
+  return 1;
+}
+
+/* Applies a batch to the mirror and tells the backend; on failure the
+** mirror is marked stale (part of the batch may be in it). */
+static int dyngApplyBatch(DyngGraph *pG, dyng_batch *pBatch, dyng_apply_stats *pStats,
+                          char **pzErr) {
+  int erc = dyng_graph_apply(pG->pGraph, pBatch, pStats);
+  if (erc == DYNG_OK) {
+    dyng_graph_view view;
+    dyng_graph_get_view(pG->pGraph, &view);
+    erc = pG->pBackend->graph_update(pG->pBackendState, &view);
+  }
+  if (erc != DYNG_OK) {
+    pG->bStale = 1;
+    return dyngEngineFailure(pG, erc, pzErr);
+  }
+  pG->nInserted += (sqlite3_int64)pStats->inserted;
+  pG->nDeleted += (sqlite3_int64)pStats->deleted;
+  return SQLITE_OK;
+}
+
+/* Reverts undo records iFrom .. nUndo-1: each edge goes back to its state
+** before the oldest reverted record that touched it. */
+static int dyngUndoRevert(DyngGraph *pG, int iFrom, char **pzErr) {
+  if (iFrom >= pG->nUndo) return SQLITE_OK;
+  dyng_batch *pBatch = dyng_batch_new(pG->nWeight);
+  if (!pBatch) return SQLITE_NOMEM;
+  int erc = DYNG_OK, nW = pG->nWeight;
+  /* Newest first: a batch keeps the last operation per rowid, so the
+  ** oldest record's "before" wins. */
+  for (int i = pG->nUndo - 1; i >= iFrom && erc == DYNG_OK; i--) {
+    const struct DyngUndo *u = &pG->aUndo[i];
+    if (u->bHadOld)
+      erc = dyng_batch_insert(pBatch, u->iEdge, u->iOldSrc, u->iOldDst, dyngUndoW(pG, i) + nW);
+    else
+      erc = dyng_batch_delete(pBatch, u->iEdge);
+  }
+  dyng_apply_stats st = {0, 0, 0};
+  int rc = erc == DYNG_OK ? dyngApplyBatch(pG, pBatch, &st, pzErr) : dyngEngineFailure(pG, erc, pzErr);
+  dyng_batch_free(pBatch);
+  if (rc != SQLITE_OK) return rc;
+  pG->nUndo = iFrom;
+  pG->iLogSeq = iFrom ? pG->aUndo[iFrom - 1].iSeq : pG->iUndoBase;
+  pG->nBatch++;
+  pG->nRevert++;
+  return SQLITE_OK;
+}
+
+/* Applies the log rows from the current row of pStmt (already stepped to
+** SQLITE_ROW, or SQLITE_DONE when rc says so) to the end as one batch.
+** With bRecord, an undo record is kept per row; when that is impossible the
+** undo list becomes invalid. */
+static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord, char **pzErr) {
+  if (rc == SQLITE_DONE) return SQLITE_OK;
+  dyng_batch *pBatch = dyng_batch_new(pG->nWeight);
+  dyng_idmap *pSeen = NULL;      /* rowid -> index in aSeen, for this batch */
+  DyngEdgeState *aSeen = NULL;   /* each edge's state after the rows so far */
+  int nSeen = 0, nSeenAlloc = 0, erc = DYNG_OK;
+  sqlite3_int64 iLast = pG->iLogSeq;
+  if (!pBatch) return SQLITE_NOMEM;
+  if (bRecord && !(pSeen = dyng_idmap_new(64))) erc = DYNG_ENOMEM;
+  while (rc == SQLITE_ROW && erc == DYNG_OK) {
+    DyngLogRow r;
+    rc = dyngReadLogRow(pG, pStmt, &r, pzErr);
+    if (rc != SQLITE_OK) break;
+    if (bRecord && pG->bUndoValid) {
+      /* The edge's state before this row: as earlier rows of this batch left
+      ** it, else as in the mirror. */
+      uint32_t idx;
+      DyngEdgeState before;
+      if (dyng_idmap_get(pSeen, r.iEdge, &idx) == DYNG_OK) before = aSeen[idx];
+      else dyngMirrorEdge(pG, r.iEdge, &before);
+      if (!dyngUndoReserve(pG)) {
+        pG->bUndoValid = 0;
+      } else {
+        struct DyngUndo *u = &pG->aUndo[pG->nUndo];
+        double *w = dyngUndoW(pG, pG->nUndo);
+        u->iSeq = r.iSeq;
+        u->op = r.op;
+        u->iEdge = r.iEdge;
+        u->iSrc = r.iSrc;
+        u->iDst = r.iDst;
+        u->bHadOld = before.bPresent;
+        u->iOldSrc = before.iSrc;
+        u->iOldDst = before.iDst;
+        for (int k = 0; k < pG->nWeight; k++) {
+          w[k] = r.op > 0 ? r.aW[k] : 0.0;
+          w[pG->nWeight + k] = before.aW[k];
+        }
+        pG->nUndo++;
+      }
+      DyngEdgeState after;
+      memset(&after, 0, sizeof after);
+      after.bPresent = r.op > 0;
+      after.iSrc = r.iSrc;
+      after.iDst = r.iDst;
+      memcpy(after.aW, r.aW, sizeof after.aW);
+      if (dyng_idmap_get(pSeen, r.iEdge, &idx) == DYNG_OK) {
+        aSeen[idx] = after;
+      } else {
+        if (nSeen == nSeenAlloc) {
+          int n = nSeenAlloc ? 2 * nSeenAlloc : 64;
+          DyngEdgeState *a = sqlite3_realloc64(aSeen, (sqlite3_uint64)n * sizeof *a);
+          if (!a) {
+            erc = DYNG_ENOMEM;
+            break;
+          }
+          aSeen = a;
+          nSeenAlloc = n;
+        }
+        aSeen[nSeen] = after;
+        erc = dyng_idmap_put(pSeen, r.iEdge, (uint32_t)nSeen++);
+        if (erc != DYNG_OK) break;
+      }
+    }
+    erc = r.op < 0 ? dyng_batch_delete(pBatch, r.iEdge)
+                   : dyng_batch_insert(pBatch, r.iEdge, r.iSrc, r.iDst, r.aW);
+    iLast = r.iSeq;
+    rc = sqlite3_step(pStmt);
+  }
+  if (rc == SQLITE_DONE || rc == SQLITE_ROW) rc = SQLITE_OK;
+  else if (!*pzErr)
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
+                             sqlite3_errmsg(pG->pConn->db));
+  if (rc == SQLITE_OK && erc != DYNG_OK) rc = dyngEngineFailure(pG, erc, pzErr);
+  dyng_apply_stats st = {0, 0, 0};
+  if (rc == SQLITE_OK) rc = dyngApplyBatch(pG, pBatch, &st, pzErr);
+  dyng_batch_free(pBatch);
+  dyng_idmap_free(pSeen);
+  sqlite3_free(aSeen);
+  if (rc != SQLITE_OK) {
+    pG->bStale = 1;
+    return rc;
+  }
+  pG->iLogSeq = iLast;
+  pG->nBatch++;
+  return SQLITE_OK;
+}
+
+/*
+** Reads the log after iFrom and brings the mirror to it: first the rows
+** that match the undo records are skipped (records that do not match are
+** reverted), then the rest is applied.  *pbReload is set when the log does
+** not start right after iFrom (trimmed or edited): only a reload helps.
+*/
+static int dyngCatchUp(DyngGraph *pG, int bUndoable, int *pbReload, char **pzErr) {
+  sqlite3 *db = pG->pConn->db;
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 iFrom = pG->bTentative ? pG->iUndoBase : pG->iLogSeq;
+  char *zW = dyngWeightList(pG, "w");
+  char *zSql = zW ? sqlite3_mprintf("SELECT seq, op, edge, src, dst%s FROM \"%w\".\"%w\" "
+                                    "WHERE seq > ?1 ORDER BY seq",
+                                    zW, pG->zDb, pG->zLog)
+                  : NULL;
+  sqlite3_free(zW);
+  int rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) {
+    if (rc != SQLITE_NOMEM)
+      *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read its change log '%s': %s",
+                               pG->zName, pG->zLog, sqlite3_errmsg(db));
+    return rc;
+  }
+  sqlite3_bind_int64(pStmt, 1, iFrom);
+  rc = sqlite3_step(pStmt);
+  if (rc == SQLITE_ROW && sqlite3_column_int64(pStmt, 0) != iFrom + 1) {
+    *pbReload = 1;
+    sqlite3_finalize(pStmt);
+    return SQLITE_OK;
+  }
+  /* Skip what still matches; revert the rest of the undo records. */
+  int i = 0;
+  if (pG->bTentative) {
+    while (i < pG->nUndo && rc == SQLITE_ROW) {
+      DyngLogRow r;
+      if (dyngReadLogRow(pG, pStmt, &r, pzErr) != SQLITE_OK) break;
+      if (!dyngUndoMatches(pG, i, &r)) break;
+      i++;
+      rc = sqlite3_step(pStmt);
+    }
+    if (*pzErr) rc = SQLITE_ERROR;
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+      int rc2 = dyngUndoRevert(pG, i, pzErr);
+      if (rc2 != SQLITE_OK) rc = rc2;
+    }
+  }
+  if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+    /* Records are kept only while the result can still be rolled back. */
+    if (!bUndoable) dyngUndoClear(pG);
+    else if (!pG->bTentative) pG->iUndoBase = pG->iLogSeq;
+    rc = dyngApplyRows(pG, pStmt, rc, bUndoable, pzErr);
+  } else if (rc != SQLITE_OK && !*pzErr) {
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
+                             sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+/* ---- the sync ------------------------------------------------------------- */
+
+int dyngGraphSync(DyngGraph *pG, char **pzErr) {
+  sqlite3 *db = pG->pConn->db;
+  if (!pG->pGraph || pG->bStale) return dyngGraphLoad(pG, 0, pzErr);
+  sqlite3_int64 iDataVersion = 0, iSchemaVersion = 0, iMax = 0;
+  int rc = dyngDataVersion(pG, &iDataVersion);
+  if (rc != SQLITE_OK) {
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
+    return rc;
+  }
+  sqlite3_int64 nChanges = sqlite3_total_changes(db);
+  int bQuiet = iDataVersion == pG->iDataVersion && nChanges == pG->nChanges;
+  if (!pG->bTentative && bQuiet) return SQLITE_OK;
+  rc = dyngSchemaVersion(pG, &iSchemaVersion);
+  if (rc != SQLITE_OK) {
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
+    return rc;
+  }
+  if (iSchemaVersion != pG->iSchemaVersion) return dyngGraphLoad(pG, 0, pzErr);
+  rc = dyngLogMax(pG, &iMax, pzErr);
+  if (rc != SQLITE_OK) return rc;
+  int bUndoable = dyngInUndoableState(db);
+
+  if (pG->bTentative && bQuiet) {
+    /* No write and no commit since the last sync: only a ROLLBACK or
+    ** ROLLBACK TO can have changed the log, and those remove its tail. */
+    if (iMax < pG->iLogSeq) {
+      if (!pG->bUndoValid || iMax < pG->iUndoBase) return dyngGraphLoad(pG, 0, pzErr);
+      int i = pG->nUndo;
+      while (i > 0 && pG->aUndo[i - 1].iSeq > iMax) i--;
+      rc = dyngUndoRevert(pG, i, pzErr);
+      if (rc != SQLITE_OK) return rc;
+    }
+    pG->bTentative = bUndoable;
+    if (!bUndoable) dyngUndoClear(pG);
+    pG->syncTime = dyngEpochMs();
+    return SQLITE_OK;
+  }
+  if (pG->bTentative && !pG->bUndoValid) return dyngGraphLoad(pG, 0, pzErr);
+  if (!pG->bTentative && iMax == pG->iLogSeq) {
+    /* Changes elsewhere (another table, another graph's log). */
+    pG->iDataVersion = iDataVersion;
+    pG->nChanges = nChanges;
+    pG->bTentative = bUndoable;
+    pG->bUndoValid = 1;
+    dyngUndoClear(pG);
+    return SQLITE_OK;
+  }
+  if (!pG->bTentative && iMax < pG->iLogSeq) return dyngGraphLoad(pG, 0, pzErr);
+
+  int bReload = 0;
+  if (!pG->bTentative) pG->bUndoValid = 1;
+  rc = dyngCatchUp(pG, bUndoable, &bReload, pzErr);
+  if (rc != SQLITE_OK) return rc;
+  if (bReload) return dyngGraphLoad(pG, 0, pzErr);
+  pG->iDataVersion = iDataVersion;
+  pG->nChanges = nChanges;
+  pG->bTentative = bUndoable;
+  if (!bUndoable) dyngUndoClear(pG);
+  pG->syncTime = dyngEpochMs();
+  return SQLITE_OK;
+}
+
+/* ---- dyng_update ------------------------------------------------------------ */
+
+/*
+** dyng_update(graph[, 'reload']): brings the graph up to date now (or
+** reloads it from the table) and returns what that took, as JSON:
+** {"graph", "inserted", "deleted", "batches", "reloads", "ms"}.
+*/
+static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  DyngConn *pConn = sqlite3_user_data(ctx);
+  if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
+    sqlite3_result_error(ctx, "dyng_update: graph must be the name of a dyng table", -1);
+    return;
+  }
+  int bReload = 0;
+  if (argc > 1) {
+    const char *zMode = (const char *)sqlite3_value_text(argv[1]);
+    if (!zMode || sqlite3_stricmp(zMode, "reload") != 0) {
+      sqlite3_result_error(ctx, "dyng_update: the second argument can only be 'reload'", -1);
+      return;
+    }
+    bReload = 1;
+  }
+  DyngGraph *pG = NULL;
+  char *zErr = NULL;
+  double t0 = dyngNowMs();
+  sqlite3_int64 nIns = 0, nDel = 0, nBatch = 0, nLoad = 0;
+  int rc = dyngGraphOpen(pConn, "dyng_update", (const char *)sqlite3_value_text(argv[0]), 0, &pG,
+                         &zErr);
+  if (rc == SQLITE_OK) {
+    nIns = pG->nInserted, nDel = pG->nDeleted, nBatch = pG->nBatch, nLoad = pG->nLoad;
+    rc = bReload ? dyngGraphLoad(pG, 0, &zErr) : dyngGraphSync(pG, &zErr);
+  }
+  if (rc != SQLITE_OK) {
+    if (rc == SQLITE_NOMEM && !zErr) sqlite3_result_error_nomem(ctx);
+    else sqlite3_result_error(ctx, zErr ? zErr : "dyng_update: failed", -1);
+    sqlite3_free(zErr);
+    return;
+  }
+  json_t *pObj = json_object();
+  json_object_set_new(pObj, "graph", json_string(pG->zName));
+  json_object_set_new(pObj, "inserted", json_integer(pG->nInserted - nIns));
+  json_object_set_new(pObj, "deleted", json_integer(pG->nDeleted - nDel));
+  json_object_set_new(pObj, "batches", json_integer(pG->nBatch - nBatch));
+  json_object_set_new(pObj, "reloads", json_integer(pG->nLoad - nLoad));
+  json_object_set_new(pObj, "ms", json_real(dyngNowMs() - t0));
+  char *zJson = json_dumps(pObj, JSON_COMPACT | JSON_REAL_PRECISION(6));
+  json_decref(pObj);
+  if (!zJson) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_text(ctx, zJson, -1, SQLITE_TRANSIENT);
+  free(zJson);
+}
+
+int dyngPendingEntries(DyngGraph *pG, sqlite3_int64 *pnPending) {
+  sqlite3_int64 iMax = 0;
+  char *zErr = NULL;
+  int rc = dyngLogMax(pG, &iMax, &zErr);
+  sqlite3_free(zErr);
+  *pnPending = rc == SQLITE_OK && iMax > pG->iLogSeq ? iMax - pG->iLogSeq : 0;
+  return rc;
+}
+
+int dyngRegisterSyncFunctions(sqlite3 *db, DyngConn *pConn) {
+  int rc = sqlite3_create_function_v2(db, "dyng__load", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                      pConn, dyngLoadFunc, NULL, NULL, NULL);
+  for (int n = 1; n <= 2 && rc == SQLITE_OK; n++)
+    rc = sqlite3_create_function_v2(db, "dyng_update", n, SQLITE_UTF8 | SQLITE_DIRECTONLY, pConn,
+                                    dyngUpdateFunc, NULL, NULL, NULL);
+  return rc;
+}
