@@ -127,6 +127,11 @@ int dyngRegisterGraphModule(sqlite3 *db, DyngConn *pConn);
 /* Frees a graph's mirror and definition (not the tables it created). */
 void dyngGraphFree(DyngGraph *pG);
 
+/* Checks that the edge table has every column the graph names (SQLite
+** would read a missing "column" as a string), adopting the table's
+** spelling; SQLITE_ERROR with a message naming the column otherwise. */
+int dyngCheckColumns(sqlite3 *db, DyngGraph *pG, char **pzErr);
+
 /* ---- sync.c ----------------------------------------------------------- */
 
 /* Registers dyng__load (the loader's feed) and dyng_update. */

@@ -281,8 +281,14 @@ static int dyngCheckEdgeTable(sqlite3 *db, DyngGraph *pG, char **pzErr) {
     return SQLITE_ERROR;
   }
 
+  return dyngCheckColumns(db, pG, pzErr);
+}
+
+int dyngCheckColumns(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc;
   /* Every named column exists; adopt the table's spelling. */
-  zSql = sqlite3_mprintf("PRAGMA \"%w\".table_info(\"%w\")", pG->zDb, pG->zEdges);
+  char *zSql = sqlite3_mprintf("PRAGMA \"%w\".table_info(\"%w\")", pG->zDb, pG->zEdges);
   if (!zSql) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
   sqlite3_free(zSql);
@@ -292,8 +298,10 @@ static int dyngCheckEdgeTable(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   apCol[nCol++] = &pG->zSrc;
   apCol[nCol++] = &pG->zDst;
   for (int k = 0; k < pG->nWeight; k++) apCol[nCol++] = &pG->azWeight[k];
+  int nRow = 0;
   while (sqlite3_step(pStmt) == SQLITE_ROW) {
     const char *zCol = (const char *)sqlite3_column_text(pStmt, 1);
+    nRow++;
     for (int i = 0; zCol && i < nCol; i++) {
       if (found[i] || sqlite3_stricmp(*apCol[i], zCol) != 0) continue;
       char *z = sqlite3_mprintf("%s", zCol);
@@ -308,10 +316,16 @@ static int dyngCheckEdgeTable(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   }
   rc = sqlite3_finalize(pStmt);
   if (rc != SQLITE_OK) return rc;
+  if (nRow == 0) {
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': its edge table '%s' does not exist (dropped?)",
+                             pG->zName, pG->zEdges);
+    return SQLITE_ERROR;
+  }
   for (int i = 0; i < nCol; i++) {
     if (found[i]) continue;
     const char *zRole = i == 0 ? "src" : i == 1 ? "dst" : "weights";
-    *pzErr = sqlite3_mprintf("dyng: edge table '%s' has no column '%s' (option %s of graph '%s')",
+    *pzErr = sqlite3_mprintf("dyng: edge table '%s' has no column '%s' (option %s of graph '%s'; "
+                             "if it was renamed, drop the graph and create it again)",
                              pG->zEdges, *apCol[i], zRole, pG->zName);
     return SQLITE_ERROR;
   }

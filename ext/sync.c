@@ -320,9 +320,13 @@ int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
   double t0 = dyngNowMs();
   int rc, erc;
 
-  if (!bCreate && (rc = dyngResolveEdgeTable(pG)) != SQLITE_OK) {
-    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
-    return rc;
+  if (!bCreate) {
+    /* The edge table may have been renamed, or its columns. */
+    if ((rc = dyngResolveEdgeTable(pG)) != SQLITE_OK) {
+      *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
+      return rc;
+    }
+    if ((rc = dyngCheckColumns(db, pG, pzErr)) != SQLITE_OK) return rc;
   }
   /* Read the log position before the rows: a change committed in between
   ** is then applied again by the next sync, which is harmless (each log

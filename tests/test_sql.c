@@ -639,8 +639,8 @@ static void test_dropped_edge_table_is_an_error(void **state) {
   create_roads(db);
   check_sssp(db, "net", "roads", "length", 1, 1);
   exec_ok(db, "DROP TABLE roads");
-  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1)", "graph 'net'", "roads", NULL);
-  exec_fails(db, "SELECT * FROM net", "roads", NULL);
+  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1)", "graph 'net'", "'roads' does not exist", NULL);
+  exec_fails(db, "SELECT * FROM net", "'roads' does not exist", NULL);
   exec_ok(db, "DROP TABLE net");
   assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master"), 0);
   sqlite3_close(db);
@@ -675,6 +675,109 @@ static void test_node_constraints_compare_like_integer_columns(void **state) {
   assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('net', 1) WHERE node = 3.0"), 5);
   assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('net', 1) WHERE node = '3'"), 5);
   sqlite3_close(db);
+}
+
+static sqlite3_int64 graph_stat(sqlite3 *db, const char *zKey) {
+  return query_int_free(db, sqlite3_mprintf("SELECT json_extract(dyng_config(), "
+                                            "'$.graphs[0].%s')", zKey));
+}
+
+static void test_rollbacks_are_undone_without_reload(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, test_seed() + 4);
+  sqlite3 *db = open_db(":memory:");
+  random_edges(db, &r, "e", 20, 60, 1);
+  exec_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')");
+  for (int round = 0; round < 12; round++) {
+    exec_ok(db, "BEGIN");
+    random_changes(db, &r, "e", 20, 3);
+    check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
+    exec_ok(db, "SAVEPOINT outer_sp");
+    random_changes(db, &r, "e", 20, 3);
+    check_sssp(db, "g", "e", "b", random_node(db, &r, "e"), 1);
+    exec_ok(db, "SAVEPOINT inner_sp");
+    random_changes(db, &r, "e", 20, 2);
+    check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
+    exec_ok(db, round % 3 ? "ROLLBACK TO inner_sp" : "RELEASE inner_sp");
+    check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
+    exec_ok(db, "ROLLBACK TO outer_sp");
+    check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
+    random_changes(db, &r, "e", 20, 2); /* reuses rolled-back log seqs */
+    check_sssp(db, "g", "e", "b", random_node(db, &r, "e"), 1);
+    exec_ok(db, round % 2 ? "ROLLBACK" : "COMMIT");
+    check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
+  }
+  /* Every rollback was reverted from undo records, none by a reload. */
+  assert_int_equal(graph_stat(db, "loads"), 1);
+  assert_true(graph_stat(db, "reverts") >= 12);
+  assert_int_equal(graph_stat(db, "undo_records"), 0);
+  sqlite3_close(db);
+}
+
+static void test_mirror_behind_a_trimmed_log_reloads(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL);"
+              "INSERT INTO e VALUES (1, 2, 1);"
+              "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w, log_limit=5)");
+  check_sssp(db, "g", "e", "w", 1, 1);
+  for (int i = 0; i < 3; i++) exec_ok_free(db, sqlite3_mprintf("INSERT INTO e VALUES (%d, %d, 1)", i + 2, i + 3));
+  assert_int_equal(graph_stat(db, "pending"), 3);
+  check_sssp(db, "g", "e", "w", 1, 1); /* 3 behind: applied from the log */
+  assert_int_equal(graph_stat(db, "loads"), 1);
+  for (int i = 0; i < 20; i++) exec_ok_free(db, sqlite3_mprintf("INSERT INTO e VALUES (%d, %d, 2)", i + 5, i + 6));
+  exec_ok(db, "UPDATE e SET w = 0.5 WHERE src = 1");
+  assert_true(query_int(db, "SELECT count(*) FROM g_log") <= 5);
+  check_sssp(db, "g", "e", "w", 1, 1); /* 22 behind, the log keeps 5: reload */
+  assert_int_equal(graph_stat(db, "loads"), 2);
+  exec_fails(db, "CREATE VIRTUAL TABLE h USING dyng(edges=e, log_limit=0)", "log_limit", NULL);
+  exec_fails(db, "CREATE VIRTUAL TABLE h USING dyng(edges=e, log_limit=ten)", "log_limit", NULL);
+  sqlite3_close(db);
+}
+
+static void test_update_function_reports_what_it_did(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  create_roads(db);
+  exec_ok(db, "INSERT INTO roads VALUES (3, 4, 1, 1, 1), (4, 5, 1, 1, 1); DELETE FROM roads WHERE rowid = 1");
+  assert_int_equal(query_int(db, "SELECT json_extract(dyng_update('net'), '$.inserted')"), 2);
+  assert_int_equal(query_int(db, "SELECT json_extract(dyng_update('net'), '$.inserted')"), 0);
+  exec_ok(db, "UPDATE roads SET toll = 5 WHERE rowid = 2");
+  char *z = query_text(db, "SELECT dyng_update('main.net')");
+  assert_non_null(strstr(z, "\"inserted\":1"));
+  assert_non_null(strstr(z, "\"deleted\":1"));
+  assert_non_null(strstr(z, "\"batches\":1"));
+  assert_non_null(strstr(z, "\"reloads\":0"));
+  assert_non_null(strstr(z, "\"ms\":"));
+  sqlite3_free(z);
+  assert_int_equal(query_int(db, "SELECT json_extract(dyng_update('net', 'reload'), '$.reloads')"), 1);
+  check_sssp(db, "net", "roads", "toll", 2, 1);
+  exec_fails(db, "SELECT dyng_update('nope')", "dyng_update", "no graph named 'nope'", NULL);
+  exec_fails(db, "SELECT dyng_update(1)", "dyng_update", "graph must be", NULL);
+  exec_fails(db, "SELECT dyng_update('net', 'fast')", "dyng_update", "'reload'", NULL);
+  sqlite3_close(db);
+}
+
+static void test_renamed_edge_table_is_followed(void **state) {
+  (void)state;
+  char zPath[] = "/tmp/dyng-test-XXXXXX";
+  temp_file(zPath);
+  sqlite3 *db = open_db(zPath);
+  create_roads(db);
+  check_sssp(db, "net", "roads", "length", 1, 1);
+  exec_ok(db, "ALTER TABLE roads RENAME TO streets; INSERT INTO streets VALUES (3, 9, 1, 1, 1)");
+  check_sssp(db, "net", "streets", "length", 1, 1);
+  sqlite3_close(db);
+  db = open_db(zPath);
+  exec_ok(db, "INSERT INTO streets VALUES (9, 10, 1, 1, 1)");
+  check_sssp(db, "net", "streets", "length", 1, 1);
+  exec_ok(db, "ALTER TABLE streets RENAME COLUMN minutes TO mins");
+  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1)", "graph 'net'", "no column 'minutes'", NULL);
+  exec_ok(db, "DROP TABLE net");
+  assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'net%'"), 0);
+  sqlite3_close(db);
+  unlink(zPath);
 }
 
 static void test_other_connection_commits_are_seen(void **state) {
@@ -823,6 +926,10 @@ int main(void) {
       cmocka_unit_test(test_dropped_edge_table_is_an_error),
       cmocka_unit_test(test_query_inside_failed_statement_leaves_mirror_true),
       cmocka_unit_test(test_node_constraints_compare_like_integer_columns),
+      cmocka_unit_test(test_rollbacks_are_undone_without_reload),
+      cmocka_unit_test(test_mirror_behind_a_trimmed_log_reloads),
+      cmocka_unit_test(test_update_function_reports_what_it_did),
+      cmocka_unit_test(test_renamed_edge_table_is_followed),
       cmocka_unit_test(test_other_connection_commits_are_seen),
       cmocka_unit_test(test_extreme_node_ids_work),
       cmocka_unit_test(test_graphs_in_attached_and_temp_schemas),
