@@ -26,6 +26,11 @@ SELECT * FROM dyng_path('net', 1, 4, 'length');
 DELETE FROM roads WHERE src = 3 AND dst = 4;
 SELECT * FROM dyng_path('net', 1, 4, 'length');
 
+.print '-- writes are applied to the graph incrementally; dyng_update reports it'
+INSERT INTO roads VALUES (4, 5, 3, 3, 0);
+SELECT json_extract(dyng_update('net'), '$.inserted') AS inserted,
+       json_extract(dyng_update('net'), '$.reloads') AS reloads;
+
 .print '-- the vertices and their degrees'
 SELECT * FROM net;
 
