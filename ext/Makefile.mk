@@ -6,7 +6,7 @@ dyng_la_SOURCES = \
 	ext/sync.c \
 	ext/sssp_vtab.c \
 	ext/config.c
-nodist_dyng_la_SOURCES = sql/capture.sql.h
+nodist_dyng_la_SOURCES = sql/capture.sql.h sql/replace.sql.h
 dyng_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(JANSSON_CFLAGS) -fvisibility=hidden
 dyng_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -no-undefined \
 	-export-symbols-regex '^sqlite3_dyng_init$$'

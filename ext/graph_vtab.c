@@ -31,6 +31,9 @@ SQLITE_EXTENSION_INIT3
 static const char zCaptureSql[] =
 #include "sql/capture.sql.h"
     ;
+static const char zReplaceSql[] =
+#include "sql/replace.sql.h"
+    ;
 
 /* A virtual table object: SQLite creates one per connect. */
 typedef struct DyngVtab {
@@ -390,7 +393,52 @@ static void dyngAppendChecks(sqlite3_str *pStr, const DyngGraph *pG, const char 
                       pG->zEdges, zCol, zCol);
 }
 
-/* Creates the log table and the triggers of sql/capture.sql. */
+/* The UNIQUE constraints of the edge table, as the condition "a row
+** conflicts with NEW": (c1 = NEW.c1 AND ...) OR (...), one group per
+** constraint over plain columns (expression and partial indexes are left
+** out).  *pzMatch is "" when there is none; it comes from sqlite3_mprintf. */
+static int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch) {
+  sqlite3_stmt *pList = NULL, *pInfo = NULL;
+  sqlite3_str *pOut = sqlite3_str_new(db);
+  int rc, nGroup = 0;
+  char *zSql = sqlite3_mprintf("SELECT name FROM pragma_index_list(%Q, %Q) "
+                               "WHERE \"unique\" AND NOT partial",
+                               pG->zEdges, pG->zDb);
+  rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pList, NULL) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_index_info(?1, ?2) ORDER BY seqno", -1,
+                            &pInfo, NULL);
+  while (rc == SQLITE_OK && sqlite3_step(pList) == SQLITE_ROW) {
+    sqlite3_str *pGroup = sqlite3_str_new(db);
+    int nCol = 0, bPlain = 1;
+    sqlite3_bind_text(pInfo, 1, (const char *)sqlite3_column_text(pList, 0), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(pInfo, 2, pG->zDb, -1, SQLITE_STATIC);
+    while (sqlite3_step(pInfo) == SQLITE_ROW) {
+      const char *zCol = (const char *)sqlite3_column_text(pInfo, 0);
+      if (!zCol) bPlain = 0; /* an expression */
+      else sqlite3_str_appendf(pGroup, "%s\"%w\" = NEW.\"%w\"", nCol++ ? " AND " : "", zCol, zCol);
+    }
+    rc = sqlite3_reset(pInfo);
+    char *zGroup = dyngStrFinish(pGroup);
+    if (!zGroup) rc = SQLITE_NOMEM;
+    else if (bPlain && nCol) sqlite3_str_appendf(pOut, "%s(%s)", nGroup++ ? " OR " : "", zGroup);
+    sqlite3_free(zGroup);
+  }
+  sqlite3_finalize(pList);
+  sqlite3_finalize(pInfo);
+  char *zMatch = dyngStrFinish(pOut);
+  if (rc == SQLITE_OK && !zMatch) rc = SQLITE_NOMEM;
+  if (rc != SQLITE_OK) {
+    sqlite3_free(zMatch);
+    zMatch = NULL;
+  }
+  *pzMatch = zMatch;
+  return rc;
+}
+
+/* Creates the log table and the triggers of sql/capture.sql, and those of
+** sql/replace.sql when the edge table has UNIQUE constraints. */
 static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   sqlite3_str *pLogW = sqlite3_str_new(db), *pWNames = sqlite3_str_new(db),
               *pNewW = sqlite3_str_new(db), *pChecks = sqlite3_str_new(db),
@@ -430,15 +478,28 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   for (int i = 0; i < 13; i++)
     if (!azVal[i]) rc = SQLITE_NOMEM;
   if (!zChanged) rc = SQLITE_NOMEM;
-  char *zSql = NULL;
+  char *zSql = NULL, *zMatch = NULL;
+  char *zRepIns = sqlite3_mprintf("\"%w_rep_ins\"", pG->zLog);
+  char *zRepUpd = sqlite3_mprintf("\"%w_rep_upd\"", pG->zLog);
+  if (!zRepIns || !zRepUpd) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = dyngUniqueMatch(db, pG, &zMatch);
   if (rc == SQLITE_OK) {
-    const char *azK[14], *azV[14];
+    const char *azK[17], *azV[17];
     for (int i = 0; i < 13; i++) azK[i] = azKey[i], azV[i] = azVal[i];
-    azK[13] = "changed";
-    azV[13] = zChanged;
-    zSql = dyngTemplate(zCaptureSql, 14, azK, azV);
+    azK[13] = "changed", azV[13] = zChanged;
+    azK[14] = "trg_rep_ins", azV[14] = zRepIns;
+    azK[15] = "trg_rep_upd", azV[15] = zRepUpd;
+    azK[16] = "unique_match", azV[16] = zMatch;
+    char *zCapture = dyngTemplate(zCaptureSql, 14, azK, azV);
+    char *zReplace = zMatch[0] ? dyngTemplate(zReplaceSql, 17, azK, azV) : sqlite3_mprintf("");
+    zSql = zCapture && zReplace ? sqlite3_mprintf("%s%s", zCapture, zReplace) : NULL;
+    sqlite3_free(zCapture);
+    sqlite3_free(zReplace);
     if (!zSql) rc = SQLITE_NOMEM;
   }
+  sqlite3_free(zMatch);
+  sqlite3_free(zRepIns);
+  sqlite3_free(zRepUpd);
   if (rc == SQLITE_OK) {
     char *zErr = NULL;
     rc = sqlite3_exec(db, zSql, NULL, NULL, &zErr);
@@ -459,9 +520,11 @@ static int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   char *zSql = sqlite3_mprintf("DROP TRIGGER IF EXISTS \"%w\".\"%w_ins\";"
                                "DROP TRIGGER IF EXISTS \"%w\".\"%w_upd\";"
                                "DROP TRIGGER IF EXISTS \"%w\".\"%w_del\";"
+                               "DROP TRIGGER IF EXISTS \"%w\".\"%w_rep_ins\";"
+                               "DROP TRIGGER IF EXISTS \"%w\".\"%w_rep_upd\";"
                                "DROP TABLE IF EXISTS \"%w\".\"%w\";",
                                pG->zDb, pG->zLog, pG->zDb, pG->zLog, pG->zDb, pG->zLog, pG->zDb,
-                               pG->zLog);
+                               pG->zLog, pG->zDb, pG->zLog, pG->zDb, pG->zLog);
   if (!zSql) return SQLITE_NOMEM;
   char *zErr = NULL;
   int rc = sqlite3_exec(db, zSql, NULL, NULL, &zErr);

@@ -54,7 +54,7 @@ struct DyngUndo {
   sqlite3_int64 iEdge;  /* ... its edge rowid */
   sqlite3_int64 iSrc;   /* ... and for an insert its values */
   sqlite3_int64 iDst;
-  int op;               /* 1 insert, -1 delete */
+  int op;               /* 1 insert, -1 delete, 0 re-read from the table */
   int bHadOld;          /* the edge existed before the entry */
   sqlite3_int64 iOldSrc; /* its endpoints before */
   sqlite3_int64 iOldDst;
@@ -475,7 +475,10 @@ static double *dyngUndoW(DyngGraph *pG, int i) {
   return pG->aUndoW + (size_t)i * 2 * (size_t)(pG->nWeight ? pG->nWeight : 1);
 }
 
-/* One log row, read from columns seq, op, edge, src, dst, w0, ... */
+/* One log row, read from columns seq, op, edge, src, dst, w0, ...  Op 1
+** inserts (or replaces) the edge, -1 deletes it, and 0, logged for rows a
+** REPLACE may remove (sql/replace.sql), says "take this rowid as the table
+** has it now". */
 typedef struct DyngLogRow {
   sqlite3_int64 iSeq, iEdge, iSrc, iDst;
   int op;
@@ -483,12 +486,13 @@ typedef struct DyngLogRow {
 } DyngLogRow;
 
 static int dyngReadLogRow(DyngGraph *pG, sqlite3_stmt *pStmt, DyngLogRow *r, char **pzErr) {
+  int op = sqlite3_column_int(pStmt, 1);
   r->iSeq = sqlite3_column_int64(pStmt, 0);
-  r->op = sqlite3_column_int(pStmt, 1) < 0 ? -1 : 1;
+  r->op = op < 0 ? -1 : op > 0 ? 1 : 0;
   r->iEdge = sqlite3_column_int64(pStmt, 2);
   r->iSrc = r->iDst = 0;
   memset(r->aW, 0, sizeof r->aW);
-  if (r->op < 0) return SQLITE_OK;
+  if (r->op <= 0) return SQLITE_OK;
   sqlite3_value *apVal[2 + DYNG_MAX_WEIGHTS];
   for (int i = 0; i < 2 + pG->nWeight; i++) apVal[i] = sqlite3_column_value(pStmt, 3 + i);
   return dyngReadEdge(pG, apVal, r->iEdge, &r->iSrc, &r->iDst, r->aW, pzErr);
@@ -498,7 +502,7 @@ static int dyngReadLogRow(DyngGraph *pG, sqlite3_stmt *pStmt, DyngLogRow *r, cha
 static int dyngUndoMatches(DyngGraph *pG, int i, const DyngLogRow *r) {
   const struct DyngUndo *u = &pG->aUndo[i];
   if (u->iSeq != r->iSeq || u->op != r->op || u->iEdge != r->iEdge) return 0;
-  if (r->op < 0) return 1;
+  if (r->op <= 0) return 1;
   if (u->iSrc != r->iSrc || u->iDst != r->iDst) return 0;
   const double *w = dyngUndoW(pG, i);
   for (int k = 0; k < pG->nWeight; k++)
@@ -552,6 +556,45 @@ static int dyngUndoRevert(DyngGraph *pG, int iFrom, char **pzErr) {
   return SQLITE_OK;
 }
 
+/* For an op-0 log row: reads edge r->iEdge from the edge table through
+** *ppStmt (prepared on first use) and sets *pbPresent, r->iSrc, r->iDst
+** and r->aW to what the table has now. */
+static int dyngReadTableEdge(DyngGraph *pG, sqlite3_stmt **ppStmt, DyngLogRow *r, int *pbPresent,
+                             char **pzErr) {
+  sqlite3 *db = pG->pConn->db;
+  int rc = SQLITE_OK;
+  if (!*ppStmt) {
+    char *zW = dyngWeightList(pG, NULL);
+    char *zSql = zW ? sqlite3_mprintf("SELECT \"%w\", \"%w\"%s FROM \"%w\".\"%w\" WHERE rowid = ?1",
+                                      pG->zSrc, pG->zDst, zW, pG->zDb, pG->zEdges)
+                    : NULL;
+    sqlite3_free(zW);
+    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, ppStmt, NULL) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    if (rc != SQLITE_OK) {
+      if (rc != SQLITE_NOMEM)
+        *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read edge table '%s': %s", pG->zName,
+                                 pG->zEdges, sqlite3_errmsg(db));
+      return rc;
+    }
+  }
+  sqlite3_bind_int64(*ppStmt, 1, r->iEdge);
+  *pbPresent = 0;
+  if (sqlite3_step(*ppStmt) == SQLITE_ROW) {
+    sqlite3_value *apVal[2 + DYNG_MAX_WEIGHTS];
+    for (int i = 0; i < 2 + pG->nWeight; i++) apVal[i] = sqlite3_column_value(*ppStmt, i);
+    rc = dyngReadEdge(pG, apVal, r->iEdge, &r->iSrc, &r->iDst, r->aW, pzErr);
+    *pbPresent = 1;
+  }
+  int rc2 = sqlite3_reset(*ppStmt);
+  if (rc == SQLITE_OK && rc2 != SQLITE_OK) {
+    rc = rc2;
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read edge table '%s': %s", pG->zName,
+                             pG->zEdges, sqlite3_errmsg(db));
+  }
+  return rc;
+}
+
 /* Applies the log rows from the current row of pStmt (already stepped to
 ** SQLITE_ROW, or SQLITE_DONE when rc says so) to the end as one batch.
 ** With bRecord, an undo record is kept per row; when that is impossible the
@@ -559,6 +602,7 @@ static int dyngUndoRevert(DyngGraph *pG, int iFrom, char **pzErr) {
 static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord, char **pzErr) {
   if (rc == SQLITE_DONE) return SQLITE_OK;
   dyng_batch *pBatch = dyng_batch_new(pG->nWeight);
+  sqlite3_stmt *pRead = NULL;    /* reads an edge's row, for op-0 entries */
   dyng_idmap *pSeen = NULL;      /* rowid -> index in aSeen, for this batch */
   DyngEdgeState *aSeen = NULL;   /* each edge's state after the rows so far */
   int nSeen = 0, nSeenAlloc = 0, erc = DYNG_OK;
@@ -569,6 +613,10 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
     DyngLogRow r;
     rc = dyngReadLogRow(pG, pStmt, &r, pzErr);
     if (rc != SQLITE_OK) break;
+    /* The entry's effect: the edge present with r's values, or absent. */
+    int bPresent = r.op > 0;
+    if (r.op == 0 && (rc = dyngReadTableEdge(pG, &pRead, &r, &bPresent, pzErr)) != SQLITE_OK)
+      break;
     if (bRecord && pG->bUndoValid) {
       /* The edge's state before this row: as earlier rows of this batch left
       ** it, else as in the mirror. */
@@ -590,14 +638,14 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
         u->iOldSrc = before.iSrc;
         u->iOldDst = before.iDst;
         for (int k = 0; k < pG->nWeight; k++) {
-          w[k] = r.op > 0 ? r.aW[k] : 0.0;
+          w[k] = r.op > 0 ? r.aW[k] : 0.0; /* what identifies the log row */
           w[pG->nWeight + k] = before.aW[k];
         }
         pG->nUndo++;
       }
       DyngEdgeState after;
       memset(&after, 0, sizeof after);
-      after.bPresent = r.op > 0;
+      after.bPresent = bPresent;
       after.iSrc = r.iSrc;
       after.iDst = r.iDst;
       memcpy(after.aW, r.aW, sizeof after.aW);
@@ -619,8 +667,8 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
         if (erc != DYNG_OK) break;
       }
     }
-    erc = r.op < 0 ? dyng_batch_delete(pBatch, r.iEdge)
-                   : dyng_batch_insert(pBatch, r.iEdge, r.iSrc, r.iDst, r.aW);
+    erc = bPresent ? dyng_batch_insert(pBatch, r.iEdge, r.iSrc, r.iDst, r.aW)
+                   : dyng_batch_delete(pBatch, r.iEdge);
     iLast = r.iSeq;
     rc = sqlite3_step(pStmt);
   }
@@ -632,6 +680,7 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
   dyng_apply_stats st = {0, 0, 0};
   if (rc == SQLITE_OK) rc = dyngApplyBatch(pG, pBatch, &st, pzErr);
   dyng_batch_free(pBatch);
+  sqlite3_finalize(pRead);
   dyng_idmap_free(pSeen);
   sqlite3_free(aSeen);
   if (rc != SQLITE_OK) {
@@ -727,7 +776,7 @@ int dyngGraphSync(DyngGraph *pG, char **pzErr) {
   if (rc != SQLITE_OK) return rc;
   int bUndoable = dyngInUndoableState(db);
 
-  if (pG->bTentative && bQuiet) {
+  if (pG->bTentative && bQuiet && iMax <= pG->iLogSeq) {
     /* No write and no commit since the last sync: only a ROLLBACK or
     ** ROLLBACK TO can have changed the log, and those remove its tail. */
     if (iMax < pG->iLogSeq) {

@@ -759,6 +759,37 @@ static void test_update_function_reports_what_it_did(void **state) {
   sqlite3_close(db);
 }
 
+static void test_rows_removed_by_replace_conflicts_leave_the_graph(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  exec_ok(db, "CREATE TABLE e(id INTEGER PRIMARY KEY, src INTEGER, dst INTEGER, w REAL, tag TEXT,"
+              "  UNIQUE(src, dst), UNIQUE(tag));"
+              "INSERT INTO e(src, dst, w, tag) VALUES (1, 2, 5, 'a'), (2, 3, 1, 'b'), (3, 4, 1, 'c');"
+              "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w, directed=0)");
+  check_sssp(db, "g", "e", "w", 1, 0);
+  /* Each statement removes a row without firing DELETE triggers. */
+  exec_ok(db, "INSERT OR REPLACE INTO e(src, dst, w, tag) VALUES (1, 2, 3, 'x')");
+  check_sssp(db, "g", "e", "w", 1, 0);
+  exec_ok(db, "INSERT OR REPLACE INTO e(src, dst, w, tag) VALUES (7, 8, 1, 'b')"); /* by tag */
+  check_sssp(db, "g", "e", "w", 3, 0);
+  exec_ok(db, "INSERT OR IGNORE INTO e(src, dst, w, tag) VALUES (1, 2, 9, 'y')");
+  check_sssp(db, "g", "e", "w", 1, 0);
+  exec_ok(db, "INSERT INTO e(src, dst, w, tag) VALUES (1, 2, 7, 'z') "
+              "ON CONFLICT(src, dst) DO UPDATE SET w = excluded.w");
+  check_sssp(db, "g", "e", "w", 1, 0);
+  exec_ok(db, "UPDATE OR REPLACE e SET src = 1, dst = 2 WHERE tag = 'c'");
+  check_sssp(db, "g", "e", "w", 1, 0);
+  exec_ok(db, "BEGIN; INSERT OR REPLACE INTO e(src, dst, w, tag) VALUES (1, 2, 0.5, 'q');");
+  check_sssp(db, "g", "e", "w", 1, 0);
+  exec_ok(db, "ROLLBACK");
+  check_sssp(db, "g", "e", "w", 1, 0);
+  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].edges')"),
+                   query_int(db, "SELECT count(*) FROM e"));
+  exec_ok(db, "DROP TABLE g");
+  assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"), 0);
+  sqlite3_close(db);
+}
+
 static void test_renamed_edge_table_is_followed(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
@@ -929,6 +960,7 @@ int main(void) {
       cmocka_unit_test(test_rollbacks_are_undone_without_reload),
       cmocka_unit_test(test_mirror_behind_a_trimmed_log_reloads),
       cmocka_unit_test(test_update_function_reports_what_it_did),
+      cmocka_unit_test(test_rows_removed_by_replace_conflicts_leave_the_graph),
       cmocka_unit_test(test_renamed_edge_table_is_followed),
       cmocka_unit_test(test_other_connection_commits_are_seen),
       cmocka_unit_test(test_extreme_node_ids_work),
