@@ -1,8 +1,8 @@
 # bench/: benchmark drivers and graph generators (not run by make check).
 # `make` builds them; `make bench` generates the two benchmark graphs (once)
-# and runs the driver on each.  See bench/README.md.
+# and runs the driver on each, then bench_sync on the grid.  See bench/README.md.
 
-noinst_PROGRAMS += bench/gen_graph bench/bench_graph
+noinst_PROGRAMS += bench/gen_graph bench/bench_graph bench/bench_sync
 
 bench_gen_graph_SOURCES = bench/gen_graph.c
 bench_gen_graph_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
@@ -12,12 +12,18 @@ bench_bench_graph_SOURCES = bench/bench_graph.c
 bench_bench_graph_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_bench_graph_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) -lm
 
+bench_bench_sync_SOURCES = bench/bench_sync.c
+bench_bench_sync_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+bench_bench_sync_LDADD = $(SQLITE_LIBS) -lm
+
 EXTRA_DIST += bench/README.md
 
 BENCH_RUNS = 5
 BENCH_NSOURCES = 4
 BENCH_DBS = bench/grid1000.db bench/rmat20.db
 BENCH_DRIVER = bench/bench_graph$(EXEEXT) --runs $(BENCH_RUNS) --sources $(BENCH_NSOURCES) \
+	--extension $(abs_top_builddir)/.libs/dyng.so
+BENCH_SYNC = bench/bench_sync$(EXEEXT) --runs $(BENCH_RUNS) \
 	--extension $(abs_top_builddir)/.libs/dyng.so
 
 # Generated only when missing (order-only on the generator), into a temporary
@@ -27,9 +33,10 @@ bench/grid1000.db: | bench/gen_graph$(EXEEXT)
 bench/rmat20.db: | bench/gen_graph$(EXEEXT)
 	$(AM_V_GEN)rm -f $@.tmp && bench/gen_graph$(EXEEXT) rmat 20 $@.tmp && mv $@.tmp $@
 
-bench: bench/bench_graph$(EXEEXT) dyng.la $(BENCH_DBS)
+bench: bench/bench_graph$(EXEEXT) bench/bench_sync$(EXEEXT) dyng.la $(BENCH_DBS)
 	$(BENCH_DRIVER) bench/grid1000.db
 	$(BENCH_DRIVER) bench/rmat20.db
+	$(BENCH_SYNC) bench/grid1000.db
 .PHONY: bench
 
 CLEANFILES += $(BENCH_DBS) bench/grid1000.db.tmp bench/rmat20.db.tmp
