@@ -251,7 +251,8 @@ static int dyng__vert_reserve(dyng_graph *g, size_t need) {
 ** the slots cost nothing until used. */
 static size_t dyng__stage_cap(const dyng_graph *g, size_t slots) {
   size_t ends = g->directed ? slots : 2 * slots;
-  return ends + ends / 8 + 64;
+  size_t total = ends + ends / 8; /* at most, see dyng__slack_cap */
+  return total + total / 32 + 1024 + 64; /* dyng__pool_room(total), and some */
 }
 
 /* Makes room for `need` edge slots in every per-slot array. */
@@ -368,6 +369,11 @@ static inline int dyng__live(const dyng_graph *g, uint32_t v);
 static inline uint32_t dyng__slack_cap(uint32_t d) { return d + (d >> 3); }
 static inline uint32_t dyng__compact_cap(uint32_t d) { return d + (d >> 3) + 1; }
 
+/* Entries allocated for a pool whose segments take `total`: room at the end
+** for the first segments that outgrow their slack to move into, so that the
+** first changes after a load do not reallocate (and copy) the whole pool. */
+static inline size_t dyng__pool_room(size_t total) { return total + total / 32 + 1024; }
+
 /* Entries a pool laid out from the degrees in a->deg needs. */
 static size_t dyng__adj_layout_size(const dyng__adj *a, uint32_t n_vert) {
   size_t total = 0;
@@ -382,7 +388,7 @@ static int dyng__adj_layout(dyng__adj *a, uint32_t n_vert) {
   size_t total = dyng__adj_layout_size(a, n_vert);
   if (total > (size_t)UINT32_MAX) return DYNG_ETOOBIG;
   /* Allocate first: on failure the degrees are still intact. */
-  int rc = dyng__adj_pool_resize(a, 0, total ? total : 1);
+  int rc = dyng__adj_pool_resize(a, 0, dyng__pool_room(total));
   if (rc) return rc;
   total = 0;
   for (uint32_t v = 0; v < n_vert; v++) {
@@ -412,18 +418,18 @@ int dyng_graph_seal(dyng_graph *g) {
     in_deg[g->e_dst[s]]++;
   }
   size_t total = dyng__adj_layout_size(out, g->n_vert);
-  if (total > (size_t)UINT32_MAX) return DYNG_ETOOBIG;
-  if (!total) total = 1;
+  if (dyng__pool_room(total) > (size_t)UINT32_MAX) return DYNG_ETOOBIG;
+  size_t room = dyng__pool_room(total); /* the pool's size (see dyng__adj_layout) */
 
   /* Weight arrays of the pool: objective 0's is new; objective k's is the
   ** staging array of k - 1, whose pages are in memory already, once its
   ** weights have been scattered.  Everything that can fail is allocated
   ** before anything changes, so a failed seal can be retried. */
-  int reuse = g->stage_cap >= total;
+  int reuse = g->stage_cap >= room;
   double *fresh[DYNG_MAX_WEIGHTS] = {0};
   for (int k = 0; k < g->n_obj && rc == DYNG_OK; k++) {
     if (k > 0 && reuse && g->load_w[k - 1]) continue;
-    fresh[k] = dyng_malloc(total * sizeof(double));
+    fresh[k] = dyng_malloc(room * sizeof(double));
     if (!fresh[k]) rc = DYNG_ENOMEM;
   }
   if (rc == DYNG_OK) rc = dyng__adj_layout(out, g->n_vert);
@@ -494,7 +500,7 @@ static void dyng__adj_compact(dyng_graph *g, dyng__adj *a) {
   fresh.has_w = a->has_w;
   for (uint32_t v = 0; v < g->n_vert; v++) total += dyng__compact_cap(a->deg[v]);
   if (total > (size_t)UINT32_MAX) return;
-  if (dyng__adj_pool_resize(&fresh, a->has_w ? g->n_obj : 0, total ? total : 1)) {
+  if (dyng__adj_pool_resize(&fresh, a->has_w ? g->n_obj : 0, dyng__pool_room(total))) {
     dyng__adj_free(&fresh);
     return;
   }

@@ -56,6 +56,7 @@ struct DyngGraph {
   sqlite3_stmt *pDataVersion;   /* PRAGMA data_version, kept while connected */
   sqlite3_stmt *pSchemaVersion; /* PRAGMA schema_version, likewise */
   sqlite3_stmt *pLogMax;        /* SELECT max(seq) FROM the log, likewise */
+  sqlite3_stmt *pLogRead;       /* SELECT the log after a position, likewise */
   int nLogLimit;            /* log entries the writers keep (log_limit=) */
 
   /* Undo records of a tentative mirror (see ext/sync.c). */

@@ -393,40 +393,157 @@ static void dyngAppendChecks(sqlite3_str *pStr, const DyngGraph *pG, const char 
                       pG->zEdges, zCol, zCol);
 }
 
-/* The UNIQUE constraints of the edge table, as the condition "a row
-** conflicts with NEW": (c1 = NEW.c1 AND ...) OR (...), one group per
-** constraint over plain columns (expression and partial indexes are left
-** out).  *pzMatch is "" when there is none; it comes from sqlite3_mprintf. */
-static int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch) {
-  sqlite3_stmt *pList = NULL, *pInfo = NULL;
-  sqlite3_str *pOut = sqlite3_str_new(db);
+/* Splits the key list of a CREATE INDEX statement into its terms: the text
+** between the parentheses after ON <table>, cut at top-level commas, with a
+** trailing ASC or DESC dropped (a COLLATE stays: it is part of the
+** comparison).  Appends "term1\0term2\0...\0" to pTerms; 0 when the text
+** cannot be read. */
+static int dyngIndexTerms(const char *zSql, sqlite3_str *pTerms) {
+  const char *z = zSql, *zOn = NULL;
+  /* The key list is the first parenthesis after the word ON. */
+  for (; *z; z++) {
+    if ((z == zSql || !isalnum((unsigned char)z[-1])) && sqlite3_strnicmp(z, "ON", 2) == 0 &&
+        !isalnum((unsigned char)z[2]) && z[2] != '_') {
+      zOn = z + 2;
+      break;
+    }
+  }
+  if (!zOn) return 0;
+  z = strchr(zOn, '(');
+  if (!z) return 0;
+  int depth = 0;
+  const char *zTerm = z + 1;
+  for (z = z + 1; *z; z++) {
+    char c = *z;
+    if (c == '\'' || c == '"' || c == '`' || c == '[') {
+      char q = c == '[' ? ']' : c;
+      for (z++; *z && !(*z == q && z[1] != q); z++)
+        if (*z == q) z++;
+      if (!*z) return 0;
+      continue;
+    }
+    if (c == '(') depth++;
+    else if ((c == ')' && depth == 0) || (c == ',' && depth == 0)) {
+      int n = (int)(z - zTerm);
+      while (n > 0 && isspace((unsigned char)zTerm[n - 1])) n--;
+      for (int k = 0; k < 2; k++) {
+        const char *zDir = k ? "DESC" : "ASC";
+        int m = (int)strlen(zDir);
+        if (n > m && sqlite3_strnicmp(zTerm + n - m, zDir, m) == 0 &&
+            isspace((unsigned char)zTerm[n - m - 1])) {
+          n -= m;
+          while (n > 0 && isspace((unsigned char)zTerm[n - 1])) n--;
+        }
+      }
+      if (n == 0) return 0;
+      sqlite3_str_append(pTerms, zTerm, n);
+      sqlite3_str_append(pTerms, "", 1);
+      if (c == ')') return 1;
+      zTerm = z + 1;
+    } else if (c == ')') depth--;
+  }
+  return 0;
+}
+
+/*
+** The UNIQUE constraints and unique indexes of the edge table, as the
+** condition "this row may conflict with NEW": one group per index,
+** (c1 = NEW.c1 COLLATE x AND ...) OR (...).  A term that is an expression
+** is compared with the same expression evaluated over NEW's values:
+** (expr) = (SELECT expr FROM (SELECT NEW.a AS a, NEW.b AS b, ...)).  A
+** partial index counts as if it covered every row.  The condition may match
+** more rows than can really conflict (each match is only re-read by the
+** sync), never fewer.  *pzMatch is "" when there is no unique index; it
+** comes from sqlite3_mprintf.
+*/
+static int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, char **pzErr) {
+  sqlite3_stmt *pList = NULL, *pInfo = NULL, *pDef = NULL, *pCols = NULL;
+  sqlite3_str *pOut = sqlite3_str_new(db), *pNew = sqlite3_str_new(db);
   int rc, nGroup = 0;
-  char *zSql = sqlite3_mprintf("SELECT name FROM pragma_index_list(%Q, %Q) "
-                               "WHERE \"unique\" AND NOT partial",
+  char *zNew = NULL;
+  char *zSql = sqlite3_mprintf("SELECT name FROM pragma_index_list(%Q, %Q) WHERE \"unique\"",
                                pG->zEdges, pG->zDb);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pList, NULL) : SQLITE_NOMEM;
   sqlite3_free(zSql);
   if (rc == SQLITE_OK)
-    rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_index_info(?1, ?2) ORDER BY seqno", -1,
-                            &pInfo, NULL);
+    rc = sqlite3_prepare_v2(db, "SELECT cid, name, coll FROM pragma_index_xinfo(?1, ?2) "
+                                "WHERE key ORDER BY seqno",
+                            -1, &pInfo, NULL);
+  if (rc == SQLITE_OK) {
+    zSql = sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_master WHERE type = 'index' AND name = ?1",
+                           pG->zDb);
+    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pDef, NULL) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  /* NEW's values under the table's column names, for expression terms. */
+  if (rc == SQLITE_OK) {
+    zSql = sqlite3_mprintf("SELECT name FROM pragma_table_info(%Q, %Q)", pG->zEdges, pG->zDb);
+    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pCols, NULL) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    for (int n = 0; rc == SQLITE_OK && sqlite3_step(pCols) == SQLITE_ROW; n++) {
+      const char *zCol = (const char *)sqlite3_column_text(pCols, 0);
+      sqlite3_str_appendf(pNew, "%sNEW.\"%w\" AS \"%w\"", n ? ", " : "", zCol, zCol);
+    }
+    zNew = dyngStrFinish(pNew);
+    pNew = NULL;
+    if (!zNew) rc = SQLITE_NOMEM;
+  }
   while (rc == SQLITE_OK && sqlite3_step(pList) == SQLITE_ROW) {
+    const char *zIndex = (const char *)sqlite3_column_text(pList, 0);
     sqlite3_str *pGroup = sqlite3_str_new(db);
-    int nCol = 0, bPlain = 1;
-    sqlite3_bind_text(pInfo, 1, (const char *)sqlite3_column_text(pList, 0), -1, SQLITE_TRANSIENT);
+    int nTerm = 0, bExpr = 0;
+    sqlite3_bind_text(pInfo, 1, zIndex, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(pInfo, 2, pG->zDb, -1, SQLITE_STATIC);
     while (sqlite3_step(pInfo) == SQLITE_ROW) {
-      const char *zCol = (const char *)sqlite3_column_text(pInfo, 0);
-      if (!zCol) bPlain = 0; /* an expression */
-      else sqlite3_str_appendf(pGroup, "%s\"%w\" = NEW.\"%w\"", nCol++ ? " AND " : "", zCol, zCol);
+      const char *zCol = (const char *)sqlite3_column_text(pInfo, 1);
+      const char *zColl = (const char *)sqlite3_column_text(pInfo, 2);
+      if (sqlite3_column_int(pInfo, 0) < 0 || !zCol) {
+        bExpr = 1;
+        continue;
+      }
+      sqlite3_str_appendf(pGroup, "%s\"%w\" = NEW.\"%w\" COLLATE \"%w\"", nTerm++ ? " AND " : "",
+                          zCol, zCol, zColl ? zColl : "BINARY");
     }
     rc = sqlite3_reset(pInfo);
+    if (rc == SQLITE_OK && bExpr) {
+      /* Rebuild the whole group from the index's own definition. */
+      sqlite3_str_reset(pGroup);
+      nTerm = 0;
+      sqlite3_bind_text(pDef, 1, zIndex, -1, SQLITE_TRANSIENT);
+      const char *zDef = sqlite3_step(pDef) == SQLITE_ROW ? (const char *)sqlite3_column_text(pDef, 0)
+                                                          : NULL;
+      sqlite3_str *pTerms = sqlite3_str_new(db);
+      int bOk = zDef && dyngIndexTerms(zDef, pTerms);
+      int nTerms = sqlite3_str_length(pTerms);
+      char *zTerms = dyngStrFinish(pTerms);
+      if (!zTerms) rc = SQLITE_NOMEM;
+      else if (!bOk) {
+        *pzErr = sqlite3_mprintf("dyng: cannot read the definition of unique index '%s' of edge "
+                                 "table '%s', so rows an INSERT OR REPLACE removes through it "
+                                 "would go unseen",
+                                 zIndex, pG->zEdges);
+        rc = SQLITE_ERROR;
+      } else {
+        for (const char *zT = zTerms; zT < zTerms + nTerms; zT += strlen(zT) + 1)
+          sqlite3_str_appendf(pGroup, "%s(%s) = (SELECT %s FROM (SELECT %s))",
+                              nTerm++ ? " AND " : "", zT, zT, zNew);
+      }
+      sqlite3_free(zTerms);
+      int rc2 = sqlite3_reset(pDef);
+      if (rc == SQLITE_OK) rc = rc2;
+    }
     char *zGroup = dyngStrFinish(pGroup);
-    if (!zGroup) rc = SQLITE_NOMEM;
-    else if (bPlain && nCol) sqlite3_str_appendf(pOut, "%s(%s)", nGroup++ ? " OR " : "", zGroup);
+    if (!zGroup && rc == SQLITE_OK) rc = SQLITE_NOMEM;
+    if (rc == SQLITE_OK && nTerm)
+      sqlite3_str_appendf(pOut, "%s(%s)", nGroup++ ? " OR " : "", zGroup);
     sqlite3_free(zGroup);
   }
   sqlite3_finalize(pList);
   sqlite3_finalize(pInfo);
+  sqlite3_finalize(pDef);
+  sqlite3_finalize(pCols);
+  sqlite3_free(dyngStrFinish(pNew));
+  sqlite3_free(zNew);
   char *zMatch = dyngStrFinish(pOut);
   if (rc == SQLITE_OK && !zMatch) rc = SQLITE_NOMEM;
   if (rc != SQLITE_OK) {
@@ -482,7 +599,7 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   char *zRepIns = sqlite3_mprintf("\"%w_rep_ins\"", pG->zLog);
   char *zRepUpd = sqlite3_mprintf("\"%w_rep_upd\"", pG->zLog);
   if (!zRepIns || !zRepUpd) rc = SQLITE_NOMEM;
-  if (rc == SQLITE_OK) rc = dyngUniqueMatch(db, pG, &zMatch);
+  if (rc == SQLITE_OK) rc = dyngUniqueMatch(db, pG, &zMatch, pzErr);
   if (rc == SQLITE_OK) {
     const char *azK[17], *azV[17];
     for (int i = 0; i < 13; i++) azK[i] = azKey[i], azV[i] = azVal[i];

@@ -68,7 +68,8 @@ void dyngGraphReleaseStmts(DyngGraph *pG) {
   sqlite3_finalize(pG->pDataVersion);
   sqlite3_finalize(pG->pSchemaVersion);
   sqlite3_finalize(pG->pLogMax);
-  pG->pDataVersion = pG->pSchemaVersion = pG->pLogMax = NULL;
+  sqlite3_finalize(pG->pLogRead);
+  pG->pDataVersion = pG->pSchemaVersion = pG->pLogMax = pG->pLogRead = NULL;
 }
 
 /* Forgets the undo records. */
@@ -692,6 +693,15 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
   return SQLITE_OK;
 }
 
+/* Ends a use of the kept log-reading statement: reset for the next sync,
+** or finalized when the graph's table is no longer connected. */
+static void dyngLogReadDone(DyngGraph *pG) {
+  if (sqlite3_reset(pG->pLogRead) != SQLITE_OK || pG->nRef == 0) {
+    sqlite3_finalize(pG->pLogRead);
+    pG->pLogRead = NULL;
+  }
+}
+
 /*
 ** Reads the log after iFrom and brings the mirror to it: first the rows
 ** that match the undo records are skipped (records that do not match are
@@ -700,16 +710,20 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
 */
 static int dyngCatchUp(DyngGraph *pG, int bUndoable, int *pbReload, char **pzErr) {
   sqlite3 *db = pG->pConn->db;
-  sqlite3_stmt *pStmt = NULL;
   sqlite3_int64 iFrom = pG->bTentative ? pG->iUndoBase : pG->iLogSeq;
-  char *zW = dyngWeightList(pG, "w");
-  char *zSql = zW ? sqlite3_mprintf("SELECT seq, op, edge, src, dst%s FROM \"%w\".\"%w\" "
-                                    "WHERE seq > ?1 ORDER BY seq",
-                                    zW, pG->zDb, pG->zLog)
-                  : NULL;
-  sqlite3_free(zW);
-  int rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
+  int rc = SQLITE_OK;
+  if (!pG->pLogRead) {
+    char *zW = dyngWeightList(pG, "w");
+    char *zSql = zW ? sqlite3_mprintf("SELECT seq, op, edge, src, dst%s FROM \"%w\".\"%w\" "
+                                      "WHERE seq > ?1 ORDER BY seq",
+                                      zW, pG->zDb, pG->zLog)
+                    : NULL;
+    sqlite3_free(zW);
+    rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &pG->pLogRead, NULL)
+              : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  sqlite3_stmt *pStmt = pG->pLogRead;
   if (rc != SQLITE_OK) {
     if (rc != SQLITE_NOMEM)
       *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read its change log '%s': %s",
@@ -720,7 +734,7 @@ static int dyngCatchUp(DyngGraph *pG, int bUndoable, int *pbReload, char **pzErr
   rc = sqlite3_step(pStmt);
   if (rc == SQLITE_ROW && sqlite3_column_int64(pStmt, 0) != iFrom + 1) {
     *pbReload = 1;
-    sqlite3_finalize(pStmt);
+    dyngLogReadDone(pG);
     return SQLITE_OK;
   }
   /* Skip what still matches; revert the rest of the undo records. */
@@ -748,7 +762,7 @@ static int dyngCatchUp(DyngGraph *pG, int bUndoable, int *pbReload, char **pzErr
     *pzErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
                              sqlite3_errmsg(db));
   }
-  sqlite3_finalize(pStmt);
+  dyngLogReadDone(pG);
   return rc;
 }
 
