@@ -28,7 +28,7 @@ EXTRA_DIST += tests/test_python.py tests/test_examples.sh tests/test_util.h test
 
 if HAVE_CMOCKA
 UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_sssp tests/test_alloc
-SQL_TESTS = tests/test_sql
+SQL_TESTS = tests/test_sql tests/test_sync_model
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS)
 TESTS += $(UNIT_TESTS) $(SQL_TESTS)
 endif
@@ -58,3 +58,9 @@ tests_test_sql_SOURCES = tests/test_sql.c tests/test_util.h
 tests_test_sql_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_sql_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_sql_DEPENDENCIES = dyng.la
+
+# The model-based random test of the sync; DYNG_SYNC_STEPS sets its length.
+tests_test_sync_model_SOURCES = tests/test_sync_model.c tests/test_util.h
+tests_test_sync_model_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
+tests_test_sync_model_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
+EXTRA_tests_test_sync_model_DEPENDENCIES = dyng.la
