@@ -41,6 +41,8 @@ struct DyngGraph {
   int bDirected;            /* 1: directed, 0: undirected */
   char *zLog;               /* change-log table filled by the triggers */
   int nRef;                 /* virtual table objects connected to it */
+  int bOrphan;              /* dropped or replaced: no longer in pConn's list,
+                               freed when the last object disconnects */
 
   dyng_graph *pGraph;       /* the mirror; NULL until first loaded */
   const dyng_backend *pBackend; /* backend that computes on it */

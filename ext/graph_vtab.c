@@ -655,6 +655,30 @@ static int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
 
 /* ---- the virtual table ---------------------------------------------- */
 
+/* Takes pG out of its connection's list.  SQLite may still hold virtual
+** table objects for it (a DROP or CREATE inside a savepoint that is rolled
+** back leaves several): it is freed now if none is left, else by the last
+** xDisconnect. */
+static void dyngGraphOrphan(DyngGraph *pG) {
+  DyngGraph **pp = &pG->pConn->pGraphs;
+  while (*pp && *pp != pG) pp = &(*pp)->pNext;
+  if (*pp) *pp = pG->pNext;
+  pG->pNext = NULL;
+  if (pG->nRef == 0) dyngGraphFree(pG);
+  else pG->bOrphan = 1;
+}
+
+/* 1 when two parsed definitions describe the same graph. */
+static int dyngSameDefinition(const DyngGraph *a, const DyngGraph *b) {
+  if (sqlite3_stricmp(a->zEdges, b->zEdges) || sqlite3_stricmp(a->zSrc, b->zSrc) ||
+      sqlite3_stricmp(a->zDst, b->zDst) || a->nWeight != b->nWeight ||
+      a->bDirected != b->bDirected || a->nLogLimit != b->nLogLimit)
+    return 0;
+  for (int k = 0; k < a->nWeight; k++)
+    if (sqlite3_stricmp(a->azWeight[k], b->azWeight[k])) return 0;
+  return 1;
+}
+
 static int dyngVtabInit(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                         sqlite3_vtab **ppVtab, char **pzErr, int bCreate) {
   DyngConn *pConn = pAux;
@@ -676,14 +700,9 @@ static int dyngVtabInit(sqlite3 *db, void *pAux, int argc, const char *const *ar
 
   DyngGraph *pOld = dyngGraphFind(pConn, pNew->zDb, pNew->zName);
   if (bCreate) {
-    if (pOld) {
-      /* A graph of this name was dropped by another connection; forget its
-      ** mirror. */
-      DyngGraph **pp = &pConn->pGraphs;
-      while (*pp != pOld) pp = &(*pp)->pNext;
-      *pp = pOld->pNext;
-      dyngGraphFree(pOld);
-    }
+    /* A graph of this name was dropped by another connection, or in a
+    ** savepoint: forget its mirror. */
+    if (pOld) dyngGraphOrphan(pOld);
     rc = dyngCheckEdgeTable(db, pNew, pzErr);
     if (rc == SQLITE_OK) rc = dyngInstallCapture(db, pNew, pzErr);
     if (rc == SQLITE_OK) {
@@ -699,11 +718,13 @@ static int dyngVtabInit(sqlite3 *db, void *pAux, int argc, const char *const *ar
     }
     if (rc != SQLITE_OK) goto fail;
     pVtab->pG = pNew;
-  } else if (pOld) {
+  } else if (pOld && dyngSameDefinition(pOld, pNew)) {
     /* Reconnecting (schema reset): keep the loaded mirror. */
     dyngGraphFree(pNew);
     pVtab->pG = pOld;
   } else {
+    /* New to this connection, or re-created with another definition. */
+    if (pOld) dyngGraphOrphan(pOld);
     pNew->pNext = pConn->pGraphs;
     pConn->pGraphs = pNew;
     pVtab->pG = pNew;
@@ -730,7 +751,11 @@ static int dyngVtabConnect(sqlite3 *db, void *pAux, int argc, const char *const 
 
 static int dyngVtabDisconnect(sqlite3_vtab *pBase) {
   DyngVtab *pVtab = (DyngVtab *)pBase;
-  if (--pVtab->pG->nRef == 0) dyngGraphReleaseStmts(pVtab->pG);
+  DyngGraph *pG = pVtab->pG;
+  if (--pG->nRef == 0) {
+    if (pG->bOrphan) dyngGraphFree(pG);
+    else dyngGraphReleaseStmts(pG);
+  }
   sqlite3_free(pVtab);
   return SQLITE_OK;
 }
@@ -747,10 +772,8 @@ static int dyngVtabDestroy(sqlite3_vtab *pBase) {
     pVtab->base.zErrMsg = zErr;
     return rc;
   }
-  DyngGraph **pp = &pConn->pGraphs;
-  while (*pp && *pp != pG) pp = &(*pp)->pNext;
-  if (*pp) *pp = pG->pNext;
-  dyngGraphFree(pG);
+  pG->nRef--;
+  dyngGraphOrphan(pG);
   sqlite3_free(pVtab);
   return SQLITE_OK;
 }
