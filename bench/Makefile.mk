@@ -8,11 +8,11 @@ bench_gen_graph_SOURCES = bench/gen_graph.c
 bench_gen_graph_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_gen_graph_LDADD = $(SQLITE_LIBS)
 
-bench_bench_graph_SOURCES = bench/bench_graph.c
+bench_bench_graph_SOURCES = bench/bench_graph.c bench/bench_util.c bench/bench_util.h
 bench_bench_graph_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_bench_graph_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) -lm
 
-bench_bench_sync_SOURCES = bench/bench_sync.c
+bench_bench_sync_SOURCES = bench/bench_sync.c bench/bench_util.c bench/bench_util.h
 bench_bench_sync_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_bench_sync_LDADD = $(SQLITE_LIBS) -lm
 

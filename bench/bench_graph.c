@@ -38,6 +38,7 @@
 ** OS cache, so every timed figure reads the table from memory.  --verbose
 ** prints every run's figures as they come.
 */
+#include "bench/bench_util.h"
 #include "engine/error.h"
 #include "engine/graph.h"
 #include "engine/sssp.h"
@@ -46,12 +47,10 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define EDGE_SCAN_SQL "SELECT rowid, src, dst, length, minutes, toll FROM edges"
@@ -60,60 +59,7 @@
   "weights='length,minutes,toll', directed=1)"
 #define SQL_SSSP_SQL "SELECT count(*), max(dist) FROM dyng_sssp('bench_g', ?1)"
 
-/* ---- small helpers ---------------------------------------------------- */
-
-static void die(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("bench_graph: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  exit(1);
-}
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) die("out of memory (%zu bytes)", n);
-  return p;
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-/* Median, minimum and maximum of n >= 1 samples. */
-typedef struct stats {
-  double median, min, max;
-  int n;
-} stats;
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static stats stats_of(const double *x, int n) {
-  stats s = {NAN, NAN, NAN, n};
-  if (n <= 0) return s;
-  double *c = xmalloc((size_t)n * sizeof *c);
-  memcpy(c, x, (size_t)n * sizeof *c);
-  qsort(c, (size_t)n, sizeof *c, cmp_double);
-  s.median = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
-  s.min = c[0];
-  s.max = c[n - 1];
-  free(c);
-  return s;
-}
+const char bench_program[] = "bench_graph";
 
 /* ---- a node id -> index map for the baseline --------------------------- */
 
@@ -259,13 +205,6 @@ static uint32_t baseline_dijkstra(const csr *g, uint32_t source, double *dist,
 
 /* ---- reading the table ------------------------------------------------ */
 
-static sqlite3_stmt *prepare(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-    die("%s: %s", sql, sqlite3_errmsg(db));
-  return st;
-}
-
 static volatile double scan_sink;
 
 /* (a) The bare scan: every row, every column; returns the rows read. */
@@ -377,22 +316,7 @@ static void csr_load(sqlite3 *db, long long n_rows, csr *g, int64_t **row_src) {
   *row_src = rs;
 }
 
-/* ---- the extension ---------------------------------------------------- */
-
-/* Loads the extension into db: 1 on success, 0 (and *why, sqlite3_free it)
-** otherwise. */
-static int load_extension(sqlite3 *db, const char *path, char **why) {
-  *why = NULL;
-  if (sqlite3_enable_load_extension(db, 1) != SQLITE_OK) {
-    *why = sqlite3_mprintf("sqlite3_enable_load_extension failed: %s", sqlite3_errmsg(db));
-    return 0;
-  }
-  if (sqlite3_load_extension(db, path, NULL, why) != SQLITE_OK) {
-    if (!*why) *why = sqlite3_mprintf("unknown error");
-    return 0;
-  }
-  return 1;
-}
+/* ---- running SQL ------------------------------------------------------ */
 
 /* Runs sql; 0 on success, else the error text in *why (sqlite3_free it). */
 static int exec_sql(sqlite3 *db, const char *sql, char **why) {
@@ -401,67 +325,6 @@ static int exec_sql(sqlite3 *db, const char *sql, char **why) {
   if (!*why) *why = sqlite3_mprintf("%s", sqlite3_errmsg(db));
   return -1;
 }
-
-static void copy_file(const char *from, const char *to) {
-  FILE *in = fopen(from, "rb");
-  if (!in) die("%s: %s", from, strerror(errno));
-  FILE *out = fopen(to, "wb");
-  if (!out) die("%s: %s", to, strerror(errno));
-  size_t cap = 1 << 20, got;
-  char *buf = xmalloc(cap);
-  while ((got = fread(buf, 1, cap, in)) > 0)
-    if (fwrite(buf, 1, got, out) != got) die("%s: %s", to, strerror(errno));
-  if (ferror(in)) die("%s: read error", from);
-  if (fclose(out) != 0) die("%s: %s", to, strerror(errno));
-  fclose(in);
-  free(buf);
-}
-
-static char scratch_path[4096];
-
-static void remove_scratch(void) {
-  if (!scratch_path[0]) return;
-  const char *suffix[] = {"", "-journal", "-wal", "-shm"};
-  for (int i = 0; i < 4; i++) {
-    char p[4200];
-    snprintf(p, sizeof p, "%s%s", scratch_path, suffix[i]);
-    unlink(p);
-  }
-}
-
-/* ---- reporting -------------------------------------------------------- */
-
-static const char *db_label;
-
-/* One Markdown row and one machine-readable line (kept for the end). */
-typedef struct report {
-  char md[64][256];
-  char kv[64][320];
-  int n;
-} report;
-
-static void report_add(report *r, const char *name, const char *unit, double scale,
-                       const double *x, int n, const char *ratio_text) {
-  if (r->n == 64) return;
-  stats s = stats_of(x, n);
-  snprintf(r->md[r->n], sizeof r->md[r->n], "| %s (%s) | %.3f | %.3f | %.3f | %d | %s |",
-           name, unit, s.median * scale, s.min * scale, s.max * scale, s.n,
-           ratio_text ? ratio_text : "");
-  snprintf(r->kv[r->n], sizeof r->kv[r->n],
-           "BENCH db=%s metric=%s unit=%s median=%.6g min=%.6g max=%.6g n=%d", db_label,
-           name, unit, s.median * scale, s.min * scale, s.max * scale, s.n);
-  r->n++;
-}
-
-static void report_ratio(report *r, const char *name, double value) {
-  if (r->n == 64) return;
-  r->md[r->n][0] = '\0';
-  snprintf(r->kv[r->n], sizeof r->kv[r->n], "BENCH db=%s metric=%s ratio=%.4f", db_label,
-           name, value);
-  r->n++;
-}
-
-static double median_of(const double *x, int n) { return stats_of(x, n).median; }
 
 /* ---- main ------------------------------------------------------------- */
 
@@ -493,7 +356,7 @@ int main(int argc, char **argv) {
   }
   if (!db_path || runs < 1 || runs > 1000 || n_sources < 1 || n_sources > 10000) usage();
   if (access(db_path, R_OK) != 0) die("%s: %s", db_path, strerror(errno));
-  db_label = strrchr(db_path, '/') ? strrchr(db_path, '/') + 1 : db_path;
+  const char *db_label = strrchr(db_path, '/') ? strrchr(db_path, '/') + 1 : db_path;
 
   /* Can the extension load at all?  Decides read-only vs scratch copy. */
   sqlite3 *db = NULL;
@@ -507,12 +370,8 @@ int main(int argc, char **argv) {
   }
   const char *work_path = db_path;
   if (have_ext && !in_place) {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(scratch_path, sizeof scratch_path, "%s/bench_graph-%ld.db",
-             tmp && *tmp ? tmp : "/tmp", (long)getpid());
-    atexit(remove_scratch);
-    copy_file(db_path, scratch_path);
-    work_path = scratch_path;
+    work_path = scratch_name();
+    copy_file(db_path, work_path);
   }
   int flags = have_ext ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
   if (sqlite3_open_v2(work_path, &db, flags, NULL) != SQLITE_OK)
@@ -732,7 +591,7 @@ int main(int argc, char **argv) {
 
   /* ---- the report ---- */
   report rep;
-  memset(&rep, 0, sizeof rep);
+  report_init(&rep, db_label);
   char ratio[64];
   double m_scan = median_of(t_scan, runs);
   report_add(&rep, "scan", "s", 1.0, t_scan, runs, "1.00x (reference)");
@@ -769,10 +628,9 @@ int main(int argc, char **argv) {
   if (sql_ok || n_sql) printf("; CREATE for SQL SSSP %.3f s", t_create_sql);
   printf("\n\n| %s | median | min | max | n | ratio of medians |\n", db_label);
   printf("| --- | ---: | ---: | ---: | ---: | --- |\n");
-  for (int i = 0; i < rep.n; i++)
-    if (rep.md[i][0]) printf("%s\n", rep.md[i]);
+  report_print_rows(&rep);
   printf("\n");
-  for (int i = 0; i < rep.n; i++) printf("%s\n", rep.kv[i]);
+  report_print_lines(&rep);
 
   free(t_scan);
   free(t_load);

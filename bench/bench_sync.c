@@ -62,16 +62,16 @@
 ** line per figure, plus `ratio=` lines and the goals met or missed;
 ** --verbose prints each run as it comes.
 */
+#include "bench/bench_util.h"
+
 #include <sqlite3.h>
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define GRAPH "bench_g"
@@ -82,76 +82,16 @@
 #define QUERY_REPS 10    /* idle SSSP queries per run */
 #define TARGET_RANK 50   /* T is the TARGET_RANK-th nearest node to S */
 
+const char bench_program[] = "bench_sync";
+
 /* ---- small helpers ---------------------------------------------------- */
-
-static void die(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("bench_sync: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  exit(1);
-}
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) die("out of memory (%zu bytes)", n);
-  return p;
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 /* Uniform in [0, 1) with 53 random bits. */
 static double unit_random(uint64_t *state) {
   return (double)(splitmix64(state) >> 11) * 0x1.0p-53;
 }
 
-/* Median, minimum and maximum of n >= 1 samples. */
-typedef struct stats {
-  double median, min, max;
-  int n;
-} stats;
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static stats stats_of(const double *x, int n) {
-  stats s = {NAN, NAN, NAN, n};
-  if (n <= 0) return s;
-  double *c = xmalloc((size_t)n * sizeof *c);
-  memcpy(c, x, (size_t)n * sizeof *c);
-  qsort(c, (size_t)n, sizeof *c, cmp_double);
-  s.median = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
-  s.min = c[0];
-  s.max = c[n - 1];
-  free(c);
-  return s;
-}
-
-static double median_of(const double *x, int n) { return stats_of(x, n).median; }
-
 /* ---- SQL helpers ------------------------------------------------------- */
-
-static sqlite3_stmt *prepare(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-    die("%s: %s", sql, sqlite3_errmsg(db));
-  return st;
-}
 
 static void exec_sql(sqlite3 *db, const char *sql) {
   char *why = NULL;
@@ -172,48 +112,6 @@ static int64_t query_int(sqlite3 *db, const char *sql) {
 static void step_done(sqlite3 *db, sqlite3_stmt *st) {
   if (sqlite3_step(st) != SQLITE_DONE) die("%s: %s", sqlite3_sql(st), sqlite3_errmsg(db));
   sqlite3_reset(st);
-}
-
-/* Loads the extension into db: 1 on success, 0 (and *why, sqlite3_free it)
-** otherwise. */
-static int load_extension(sqlite3 *db, const char *path, char **why) {
-  *why = NULL;
-  if (sqlite3_enable_load_extension(db, 1) != SQLITE_OK) {
-    *why = sqlite3_mprintf("sqlite3_enable_load_extension failed: %s", sqlite3_errmsg(db));
-    return 0;
-  }
-  if (sqlite3_load_extension(db, path, NULL, why) != SQLITE_OK) {
-    if (!*why) *why = sqlite3_mprintf("unknown error");
-    return 0;
-  }
-  return 1;
-}
-
-static void copy_file(const char *from, const char *to) {
-  FILE *in = fopen(from, "rb");
-  if (!in) die("%s: %s", from, strerror(errno));
-  FILE *out = fopen(to, "wb");
-  if (!out) die("%s: %s", to, strerror(errno));
-  size_t cap = 1 << 20, got;
-  char *buf = xmalloc(cap);
-  while ((got = fread(buf, 1, cap, in)) > 0)
-    if (fwrite(buf, 1, got, out) != got) die("%s: %s", to, strerror(errno));
-  if (ferror(in)) die("%s: read error", from);
-  if (fclose(out) != 0) die("%s: %s", to, strerror(errno));
-  fclose(in);
-  free(buf);
-}
-
-static char scratch_path[4096];
-
-static void remove_scratch(void) {
-  if (!scratch_path[0]) return;
-  const char *suffix[] = {"", "-journal", "-wal", "-shm"};
-  for (int i = 0; i < 4; i++) {
-    char p[4200];
-    snprintf(p, sizeof p, "%s%s", scratch_path, suffix[i]);
-    unlink(p);
-  }
 }
 
 /* ---- dyng_update's answer and the graph's counters ---------------------- */
@@ -395,39 +293,6 @@ static double write_changes(sqlite3 *db, writer *w, const change *c, int n) {
   return now_s() - t0;
 }
 
-/* ---- reporting -------------------------------------------------------- */
-
-static const char *db_label;
-
-/* One Markdown row and one machine-readable line (kept for the end). */
-typedef struct report {
-  char md[64][256];
-  char kv[64][320];
-  int n;
-} report;
-
-static void report_add(report *r, const char *name, const char *unit, double scale,
-                       const double *x, int n, const char *ratio_text) {
-  if (r->n == 64) return;
-  stats s = stats_of(x, n);
-  snprintf(r->md[r->n], sizeof r->md[r->n], "| %s (%s) | %.3f | %.3f | %.3f | %d | %s |",
-           name, unit, s.median * scale, s.min * scale, s.max * scale, s.n,
-           ratio_text ? ratio_text : "");
-  snprintf(r->kv[r->n], sizeof r->kv[r->n],
-           "BENCH db=%s metric=%s unit=%s median=%.6g min=%.6g max=%.6g n=%d", db_label,
-           name, unit, s.median * scale, s.min * scale, s.max * scale, s.n);
-  r->n++;
-}
-
-static void report_ratio(report *r, const char *name, double value) {
-  if (r->n == 64) return;
-  r->md[r->n][0] = '\0';
-  snprintf(r->kv[r->n], sizeof r->kv[r->n], "BENCH db=%s metric=%s ratio=%.4f", db_label,
-           name, value);
-  r->n++;
-}
-
-
 /* ---- the timed pieces ------------------------------------------------- */
 
 /* Steps a one-row SELECT `steps` times (binding node[i % n_node] to ?1
@@ -552,7 +417,7 @@ int main(int argc, char **argv) {
   }
   if (!db_path || runs < 1 || runs > 1000) usage();
   if (access(db_path, R_OK) != 0) die("%s: %s", db_path, strerror(errno));
-  db_label = strrchr(db_path, '/') ? strrchr(db_path, '/') + 1 : db_path;
+  const char *db_label = strrchr(db_path, '/') ? strrchr(db_path, '/') + 1 : db_path;
 
   /* Everything here needs the extension: fail before copying the file. */
   char *why = NULL;
@@ -562,10 +427,7 @@ int main(int argc, char **argv) {
     if (!load_extension(probe, ext_path, &why)) die("%s: %s", ext_path, why);
     sqlite3_close(probe);
   }
-  const char *tmp = getenv("TMPDIR");
-  snprintf(scratch_path, sizeof scratch_path, "%s/bench_sync-%ld.db", tmp && *tmp ? tmp : "/tmp",
-           (long)getpid());
-  atexit(remove_scratch);
+  const char *scratch_path = scratch_name();
   double t0 = now_s();
   copy_file(db_path, scratch_path);
   double t_copy = now_s() - t0;
@@ -809,7 +671,7 @@ int main(int argc, char **argv) {
 
   /* ---- the report ---- */
   report rep;
-  memset(&rep, 0, sizeof rep);
+  report_init(&rep, db_label);
   char ratio[96], name[64];
   double m[T_COUNT];
   for (int k = 0; k < T_COUNT; k++) m[k] = median_of(t[k], runs);
@@ -880,8 +742,7 @@ int main(int argc, char **argv) {
 
   printf("\n| %s | median | min | max | n | |\n", db_label);
   printf("| --- | ---: | ---: | ---: | ---: | --- |\n");
-  for (int i = 0; i < rep.n; i++)
-    if (rep.md[i][0]) printf("%s\n", rep.md[i]);
+  report_print_rows(&rep);
   printf("\n");
   double extra_us = 1e6 * m[T_LOOKUP_EXTRA], extra_txn_us = 1e6 * m[T_LOOKUP_EXTRA_TXN];
   printf("goal: a query with nothing changed costs < 50 us more than the same lookup in a table: "
@@ -897,7 +758,7 @@ int main(int argc, char **argv) {
          "(%.0fx as the next change): %s\n",
          re, res, re >= 100.0 && res >= 100.0 ? "met" : "MISSED");
   printf("\n");
-  for (int i = 0; i < rep.n; i++) printf("%s\n", rep.kv[i]);
+  report_print_lines(&rep);
 
   sqlite3_finalize(st_version);
   sqlite3_finalize(st_update);
