@@ -588,7 +588,7 @@ static void dyng__delete_slot(dyng_graph *g, uint32_t slot) {
 }
 
 static int dyng__insert_edge(dyng_graph *g, int64_t rowid, int64_t src, int64_t dst,
-                             const double *w) {
+                             const double *w, uint32_t *pslot) {
   uint32_t vs, vd, slot, got;
   int inserted, rc;
   dyng__adj *in = DYNG__ADJ_IN(g);
@@ -638,19 +638,51 @@ static int dyng__insert_edge(dyng_graph *g, int64_t rowid, int64_t src, int64_t 
   g->n_edges++;
   if (!vs_was_live) g->n_live++;
   if (vd != vs && !vd_was_live) g->n_live++;
+  *pslot = slot;
   return DYNG_OK;
 }
 
-int dyng_graph_apply(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats) {
+/* Fills a change record for the edge in `slot`. */
+static void dyng__record(const dyng_graph *g, uint32_t slot, dyng_edge_change *c) {
+  c->slot = slot;
+  c->src = g->e_src[slot];
+  c->dst = g->e_dst[slot];
+  c->rowid = g->e_rowid[slot];
+  for (int k = 0; k < g->n_obj; k++) c->w[k] = g->out.w[k][g->e_pos[0][slot]];
+}
+
+void dyng_changes_free(dyng_changes *c) {
+  dyng_free(c->removed);
+  dyng_free(c->added);
+  memset(c, 0, sizeof *c);
+}
+
+int dyng_graph_apply_tracked(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats,
+                             dyng_changes *changes) {
   dyng_apply_stats st = {0, 0, 0};
   int rc = DYNG_OK;
   if (!g->sealed) return DYNG_ESTATE;
   if (b->n_weights != g->n_weights) return DYNG_EINVAL;
   dyng_batch_normalize(b);
+  if (changes) {
+    /* Each operation removes and adds at most one edge. */
+    changes->n_removed = changes->n_added = 0;
+    if (changes->cap < b->n_ops) {
+      size_t cap = b->n_ops;
+      dyng_edge_change *r = dyng_realloc(changes->removed, cap * sizeof *r);
+      if (!r) return DYNG_ENOMEM;
+      changes->removed = r;
+      dyng_edge_change *a = dyng_realloc(changes->added, cap * sizeof *a);
+      if (!a) return DYNG_ENOMEM;
+      changes->added = a;
+      changes->cap = cap;
+    }
+  }
   for (size_t i = 0; i < b->n_ops; i++) {
     const dyng__op *op = &b->ops[i];
     uint32_t slot;
     if (dyng_idmap_get(g->emap, op->rowid, &slot) == DYNG_OK) {
+      if (changes) dyng__record(g, slot, &changes->removed[changes->n_removed++]);
       dyng__delete_slot(g, slot);
       st.deleted++;
     } else if (!op->is_insert) {
@@ -658,13 +690,18 @@ int dyng_graph_apply(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats) {
     }
     if (op->is_insert) {
       const double *w = g->n_weights ? b->w + op->seq * (size_t)b->n_weights : NULL;
-      rc = dyng__insert_edge(g, op->rowid, op->src, op->dst, w);
+      rc = dyng__insert_edge(g, op->rowid, op->src, op->dst, w, &slot);
       if (rc) break;
+      if (changes) dyng__record(g, slot, &changes->added[changes->n_added++]);
       st.inserted++;
     }
   }
   if (stats) *stats = st;
   return rc;
+}
+
+int dyng_graph_apply(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats) {
+  return dyng_graph_apply_tracked(g, b, stats, NULL);
 }
 
 int dyng_graph_build_in(dyng_graph *g) {

@@ -89,6 +89,36 @@ int dyng_graph_seal(dyng_graph *g);
 ** NULL. */
 int dyng_graph_apply(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats);
 
+/* One edge a batch took out of the graph or put into it.  A replaced edge
+** appears as removed (old version) and added (new version).  A removed
+** edge's slot may be reused by an edge added in the same batch. */
+typedef struct dyng_edge_change {
+  uint32_t slot;               /* the edge's slot */
+  uint32_t src;                /* its source vertex */
+  uint32_t dst;                /* its destination vertex */
+  int64_t rowid;               /* its rowid */
+  double w[DYNG_MAX_WEIGHTS];  /* its weights (1 for an unweighted graph) */
+} dyng_edge_change;
+
+/* The edges one batch removed and added, in the order it did so.  Owned by
+** the caller: zero it, pass it to dyng_graph_apply_tracked (which empties
+** it first), release it with dyng_changes_free. */
+typedef struct dyng_changes {
+  dyng_edge_change *removed;
+  size_t n_removed;
+  dyng_edge_change *added;
+  size_t n_added;
+  size_t cap;                  /* entries allocated in each array */
+} dyng_changes;
+
+void dyng_changes_free(dyng_changes *c); /* frees the arrays; accepts a zeroed one */
+
+/* dyng_graph_apply that also records what changed into *changes.  The
+** records' room is reserved before the graph is touched, so DYNG_ENOMEM
+** from that leaves the graph unchanged. */
+int dyng_graph_apply_tracked(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats,
+                             dyng_changes *changes);
+
 /* Builds the in adjacency of a directed graph (its in-degrees are always
 ** kept; the entries only from this call on, maintained by every later
 ** batch).  A no-op for undirected graphs and when already built. */
