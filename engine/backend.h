@@ -22,7 +22,7 @@
 #include "engine/types.h"
 
 /* Bumped whenever this struct or engine/types.h changes incompatibly. */
-#define DYNG_BACKEND_ABI 1
+#define DYNG_BACKEND_ABI 2
 
 typedef struct dyng_backend dyng_backend;
 

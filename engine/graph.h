@@ -89,17 +89,6 @@ int dyng_graph_seal(dyng_graph *g);
 ** NULL. */
 int dyng_graph_apply(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats);
 
-/* One edge a batch took out of the graph or put into it.  A replaced edge
-** appears as removed (old version) and added (new version).  A removed
-** edge's slot may be reused by an edge added in the same batch. */
-typedef struct dyng_edge_change {
-  uint32_t slot;               /* the edge's slot */
-  uint32_t src;                /* its source vertex */
-  uint32_t dst;                /* its destination vertex */
-  int64_t rowid;               /* its rowid */
-  double w[DYNG_MAX_WEIGHTS];  /* its weights (1 for an unweighted graph) */
-} dyng_edge_change;
-
 /* The edges one batch removed and added, in the order it did so.  Owned by
 ** the caller: zero it, pass it to dyng_graph_apply_tracked (which empties
 ** it first), release it with dyng_changes_free. */

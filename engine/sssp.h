@@ -27,4 +27,30 @@ void dyng_sssp_tree_free(dyng_sssp_tree *t);
 int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
                        uint32_t target, dyng_sssp_tree *t);
 
+/* Brings tree `t` (computed on the graph before a batch) up to date with
+** the graph `g` after it, given what the batch removed and added:
+**
+**   1. a removed edge that was a tree edge cuts its subtree: every vertex
+**      in it gets distance infinity (found through the child lists);
+**   2. each cut vertex takes the best offer of its in-neighbours outside
+**      the cut, and each added edge relaxes its far end;
+**   3. a Dijkstra from the vertices that improved propagates until no
+**      distance changes.
+**
+** This is the dynamic SSSP template of Khanda et al. (IEEE TPDS 2022) with
+** a priority queue, so every vertex settles once.  Works for directed
+** graphs (their in adjacency must be built) and undirected ones, weight
+** increases and decreases (a replaced edge) and parallel edges.  The
+** result equals a computation from scratch; order[] becomes stale.
+** *pn_touched (may be NULL) gets the number of vertices whose entry was
+** reset or improved.  DYNG_EINVAL when a directed graph's in adjacency is
+** missing; DYNG_ENOMEM (the tree must then be recomputed). */
+int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edge_change *removed,
+                     size_t n_removed, const dyng_edge_change *added, size_t n_added,
+                     size_t *pn_touched);
+
+/* Rebuilds order[] and n_reached when stale: reached vertices by
+** non-decreasing distance (ties by vertex index, the source first). */
+int dyng_sssp_tree_order(dyng_sssp_tree *t);
+
 #endif /* DYNG_SSSP_H */

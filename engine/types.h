@@ -63,17 +63,34 @@ typedef struct dyng_graph_view {
 ** INFINITY when v was not reached; parent[v] and parent_edge[v] (an edge
 ** slot) are DYNG_NONE for the source and for unreached vertices.  order[]
 ** lists the n_reached reached vertices by non-decreasing distance, the
-** source first.
+** source first, unless order_stale is set (after an incremental update;
+** dyng_sssp_tree_order rebuilds it).  The child lists let an update find a
+** subtree without scanning the whole tree; they are built on first need.
 */
 typedef struct dyng_sssp_tree {
-  uint32_t n_vertices;     /* length of dist/parent/parent_edge */
+  uint32_t n_vertices;     /* length of the per-vertex arrays */
   uint32_t source;         /* vertex index of the source */
   int objective;           /* weight column used */
   uint32_t n_reached;      /* entries in order[] */
+  int order_stale;         /* order[] and n_reached are out of date */
   double *dist;
   uint32_t *parent;
   uint32_t *parent_edge;
   uint32_t *order;
+  uint32_t *first_child;   /* per vertex: a child in the tree, or DYNG_NONE */
+  uint32_t *next_sibling;  /* per vertex: the next child of its parent */
+  uint32_t *prev_sibling;  /* per vertex: the previous one */
 } dyng_sssp_tree;
+
+/* One edge a batch took out of the graph or put into it.  A replaced edge
+** appears as removed (old version) and added (new version).  A removed
+** edge's slot may be reused by an edge added in the same batch. */
+typedef struct dyng_edge_change {
+  uint32_t slot;               /* the edge's slot */
+  uint32_t src;                /* its source vertex */
+  uint32_t dst;                /* its destination vertex */
+  int64_t rowid;               /* its rowid */
+  double w[DYNG_MAX_WEIGHTS];  /* its weights (1 for an unweighted graph) */
+} dyng_edge_change;
 
 #endif /* DYNG_TYPES_H */
