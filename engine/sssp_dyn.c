@@ -227,13 +227,16 @@ int dyng_sssp_tree_order(dyng_sssp_tree *t) {
     return DYNG_ENOMEM;
   }
   uint64_t *key2 = key + m;
-  uint32_t *order = t->order, i = 0;
+  /* The source goes first (other vertices may share its distance 0). */
+  uint32_t *order = t->order + 1, i = 0;
+  t->order[0] = t->source;
+  m--;
   for (uint32_t v = 0; v < n; v++) {
-    if (isinf(t->dist[v])) continue;
+    if (isinf(t->dist[v]) || v == t->source) continue;
     key[i] = dyng__key(t->dist[v]);
     order[i++] = v;
   }
-  for (int shift = 0; shift < 64; shift += 8) {
+  for (int shift = 0; shift < 64 && m; shift += 8) {
     size_t count[257] = {0};
     for (uint32_t j = 0; j < m; j++) count[((key[j] >> shift) & 0xff) + 1]++;
     if (count[((key[0] >> shift) & 0xff) + 1] == m) continue; /* one digit: skip */
@@ -248,7 +251,7 @@ int dyng_sssp_tree_order(dyng_sssp_tree *t) {
   }
   dyng_free(key);
   dyng_free(tmp);
-  t->n_reached = m;
+  t->n_reached = m + 1;
   t->order_stale = 0;
   return DYNG_OK;
 }

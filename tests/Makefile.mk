@@ -27,7 +27,7 @@ endif
 EXTRA_DIST += tests/test_python.py tests/test_examples.sh tests/test_util.h tests/valgrind.supp
 
 if HAVE_CMOCKA
-UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_sssp tests/test_alloc
+UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_sssp tests/test_sssp_dyn tests/test_alloc
 SQL_TESTS = tests/test_sql tests/test_sync_model
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS)
 TESTS += $(UNIT_TESTS) $(SQL_TESTS)
@@ -48,6 +48,10 @@ tests_test_graph_LDADD = $(UNIT_LDADD)
 tests_test_sssp_SOURCES = tests/test_sssp.c tests/test_util.h
 tests_test_sssp_CFLAGS = $(UNIT_CFLAGS)
 tests_test_sssp_LDADD = $(UNIT_LDADD)
+
+tests_test_sssp_dyn_SOURCES = tests/test_sssp_dyn.c tests/test_util.h
+tests_test_sssp_dyn_CFLAGS = $(UNIT_CFLAGS)
+tests_test_sssp_dyn_LDADD = $(UNIT_LDADD)
 
 tests_test_alloc_SOURCES = tests/test_alloc.c tests/test_util.h
 tests_test_alloc_CFLAGS = $(UNIT_CFLAGS)

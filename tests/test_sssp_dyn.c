@@ -1,0 +1,245 @@
+/*
+** tests/test_sssp_dyn.c: dyng_sssp_update against a fresh computation.
+**
+** Random graphs (grid-like and skewed, directed and undirected, integer
+** and real weights) take random batches (inserts, deletes of tree and
+** non-tree edges, weight changes, parallel edges, self-loops; from one
+** change to a tenth of the edges).  After every batch each tree updated in
+** place must equal dyng_sssp_dijkstra from scratch: the same distances
+** (exactly for integer weights, 1e-9 relative for reals), parents that form
+** a valid shortest-path tree over real edges, child lists that match the
+** parents, and, once rebuilt, an order that lists the reached vertices by
+** distance.
+*/
+#include "tests/test_util.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "engine/error.h"
+#include "engine/graph.h"
+#include "engine/sssp.h"
+
+static uint64_t g_seed;
+
+typedef struct scenario {
+  int directed;
+  int integer;     /* integer weights 0..9, else reals in [0, 10) */
+  int grid;        /* grid-like ids and edges, else skewed random */
+  int n_nodes;
+  int n_edges;
+} scenario;
+
+static double draw_weight(test_rng *r, int integer) {
+  return integer ? (double)test_rng_below(r, 10) : test_rng_unit(r) * 10.0;
+}
+
+/* An edge's endpoints: neighbours on a grid of side `side`, or skewed (low
+** ids far more likely), with an occasional self-loop. */
+static void draw_edge(test_rng *r, const scenario *sc, int64_t *s, int64_t *d) {
+  if (sc->grid) {
+    int side = (int)sqrt((double)sc->n_nodes);
+    int64_t u = (int64_t)test_rng_below(r, (uint64_t)(side * side));
+    int64_t v = test_rng_below(r, 2) ? u + 1 : u + side;
+    if (v >= side * side) v = u - 1 >= 0 ? u - 1 : u;
+    if (test_rng_below(r, 2)) *s = u, *d = v;
+    else *s = v, *d = u;
+  } else {
+    uint64_t a = test_rng_below(r, (uint64_t)sc->n_nodes), b = test_rng_below(r, (uint64_t)sc->n_nodes);
+    *s = (int64_t)(a * test_rng_below(r, (uint64_t)sc->n_nodes) / (uint64_t)sc->n_nodes);
+    *d = (int64_t)b;
+  }
+  if (test_rng_below(r, 50) == 0) *d = *s;
+}
+
+static int close_enough(double a, double b, int integer) {
+  if (isinf(a) || isinf(b)) return a == b;
+  if (integer) return a == b;
+  return fabs(a - b) <= 1e-9 * (fabs(b) > 1 ? fabs(b) : 1);
+}
+
+/* The cached tree against a fresh computation on the same graph. */
+static void verify_tree(const dyng_graph *g, dyng_sssp_tree *t, int integer) {
+  dyng_graph_view v;
+  dyng_graph_get_view(g, &v);
+  dyng_sssp_tree fresh;
+  assert_int_equal(dyng_sssp_tree_init(&fresh, v.n_vertices), DYNG_OK);
+  assert_int_equal(dyng_sssp_dijkstra(&v, t->source, t->objective, DYNG_NONE, &fresh), DYNG_OK);
+  assert_true(t->n_vertices >= v.n_vertices);
+  for (uint32_t x = 0; x < v.n_vertices; x++) {
+    if (!close_enough(t->dist[x], fresh.dist[x], integer))
+      fail_msg("vertex %u: updated %.17g, fresh %.17g", x, t->dist[x], fresh.dist[x]);
+    uint32_t p = t->parent[x], e = t->parent_edge[x];
+    if (x == t->source || isinf(t->dist[x])) {
+      assert_int_equal(p, DYNG_NONE);
+      assert_int_equal(e, DYNG_NONE);
+      continue;
+    }
+    /* A real edge from p to x (either way if undirected) that accounts for
+    ** the distance. */
+    assert_true(e < v.n_edge_slots && v.edge_src[e] != DYNG_NONE);
+    int fwd = v.edge_src[e] == p && v.edge_dst[e] == x;
+    int bwd = !v.directed && v.edge_dst[e] == p && v.edge_src[e] == x;
+    assert_true(fwd || bwd);
+    double w = dyng_graph_edge_weight(g, e, t->objective);
+    assert_true(close_enough(t->dist[p] + w, t->dist[x], integer));
+  }
+  /* Child lists match the parents. */
+  if (t->first_child) {
+    uint32_t *seen = calloc(v.n_vertices + 1, sizeof *seen);
+    for (uint32_t p = 0; p < v.n_vertices; p++)
+      for (uint32_t c = t->first_child[p]; c != DYNG_NONE; c = t->next_sibling[c]) {
+        assert_int_equal(t->parent[c], p);
+        seen[c]++;
+      }
+    for (uint32_t x = 0; x < v.n_vertices; x++)
+      assert_int_equal(seen[x], t->parent[x] == DYNG_NONE ? 0 : 1);
+    free(seen);
+  }
+  /* The rebuilt order lists exactly the reached vertices by distance. */
+  assert_int_equal(dyng_sssp_tree_order(t), DYNG_OK);
+  uint32_t reached = 0;
+  for (uint32_t x = 0; x < v.n_vertices; x++) reached += !isinf(t->dist[x]);
+  assert_int_equal(t->n_reached, reached);
+  assert_int_equal(t->order[0], t->source);
+  for (uint32_t i = 1; i < t->n_reached; i++) assert_true(t->dist[t->order[i - 1]] <= t->dist[t->order[i]]);
+  dyng_sssp_tree_free(&fresh);
+}
+
+static void run_scenario(const scenario *sc, uint64_t salt) {
+  test_rng r;
+  test_rng_seed(&r, g_seed * 1000003 + salt);
+  dyng_graph *g = NULL;
+  assert_int_equal(dyng_graph_new(&g, 2, sc->directed), DYNG_OK);
+  int64_t next_rowid = 1;
+  for (int i = 0; i < sc->n_edges; i++) {
+    int64_t s, d;
+    double w[2] = {draw_weight(&r, sc->integer), draw_weight(&r, sc->integer)};
+    draw_edge(&r, sc, &s, &d);
+    assert_int_equal(dyng_graph_load_edge(g, next_rowid++, s, d, w), DYNG_OK);
+  }
+  assert_int_equal(dyng_graph_seal(g), DYNG_OK);
+  assert_int_equal(dyng_graph_build_in(g), DYNG_OK);
+
+  /* Two trees: objective 0 and 1, from different sources. */
+  dyng_sssp_tree tree[2];
+  dyng_graph_view v;
+  dyng_graph_get_view(g, &v);
+  for (int k = 0; k < 2; k++) {
+    uint32_t src = (uint32_t)test_rng_below(&r, v.n_vertices);
+    assert_int_equal(dyng_sssp_tree_init(&tree[k], v.n_vertices), DYNG_OK);
+    assert_int_equal(dyng_sssp_dijkstra(&v, src, k, DYNG_NONE, &tree[k]), DYNG_OK);
+  }
+
+  dyng_batch *b = dyng_batch_new(2);
+  dyng_changes ch;
+  memset(&ch, 0, sizeof ch);
+  assert_non_null(b);
+  for (int round = 0; round < 40; round++) {
+    dyng_batch_clear(b);
+    uint32_t n_edges = dyng_graph_n_edges(g);
+    /* Batch sizes from one change to a tenth of the edges. */
+    int n_ops = round % 4 == 0 ? 1 : 1 + (int)test_rng_below(&r, n_edges / 10 + 1);
+    for (int op = 0; op < n_ops; op++) {
+      uint64_t dice = test_rng_below(&r, 10);
+      double w[2] = {draw_weight(&r, sc->integer), draw_weight(&r, sc->integer)};
+      if (dice < 4) {
+        int64_t s, d;
+        draw_edge(&r, sc, &s, &d);
+        assert_int_equal(dyng_batch_insert(b, next_rowid++, s, d, w), DYNG_OK);
+      } else {
+        /* An existing rowid: a tree edge of tree 0 half of the time. */
+        int64_t rowid;
+        dyng_graph_get_view(g, &v);
+        uint32_t x = (uint32_t)test_rng_below(&r, v.n_vertices);
+        if (dice < 7 && x < tree[0].n_vertices && tree[0].parent_edge[x] != DYNG_NONE)
+          rowid = v.edge_rowid[tree[0].parent_edge[x]];
+        else
+          rowid = 1 + (int64_t)test_rng_below(&r, (uint64_t)next_rowid);
+        uint32_t slot;
+        if (dice < 8 || dyng_graph_edge(g, rowid, &slot) != DYNG_OK) {
+          assert_int_equal(dyng_batch_delete(b, rowid), DYNG_OK);
+        } else {
+          /* A weight change (up or down) of the same edge. */
+          int64_t s = dyng_graph_node_id(g, dyng_graph_edge_src(g, slot));
+          int64_t d = dyng_graph_node_id(g, dyng_graph_edge_dst(g, slot));
+          assert_int_equal(dyng_batch_insert(b, rowid, s, d, w), DYNG_OK);
+        }
+      }
+    }
+    assert_int_equal(dyng_graph_apply_tracked(g, b, NULL, &ch), DYNG_OK);
+    assert_int_equal(dyng_graph_check(g), DYNG_OK);
+    dyng_graph_get_view(g, &v);
+    for (int k = 0; k < 2; k++) {
+      size_t touched = 0;
+      assert_int_equal(dyng_sssp_update(&v, &tree[k], ch.removed, ch.n_removed, ch.added,
+                                        ch.n_added, &touched),
+                       DYNG_OK);
+      verify_tree(g, &tree[k], sc->integer);
+    }
+  }
+  for (int k = 0; k < 2; k++) dyng_sssp_tree_free(&tree[k]);
+  dyng_changes_free(&ch);
+  dyng_batch_free(b);
+  dyng_graph_free(g);
+}
+
+static void test_directed_grid_integer_updates_equal_recompute(void **state) {
+  (void)state;
+  scenario sc = {1, 1, 1, 400, 1400};
+  run_scenario(&sc, 1);
+}
+
+static void test_undirected_grid_integer_updates_equal_recompute(void **state) {
+  (void)state;
+  scenario sc = {0, 1, 1, 400, 900};
+  run_scenario(&sc, 2);
+}
+
+static void test_directed_skewed_real_updates_equal_recompute(void **state) {
+  (void)state;
+  scenario sc = {1, 0, 0, 300, 1500};
+  run_scenario(&sc, 3);
+}
+
+static void test_undirected_skewed_real_updates_equal_recompute(void **state) {
+  (void)state;
+  scenario sc = {0, 0, 0, 300, 1200};
+  run_scenario(&sc, 4);
+}
+
+static void test_sparse_graph_with_disconnections_updates_equal_recompute(void **state) {
+  (void)state;
+  scenario sc = {1, 1, 0, 200, 260};
+  run_scenario(&sc, 5);
+}
+
+static void test_update_without_in_adjacency_is_einval(void **state) {
+  (void)state;
+  dyng_graph *g = NULL;
+  double w[1] = {1};
+  assert_int_equal(dyng_graph_new(&g, 1, 1), DYNG_OK);
+  assert_int_equal(dyng_graph_load_edge(g, 1, 1, 2, w), DYNG_OK);
+  assert_int_equal(dyng_graph_seal(g), DYNG_OK);
+  dyng_graph_view v;
+  dyng_graph_get_view(g, &v);
+  dyng_sssp_tree t;
+  assert_int_equal(dyng_sssp_tree_init(&t, v.n_vertices), DYNG_OK);
+  assert_int_equal(dyng_sssp_dijkstra(&v, 0, 0, DYNG_NONE, &t), DYNG_OK);
+  assert_int_equal(dyng_sssp_update(&v, &t, NULL, 0, NULL, 0, NULL), DYNG_EINVAL);
+  dyng_sssp_tree_free(&t);
+  dyng_graph_free(g);
+}
+
+int main(void) {
+  g_seed = test_seed();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_directed_grid_integer_updates_equal_recompute),
+      cmocka_unit_test(test_undirected_grid_integer_updates_equal_recompute),
+      cmocka_unit_test(test_directed_skewed_real_updates_equal_recompute),
+      cmocka_unit_test(test_undirected_skewed_real_updates_equal_recompute),
+      cmocka_unit_test(test_sparse_graph_with_disconnections_updates_equal_recompute),
+      cmocka_unit_test(test_update_without_in_adjacency_is_einval),
+  };
+  return cmocka_run_group_tests_name("sssp_dyn", tests, NULL, NULL);
+}
