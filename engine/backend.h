@@ -51,6 +51,14 @@ struct dyng_backend {
   int (*sssp)(void *state, const dyng_graph_view *view, uint32_t source, int objective,
               uint32_t target, dyng_sssp_tree *t);
 
+  /* Brings tree `t`, computed by `sssp` before a batch, up to date with
+  ** the graph after it, given the edges the batch removed and added
+  ** (engine/types.h); the result equals a computation from scratch and its
+  ** order[] may be stale.  *pn_touched gets the vertices it changed. */
+  int (*sssp_update)(void *state, const dyng_graph_view *view, dyng_sssp_tree *t,
+                     const dyng_edge_change *removed, size_t n_removed,
+                     const dyng_edge_change *added, size_t n_added, size_t *pn_touched);
+
   /* Text of the last failure of `state`, or NULL. */
   const char *(*error_message)(void *state);
 };

@@ -41,6 +41,13 @@ static int dyng__cpu_sssp(void *state, const dyng_graph_view *view, uint32_t sou
   return dyng_sssp_dijkstra(view, source, objective, target, t);
 }
 
+static int dyng__cpu_sssp_update(void *state, const dyng_graph_view *view, dyng_sssp_tree *t,
+                                 const dyng_edge_change *removed, size_t n_removed,
+                                 const dyng_edge_change *added, size_t n_added, size_t *pn_touched) {
+  (void)state;
+  return dyng_sssp_update(view, t, removed, n_removed, added, n_added, pn_touched);
+}
+
 static const char *dyng__cpu_error(void *state) {
   (void)state;
   return NULL;
@@ -55,6 +62,7 @@ static const dyng_backend dyng__cpu = {
     .graph_detach = dyng__cpu_detach,
     .graph_device_bytes = dyng__cpu_device_bytes,
     .sssp = dyng__cpu_sssp,
+    .sssp_update = dyng__cpu_sssp_update,
     .error_message = dyng__cpu_error,
 };
 

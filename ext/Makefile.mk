@@ -4,6 +4,7 @@ dyng_la_SOURCES = \
 	ext/dyng.c ext/dyng_ext.h \
 	ext/graph_vtab.c \
 	ext/sync.c \
+	ext/cache.c \
 	ext/sssp_vtab.c \
 	ext/config.c
 nodist_dyng_la_SOURCES = sql/capture.sql.h sql/replace.sql.h

@@ -75,6 +75,7 @@ static json_t *dyngGraphJson(DyngGraph *pG) {
     json_object_set_new(pObj, "last_sync", json_string(zTime));
     json_object_set_new(pObj, "tentative", json_boolean(pG->bTentative));
     json_object_set_new(pObj, "undo_records", json_integer(pG->nUndo));
+    json_object_set_new(pObj, "trees", dyngTreesJson(pG, -1));
   }
   return pObj;
 }
@@ -110,17 +111,47 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
   json_object_set_new(pRoot, "build", pBuild);
   json_object_set_new(pRoot, "backend", pBackend);
   json_object_set_new(pRoot, "threads", json_integer(nThread));
+  json_object_set_new(pRoot, "cache_mb", json_real((double)pConn->nCacheLimit / (1 << 20)));
+  json_object_set_new(pRoot, "cache_bytes", json_integer(pConn->nTreeBytes));
   json_object_set_new(pRoot, "graphs", pGraphs);
   return pRoot;
 }
 
+/* dyng_config(key, value) changes a setting of this connection; the only
+** one is 'cache_mb', the memory budget of kept shortest-path trees. */
+static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey,
+                         sqlite3_value *pVal) {
+  if (sqlite3_stricmp(zKey, "cache_mb") != 0) {
+    char *zMsg = sqlite3_mprintf("dyng_config: '%s' cannot be set (settable: cache_mb)", zKey);
+    sqlite3_result_error(ctx, zMsg ? zMsg : "dyng_config: not settable", -1);
+    sqlite3_free(zMsg);
+    return 0;
+  }
+  int t = sqlite3_value_numeric_type(pVal);
+  double mb = sqlite3_value_double(pVal);
+  if ((t != SQLITE_INTEGER && t != SQLITE_FLOAT) || !(mb >= 0) || mb > 1e9) {
+    sqlite3_result_error(ctx, "dyng_config: cache_mb must be a number of MiB from 0 to 1e9", -1);
+    return 0;
+  }
+  pConn->nCacheLimit = (sqlite3_int64)(mb * (1 << 20));
+  dyngTreesFit(pConn);
+  return 1;
+}
+
 /* dyng_config() returns the report; dyng_config(key) one top-level entry of
-** it, as JSON. */
+** it, as JSON; dyng_config(key, value) sets key first. */
 static void dyngConfigFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   DyngConn *pConn = sqlite3_user_data(ctx);
+  if (argc == 2) {
+    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
+      sqlite3_result_error(ctx, "dyng_config: key must be text", -1);
+      return;
+    }
+    if (!dyngConfigSet(ctx, pConn, (const char *)sqlite3_value_text(argv[0]), argv[1])) return;
+  }
   json_t *pRoot = dyngConfigJson(pConn);
   json_t *pOut = pRoot;
-  if (argc == 1) {
+  if (argc >= 1) {
     if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
       json_decref(pRoot);
       sqlite3_result_error(ctx, "dyng_config: key must be text", -1);
@@ -130,7 +161,7 @@ static void dyngConfigFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     pOut = json_object_get(pRoot, zKey);
     if (!pOut) {
       char *zMsg = sqlite3_mprintf("dyng_config: unknown key '%s' (known: version, sqlite, build, "
-                                   "backend, threads, graphs)",
+                                   "backend, threads, cache_mb, cache_bytes, graphs)",
                                    zKey);
       json_decref(pRoot);
       sqlite3_result_error(ctx, zMsg ? zMsg : "dyng_config: unknown key", -1);
@@ -150,7 +181,7 @@ static void dyngConfigFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 int dyngRegisterConfigFunctions(sqlite3 *db, DyngConn *pConn) {
   int rc = SQLITE_OK;
-  for (int n = 0; n <= 1 && rc == SQLITE_OK; n++)
+  for (int n = 0; n <= 2 && rc == SQLITE_OK; n++)
     rc = sqlite3_create_function_v2(db, "dyng_config", n, SQLITE_UTF8 | SQLITE_DIRECTONLY, pConn,
                                     dyngConfigFunc, NULL, NULL, NULL);
   return rc;

@@ -25,6 +25,7 @@ extern const sqlite3_api_routines *sqlite3_api;
 
 typedef struct DyngConn DyngConn;
 typedef struct DyngGraph DyngGraph;
+typedef struct DyngTree DyngTree;
 
 /* One graph: the definition from CREATE VIRTUAL TABLE, the loaded mirror
 ** and the state that keeps it in step with the edge table. */
@@ -61,6 +62,9 @@ struct DyngGraph {
   sqlite3_stmt *pLogRead;       /* SELECT the log after a position, likewise */
   int nLogLimit;            /* log entries the writers keep (log_limit=) */
 
+  DyngTree *pTrees;         /* shortest-path trees kept (ext/cache.c) */
+  dyng_changes changes;     /* the last batch's changes, to update them */
+
   /* Undo records of a tentative mirror (see ext/sync.c). */
   struct DyngUndo *aUndo;   /* one per log entry applied since iUndoBase */
   double *aUndoW;           /* their weights: 2 * max(1, nWeight) each */
@@ -88,7 +92,14 @@ struct DyngConn {
   const dyng_backend *pBackend; /* backend for new graphs */
   const char *zBackendReason; /* why that backend (static text) */
   struct DyngLoad *pLoad;   /* the load in progress, fed by dyng__load() */
+  sqlite3_int64 nCacheLimit; /* bytes the kept trees may take (cache_mb) */
+  sqlite3_int64 nTreeBytes; /* bytes they take */
+  sqlite3_int64 iClock;     /* counts tree uses, for least-recently-used */
+  sqlite3_int64 iTreeStamp; /* counts tree updates, for dyng_update */
 };
+
+/* The default tree budget of a connection, in MiB. */
+#define DYNG_DEFAULT_CACHE_MB 256
 
 /* ---- dyng.c ---------------------------------------------------------- */
 
@@ -157,6 +168,30 @@ void dyngGraphDropMirror(DyngGraph *pG);
 
 /* Log entries not yet applied, for dyng_config(). */
 int dyngPendingEntries(DyngGraph *pG, sqlite3_int64 *pnPending);
+
+/* ---- cache.c ---------------------------------------------------------- */
+
+/* The tree of (source vertex, objective) of pG: the kept one (order[]
+** brought up to date), else computed now and kept when the budget allows.
+** *ppOwned is set when the tree is not kept: release it with
+** dyngTreeRelease once its rows are copied out. */
+int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, dyng_sssp_tree **ppTree,
+                DyngTree **ppOwned, char **pzErr);
+void dyngTreeRelease(DyngTree *pOwned); /* accepts NULL */
+
+/* Brings pG's kept trees up to date with a batch already applied to its
+** graph; a tree that cannot follow is dropped. */
+void dyngTreesUpdate(DyngGraph *pG, const dyng_changes *pChanges);
+
+/* Frees pG's kept trees (on reload and when the graph goes). */
+void dyngTreesDrop(DyngGraph *pG);
+
+/* Frees least recently used trees until the connection fits its budget. */
+void dyngTreesFit(DyngConn *pConn);
+
+/* pG's kept trees as JSON: all of them with their counters (iSinceStamp
+** < 0), or those updated after iSinceStamp with that update's figures. */
+struct json_t *dyngTreesJson(DyngGraph *pG, sqlite3_int64 iSinceStamp);
 
 /* ---- sssp_vtab.c ----------------------------------------------------- */
 

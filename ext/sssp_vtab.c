@@ -18,9 +18,10 @@
 ** so far (pgRouting's column names).  The objective is a weight column's
 ** name or 0-based index; it defaults to 0.
 **
-** How it works: xFilter syncs the graph, runs the backend's SSSP (stopping
-** early when only one node or one path is wanted) and materializes the
-** rows, so that a graph change by a nested statement cannot disturb them.
+** How it works: xFilter syncs the graph, takes the shortest-path tree of
+** (source, objective) from the graph's kept trees or computes it with the
+** backend and keeps it (ext/cache.c), and materializes the rows, so that a
+** graph change by a nested statement cannot disturb them.
 */
 #include "ext/dyng_ext.h"
 #include "engine/error.h"
@@ -295,25 +296,22 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   if (pInfo->bPath && dyng_graph_vertex(g, iTarget, &vTarget) != DYNG_OK) return SQLITE_OK;
   if (bNode && dyng_graph_vertex(g, iNode, &vTarget) != DYNG_OK) return SQLITE_OK;
 
+  /* The whole tree, kept for the next query from this source (and updated
+  ** by later batches) when the connection's budget allows. */
   dyng_graph_view view;
   dyng_graph_get_view(g, &view);
-  dyng_sssp_tree tree;
-  int erc = dyng_sssp_tree_init(&tree, view.n_vertices);
-  if (erc == DYNG_OK)
-    erc = pG->pBackend->sssp(pG->pBackendState, &view, vSource, iObj, vTarget, &tree);
-  if (erc != DYNG_OK) {
-    dyng_sssp_tree_free(&tree);
-    if (erc == DYNG_ENOMEM) return SQLITE_NOMEM;
-    return dyngFuncError(pVtab, dyngEngineError(zFunc, pG, erc));
-  }
+  dyng_sssp_tree *pTree = NULL;
+  DyngTree *pOwned = NULL;
+  rc = dyngTreeGet(pG, vSource, iObj, &pTree, &pOwned, &zErr);
+  if (rc != SQLITE_OK) return zErr ? dyngFuncError(pVtab, zErr) : rc;
 
   if (pInfo->bPath || bNode) {
-    if (isinf(tree.dist[vTarget])) goto done; /* unreachable: no rows */
+    if (isinf(pTree->dist[vTarget])) goto done; /* unreachable: no rows */
   }
   if (pInfo->bPath) {
     /* Walk from the target back to the source, then emit in path order. */
     sqlite3_int64 n = 1;
-    for (uint32_t v = vTarget; v != vSource; v = tree.parent[v]) n++;
+    for (uint32_t v = vTarget; v != vSource; v = pTree->parent[v]) n++;
     pCur->aRow = sqlite3_malloc64((sqlite3_uint64)n * sizeof *pCur->aRow);
     if (!pCur->aRow) {
       rc = SQLITE_NOMEM;
@@ -321,39 +319,39 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
     }
     sqlite3_int64 i = n - 1;
     uint32_t next = DYNG_NONE, nextEdge = DYNG_NONE;
-    for (uint32_t v = vTarget;; v = tree.parent[v]) {
+    for (uint32_t v = vTarget;; v = pTree->parent[v]) {
       DyngRow *r = &pCur->aRow[i];
       r->iNode = view.node_id[v];
-      r->rDist = tree.dist[v];
+      r->rDist = pTree->dist[v];
       r->bHasParent = next != DYNG_NONE;
       r->iEdge = r->bHasParent ? view.edge_rowid[nextEdge] : 0;
       r->rCost = r->bHasParent ? view.out.w[iObj][view.edge_pos_out[nextEdge]] : 0.0;
       next = v;
-      nextEdge = tree.parent_edge[v];
+      nextEdge = pTree->parent_edge[v];
       if (v == vSource) break;
       i--;
     }
     pCur->nRow = n;
   } else {
-    sqlite3_int64 n = bNode ? 1 : tree.n_reached;
+    sqlite3_int64 n = bNode ? 1 : pTree->n_reached;
     pCur->aRow = sqlite3_malloc64((sqlite3_uint64)(n ? n : 1) * sizeof *pCur->aRow);
     if (!pCur->aRow) {
       rc = SQLITE_NOMEM;
       goto done;
     }
     for (sqlite3_int64 i = 0; i < n; i++) {
-      uint32_t v = bNode ? vTarget : tree.order[i];
+      uint32_t v = bNode ? vTarget : pTree->order[i];
       DyngRow *r = &pCur->aRow[i];
       r->iNode = view.node_id[v];
-      r->rDist = tree.dist[v];
-      r->bHasParent = tree.parent[v] != DYNG_NONE;
-      r->iParent = r->bHasParent ? view.node_id[tree.parent[v]] : 0;
-      r->iEdge = r->bHasParent ? view.edge_rowid[tree.parent_edge[v]] : 0;
+      r->rDist = pTree->dist[v];
+      r->bHasParent = pTree->parent[v] != DYNG_NONE;
+      r->iParent = r->bHasParent ? view.node_id[pTree->parent[v]] : 0;
+      r->iEdge = r->bHasParent ? view.edge_rowid[pTree->parent_edge[v]] : 0;
     }
     pCur->nRow = n;
   }
 done:
-  dyng_sssp_tree_free(&tree);
+  dyngTreeRelease(pOwned);
   return rc;
 }
 

@@ -79,6 +79,7 @@ static void dyngUndoClear(DyngGraph *pG) {
 }
 
 void dyngGraphDropMirror(DyngGraph *pG) {
+  dyngTreesDrop(pG);
   if (pG->pBackend && pG->pBackendState) pG->pBackend->graph_detach(pG->pBackendState);
   pG->pBackendState = NULL;
   dyng_graph_free(pG->pGraph);
@@ -515,7 +516,9 @@ static int dyngUndoMatches(DyngGraph *pG, int i, const DyngLogRow *r) {
 ** mirror is marked stale (part of the batch may be in it). */
 static int dyngApplyBatch(DyngGraph *pG, dyng_batch *pBatch, dyng_apply_stats *pStats,
                           char **pzErr) {
-  int erc = dyng_graph_apply(pG->pGraph, pBatch, pStats);
+  /* With trees kept, record what changed so that they can follow. */
+  dyng_changes *pChanges = pG->pTrees ? &pG->changes : NULL;
+  int erc = dyng_graph_apply_tracked(pG->pGraph, pBatch, pStats, pChanges);
   if (erc == DYNG_OK) {
     dyng_graph_view view;
     dyng_graph_get_view(pG->pGraph, &view);
@@ -525,6 +528,7 @@ static int dyngApplyBatch(DyngGraph *pG, dyng_batch *pBatch, dyng_apply_stats *p
     pG->bStale = 1;
     return dyngEngineFailure(pG, erc, pzErr);
   }
+  if (pChanges) dyngTreesUpdate(pG, pChanges);
   pG->nInserted += (sqlite3_int64)pStats->inserted;
   pG->nDeleted += (sqlite3_int64)pStats->deleted;
   return SQLITE_OK;
@@ -855,7 +859,7 @@ static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   DyngGraph *pG = NULL;
   char *zErr = NULL;
   double t0 = dyngNowMs();
-  sqlite3_int64 nIns = 0, nDel = 0, nBatch = 0, nLoad = 0;
+  sqlite3_int64 nIns = 0, nDel = 0, nBatch = 0, nLoad = 0, iStamp = pConn->iTreeStamp;
   int rc = dyngGraphOpen(pConn, "dyng_update", (const char *)sqlite3_value_text(argv[0]), 0, &pG,
                          &zErr);
   if (rc == SQLITE_OK) {
@@ -875,6 +879,7 @@ static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   json_object_set_new(pObj, "batches", json_integer(pG->nBatch - nBatch));
   json_object_set_new(pObj, "reloads", json_integer(pG->nLoad - nLoad));
   json_object_set_new(pObj, "ms", json_real(dyngNowMs() - t0));
+  json_object_set_new(pObj, "trees", pG->pGraph ? dyngTreesJson(pG, iStamp) : json_array());
   char *zJson = json_dumps(pObj, JSON_COMPACT | JSON_REAL_PRECISION(6));
   json_decref(pObj);
   if (!zJson) {

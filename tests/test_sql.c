@@ -811,6 +811,39 @@ static void test_renamed_edge_table_is_followed(void **state) {
   unlink(zPath);
 }
 
+static void test_kept_trees_follow_changes_and_the_budget(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, test_seed() + 5);
+  sqlite3 *db = open_db(":memory:");
+  random_edges(db, &r, "e", 60, 400, 1);
+  exec_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')");
+  sqlite3_int64 s1 = random_node(db, &r, "e"), s2 = random_node(db, &r, "e");
+  check_sssp(db, "g", "e", "a", s1, 1);
+  check_sssp(db, "g", "e", "b", s2, 1);
+  assert_int_equal(query_int(db, "SELECT json_array_length(dyng_config(), '$.graphs[0].trees')"), 2);
+  for (int round = 0; round < 20; round++) {
+    random_changes(db, &r, "e", 60, 1 + (int)test_rng_below(&r, 3));
+    /* Small batches are applied to the kept trees, not recomputed. */
+    char *z = query_text(db, "SELECT dyng_update('g')");
+    assert_null(strstr(z, "recompute"));
+    sqlite3_free(z);
+    check_sssp(db, "g", "e", "a", s1, 1);
+    check_sssp(db, "g", "e", "b", s2, 1);
+    check_path(db, "g", "e", "a", s1, random_node(db, &r, "e"), 1);
+  }
+  assert_true(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].trees[0].updates')") > 0);
+  assert_true(query_int(db, "SELECT json_extract(dyng_config(), '$.cache_bytes')") > 0);
+  /* A zero budget keeps nothing, and answers stay right. */
+  exec_ok(db, "SELECT dyng_config('cache_mb', 0)");
+  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.cache_bytes')"), 0);
+  check_sssp(db, "g", "e", "a", s1, 1);
+  assert_int_equal(query_int(db, "SELECT json_array_length(dyng_config(), '$.graphs[0].trees')"), 0);
+  exec_fails(db, "SELECT dyng_config('cache_mb', 'lots')", "cache_mb must be", NULL);
+  exec_fails(db, "SELECT dyng_config('threads', 4)", "'threads' cannot be set", NULL);
+  sqlite3_close(db);
+}
+
 static void test_other_connection_commits_are_seen(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
@@ -962,6 +995,7 @@ int main(void) {
       cmocka_unit_test(test_update_function_reports_what_it_did),
       cmocka_unit_test(test_rows_removed_by_replace_conflicts_leave_the_graph),
       cmocka_unit_test(test_renamed_edge_table_is_followed),
+      cmocka_unit_test(test_kept_trees_follow_changes_and_the_budget),
       cmocka_unit_test(test_other_connection_commits_are_seen),
       cmocka_unit_test(test_extreme_node_ids_work),
       cmocka_unit_test(test_graphs_in_attached_and_temp_schemas),

@@ -1,0 +1,220 @@
+/*
+** ext/cache.c: shortest-path trees kept between queries.
+**
+**   SELECT * FROM dyng_sssp('net', 1);          -- computes and keeps the tree
+**   SELECT * FROM dyng_path('net', 1, 99);      -- answers from the kept tree
+**   INSERT INTO roads VALUES (...);              -- the next query updates it
+**   SELECT dyng_config('cache_mb', 512);         -- the budget, per connection
+**
+** Each dyng_sssp / dyng_path answer leaves its tree (dist, parent, parent
+** edge) per (graph, source, objective).  When a batch reaches a graph, each
+** of its trees is repaired with the backend's sssp_update (the dynamic SSSP
+** template of engine/sssp_dyn.c) instead of recomputed, unless the batch is
+** so large that a recomputation is cheaper (DYNG_RECOMPUTE_SHARE).  The
+** trees of a connection share a memory budget; past it the least recently
+** used tree goes.  A reload drops a graph's trees (vertex numbers change).
+*/
+#include "ext/dyng_ext.h"
+#include "engine/error.h"
+#include "engine/sssp.h"
+
+#include <jansson.h>
+
+#include <math.h>
+#include <string.h>
+
+SQLITE_EXTENSION_INIT3
+
+/* A batch that changes more than 1/DYNG_RECOMPUTE_SHARE of a graph's edges
+** makes its trees be recomputed rather than updated (bench/bench_dyn
+** measures where the two cross). */
+#define DYNG_RECOMPUTE_SHARE 8
+
+struct DyngTree {
+  DyngTree *pNext;          /* next tree of the same graph */
+  dyng_sssp_tree tree;      /* the tree; its source is a vertex index */
+  sqlite3_int64 iLastUse;   /* the connection's clock at the last use */
+  sqlite3_int64 nHit;       /* queries answered from it */
+  sqlite3_int64 nUpdate;    /* batches applied to it incrementally */
+  sqlite3_int64 nRecompute; /* batches after which it was recomputed */
+  sqlite3_int64 iStamp;     /* pConn->iTreeStamp of its last update */
+  double lastMs;            /* duration of that update */
+  int bLastRecompute;       /* that update recomputed the tree */
+  size_t nLastTouched;      /* vertices that update touched */
+};
+
+/* Bytes a tree holds. */
+static sqlite3_int64 dyngTreeBytes(const DyngTree *p) {
+  size_t per = sizeof(double) + 3 * sizeof(uint32_t);
+  if (p->tree.first_child) per += 3 * sizeof(uint32_t);
+  return (sqlite3_int64)(sizeof *p + (size_t)p->tree.n_vertices * per);
+}
+
+static void dyngTreeFree(DyngTree *p) {
+  if (!p) return;
+  dyng_sssp_tree_free(&p->tree);
+  sqlite3_free(p);
+}
+
+void dyngTreesDrop(DyngGraph *pG) {
+  while (pG->pTrees) {
+    DyngTree *p = pG->pTrees;
+    pG->pTrees = p->pNext;
+    pG->pConn->nTreeBytes -= dyngTreeBytes(p);
+    dyngTreeFree(p);
+  }
+  dyng_changes_free(&pG->changes);
+}
+
+/* Frees least recently used trees of the connection until `nNeed` more
+** bytes fit in the budget (or nothing is left to free). */
+static void dyngTreesMakeRoom(DyngConn *pConn, sqlite3_int64 nNeed) {
+  while (pConn->nTreeBytes + nNeed > pConn->nCacheLimit) {
+    DyngTree **ppOldest = NULL;
+    DyngGraph *pOwner = NULL;
+    for (DyngGraph *pG = pConn->pGraphs; pG; pG = pG->pNext)
+      for (DyngTree **pp = &pG->pTrees; *pp; pp = &(*pp)->pNext)
+        if (!ppOldest || (*pp)->iLastUse < (*ppOldest)->iLastUse) ppOldest = pp, pOwner = pG;
+    if (!ppOldest) return;
+    DyngTree *p = *ppOldest;
+    *ppOldest = p->pNext;
+    pConn->nTreeBytes -= dyngTreeBytes(p);
+    dyngTreeFree(p);
+    (void)pOwner;
+  }
+}
+
+void dyngTreesFit(DyngConn *pConn) { dyngTreesMakeRoom(pConn, 0); }
+
+int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, dyng_sssp_tree **ppTree,
+                DyngTree **ppOwned, char **pzErr) {
+  DyngConn *pConn = pG->pConn;
+  *ppTree = NULL;
+  *ppOwned = NULL;
+  for (DyngTree *p = pG->pTrees; p; p = p->pNext) {
+    if (p->tree.source != vSource || p->tree.objective != iObj) continue;
+    p->iLastUse = ++pConn->iClock;
+    p->nHit++;
+    int erc = dyng_sssp_tree_order(&p->tree);
+    if (erc != DYNG_OK) return erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+    *ppTree = &p->tree;
+    return SQLITE_OK;
+  }
+  dyng_graph_view view;
+  dyng_graph_get_view(pG->pGraph, &view);
+  DyngTree *p = sqlite3_malloc(sizeof *p);
+  if (!p) return SQLITE_NOMEM;
+  memset(p, 0, sizeof *p);
+  int erc = dyng_sssp_tree_init(&p->tree, view.n_vertices);
+  if (erc == DYNG_OK)
+    erc = pG->pBackend->sssp(pG->pBackendState, &view, vSource, iObj, DYNG_NONE, &p->tree);
+  if (erc != DYNG_OK) {
+    dyngTreeFree(p);
+    if (erc == DYNG_ENOMEM) return SQLITE_NOMEM;
+    *pzErr = dyngEngineError("dyng", pG, erc);
+    return SQLITE_ERROR;
+  }
+  p->iLastUse = ++pConn->iClock;
+  /* Keep it if it fits the budget and the graph can be updated under it
+  ** (a directed graph needs its in adjacency for that). */
+  sqlite3_int64 nBytes = dyngTreeBytes(p) + (sqlite3_int64)view.n_vertices * 3 * sizeof(uint32_t);
+  if (nBytes > pConn->nCacheLimit || dyng_graph_build_in(pG->pGraph) != DYNG_OK) {
+    *ppTree = &p->tree;
+    *ppOwned = p;
+    return SQLITE_OK;
+  }
+  dyngTreesMakeRoom(pConn, dyngTreeBytes(p));
+  p->pNext = pG->pTrees;
+  pG->pTrees = p;
+  pConn->nTreeBytes += dyngTreeBytes(p);
+  *ppTree = &p->tree;
+  return SQLITE_OK;
+}
+
+void dyngTreeRelease(DyngTree *pOwned) { dyngTreeFree(pOwned); }
+
+void dyngTreesUpdate(DyngGraph *pG, const dyng_changes *pCh) {
+  DyngConn *pConn = pG->pConn;
+  if (!pG->pTrees) return;
+  dyng_graph_view view;
+  dyng_graph_get_view(pG->pGraph, &view);
+  size_t nChanged = pCh->n_removed + pCh->n_added;
+  int bRecompute = nChanged * DYNG_RECOMPUTE_SHARE > (size_t)dyng_graph_n_edges(pG->pGraph);
+  pConn->iTreeStamp++;
+  for (DyngTree **pp = &pG->pTrees; *pp;) {
+    DyngTree *p = *pp;
+    if (nChanged == 0) {
+      pp = &p->pNext;
+      continue;
+    }
+    sqlite3_int64 nBefore = dyngTreeBytes(p);
+    double t0 = dyngNowMs();
+    int erc;
+    size_t nTouched = 0;
+    if (bRecompute) {
+      if (p->tree.n_vertices < view.n_vertices) {
+        uint32_t src = p->tree.source;
+        int obj = p->tree.objective;
+        dyng_sssp_tree_free(&p->tree);
+        erc = dyng_sssp_tree_init(&p->tree, view.n_vertices);
+        p->tree.source = src;
+        p->tree.objective = obj;
+      } else {
+        erc = DYNG_OK;
+      }
+      if (erc == DYNG_OK)
+        erc = pG->pBackend->sssp(pG->pBackendState, &view, p->tree.source, p->tree.objective,
+                                 DYNG_NONE, &p->tree);
+      nTouched = view.n_vertices;
+    } else {
+      erc = pG->pBackend->sssp_update(pG->pBackendState, &view, &p->tree, pCh->removed,
+                                      pCh->n_removed, pCh->added, pCh->n_added, &nTouched);
+    }
+    pConn->nTreeBytes += dyngTreeBytes(p) - nBefore;
+    if (erc != DYNG_OK) {
+      /* A tree that could not follow is dropped; the next query recomputes. */
+      *pp = p->pNext;
+      pConn->nTreeBytes -= dyngTreeBytes(p);
+      dyngTreeFree(p);
+      continue;
+    }
+    p->lastMs = dyngNowMs() - t0;
+    p->bLastRecompute = bRecompute;
+    p->nLastTouched = nTouched;
+    p->iStamp = pConn->iTreeStamp;
+    if (bRecompute) p->nRecompute++;
+    else p->nUpdate++;
+    pp = &p->pNext;
+  }
+  dyngTreesMakeRoom(pConn, 0);
+}
+
+/* The objective's name, or its index for an unweighted graph. */
+static json_t *dyngObjectiveJson(const DyngGraph *pG, int iObj) {
+  if (pG->nWeight) return json_string(pG->azWeight[iObj]);
+  return json_integer(iObj);
+}
+
+json_t *dyngTreesJson(DyngGraph *pG, sqlite3_int64 iSinceStamp) {
+  json_t *pArr = json_array();
+  for (DyngTree *p = pG->pTrees; p; p = p->pNext) {
+    if (iSinceStamp >= 0 && p->iStamp <= iSinceStamp) continue;
+    json_t *pObj = json_object();
+    json_object_set_new(pObj, "source",
+                        json_integer(dyng_graph_node_id(pG->pGraph, p->tree.source)));
+    json_object_set_new(pObj, "objective", dyngObjectiveJson(pG, p->tree.objective));
+    if (iSinceStamp >= 0) {
+      json_object_set_new(pObj, "mode", json_string(p->bLastRecompute ? "recompute" : "update"));
+      json_object_set_new(pObj, "touched", json_integer((json_int_t)p->nLastTouched));
+      json_object_set_new(pObj, "ms", json_real(p->lastMs));
+    } else {
+      json_object_set_new(pObj, "bytes", json_integer(dyngTreeBytes(p)));
+      json_object_set_new(pObj, "hits", json_integer(p->nHit));
+      json_object_set_new(pObj, "updates", json_integer(p->nUpdate));
+      json_object_set_new(pObj, "recomputes", json_integer(p->nRecompute));
+      json_object_set_new(pObj, "last_update_ms", json_real(p->lastMs));
+    }
+    json_array_append_new(pArr, pObj);
+  }
+  return pArr;
+}
