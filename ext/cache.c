@@ -73,8 +73,10 @@ static void dyngTreesMakeRoom(DyngConn *pConn, sqlite3_int64 nNeed) {
     DyngTree **ppOldest = NULL;
     DyngGraph *pOwner = NULL;
     for (DyngGraph *pG = pConn->pGraphs; pG; pG = pG->pNext)
-      for (DyngTree **pp = &pG->pTrees; *pp; pp = &(*pp)->pNext)
+      for (DyngTree **pp = &pG->pTrees; *pp; pp = &(*pp)->pNext) {
+        if ((*pp)->iLastUse >= pConn->iPinFrom) continue; /* in use by this query */
         if (!ppOldest || (*pp)->iLastUse < (*ppOldest)->iLastUse) ppOldest = pp, pOwner = pG;
+      }
     if (!ppOldest) return;
     DyngTree *p = *ppOldest;
     *ppOldest = p->pNext;
@@ -85,6 +87,10 @@ static void dyngTreesMakeRoom(DyngConn *pConn, sqlite3_int64 nNeed) {
 }
 
 void dyngTreesFit(DyngConn *pConn) { dyngTreesMakeRoom(pConn, 0); }
+
+void dyngTreesPin(DyngConn *pConn, int bOn) {
+  pConn->iPinFrom = bOn ? pConn->iClock + 1 : INT64_MAX;
+}
 
 int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, dyng_sssp_tree **ppTree,
                 DyngTree **ppOwned, char **pzErr) {

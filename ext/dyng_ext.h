@@ -96,6 +96,7 @@ struct DyngConn {
   sqlite3_int64 nTreeBytes; /* bytes they take */
   sqlite3_int64 iClock;     /* counts tree uses, for least-recently-used */
   sqlite3_int64 iTreeStamp; /* counts tree updates, for dyng_update */
+  sqlite3_int64 iPinFrom;   /* trees used since this clock are not evicted */
 };
 
 /* The default tree budget of a connection, in MiB. */
@@ -188,6 +189,10 @@ void dyngTreesDrop(DyngGraph *pG);
 
 /* Frees least recently used trees until the connection fits its budget. */
 void dyngTreesFit(DyngConn *pConn);
+
+/* From dyngTreesPin(pConn, 1) to dyngTreesPin(pConn, 0), trees taken with
+** dyngTreeGet are not evicted (a query holding several at once). */
+void dyngTreesPin(DyngConn *pConn, int bOn);
 
 /* pG's kept trees as JSON: all of them with their counters (iSinceStamp
 ** < 0), or those updated after iSinceStamp with that update's figures. */

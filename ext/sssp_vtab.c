@@ -25,6 +25,7 @@
 */
 #include "ext/dyng_ext.h"
 #include "engine/error.h"
+#include "engine/mosp.h"
 #include "engine/sssp.h"
 
 #include <math.h>
@@ -32,24 +33,31 @@
 
 SQLITE_EXTENSION_INIT3
 
-/* The two functions share one implementation, told apart by this kind. */
+/* The functions share one implementation, told apart by this kind. */
 typedef struct DyngFuncInfo {
-  const char *zName; /* "dyng_sssp" or "dyng_path" */
+  const char *zName; /* "dyng_sssp", "dyng_path" or "dyng_mosp" */
   const char *zSchema;
-  int bPath;         /* 1 for dyng_path */
+  int bPath;         /* 1 for the path functions (a target, rows along a path) */
   int nOut;          /* output columns before the hidden ones */
+  int bMosp;         /* 1 for dyng_mosp (every objective, no objective argument) */
+  const char *zUsage;
 } DyngFuncInfo;
 
 static const DyngFuncInfo dyngSsspInfo = {
     "dyng_sssp",
     "CREATE TABLE x(node INTEGER, dist REAL, parent INTEGER, edge INTEGER, "
     "graph HIDDEN, source HIDDEN, objective HIDDEN)",
-    0, 4};
+    0, 4, 0, "dyng_sssp(graph, source[, objective])"};
 static const DyngFuncInfo dyngPathInfo = {
     "dyng_path",
     "CREATE TABLE x(seq INTEGER, node INTEGER, edge INTEGER, cost REAL, agg_cost REAL, "
     "graph HIDDEN, source HIDDEN, target HIDDEN, objective HIDDEN)",
-    1, 5};
+    1, 5, 0, "dyng_path(graph, source, target[, objective])"};
+static const DyngFuncInfo dyngMospInfo = {
+    "dyng_mosp",
+    "CREATE TABLE x(seq INTEGER, node INTEGER, edge INTEGER, agg_costs TEXT, "
+    "graph HIDDEN, source HIDDEN, target HIDDEN)",
+    1, 4, 1, "dyng_mosp(graph, source, target)"};
 
 typedef struct DyngFuncVtab {
   sqlite3_vtab base; /* must be first */
@@ -73,6 +81,8 @@ typedef struct DyngFuncCursor {
   DyngRow *aRow;
   sqlite3_int64 nRow;
   sqlite3_int64 iRow;
+  double *aAgg;             /* dyng_mosp: nObj cumulative costs per row */
+  int nObj;
 } DyngFuncCursor;
 
 /* Argument roles, in argv order; idxNum has bit (1 << role) per argument
@@ -86,8 +96,9 @@ static int dyngFuncConnect(sqlite3 *db, void *pAux, int argc, const char *const 
   (void)argc;
   (void)argv;
   (void)pzErr;
-  const DyngFuncInfo *pInfo = sqlite3_stricmp(argv[0], "dyng_path") == 0 ? &dyngPathInfo
-                                                                         : &dyngSsspInfo;
+  const DyngFuncInfo *pInfo = sqlite3_stricmp(argv[0], "dyng_path") == 0   ? &dyngPathInfo
+                              : sqlite3_stricmp(argv[0], "dyng_mosp") == 0 ? &dyngMospInfo
+                                                                           : &dyngSsspInfo;
   int rc = sqlite3_declare_vtab(db, pInfo->zSchema);
   if (rc != SQLITE_OK) return rc;
   sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
@@ -112,7 +123,7 @@ static int dyngColumnRole(const DyngFuncInfo *pInfo, int iCol) {
   if (iHidden < 0) return -1;
   if (pInfo->bPath) {
     static const int aPath[] = {ROLE_GRAPH, ROLE_SOURCE, ROLE_TARGET, ROLE_OBJECTIVE};
-    return iHidden < 4 ? aPath[iHidden] : -1;
+    return iHidden < (pInfo->bMosp ? 3 : 4) ? aPath[iHidden] : -1;
   }
   static const int aSssp[] = {ROLE_GRAPH, ROLE_SOURCE, ROLE_OBJECTIVE};
   return iHidden < 3 ? aSssp[iHidden] : -1;
@@ -167,6 +178,7 @@ static int dyngFuncOpen(sqlite3_vtab *pBase, sqlite3_vtab_cursor **ppCursor) {
 static int dyngFuncClose(sqlite3_vtab_cursor *pBase) {
   DyngFuncCursor *pCur = (DyngFuncCursor *)pBase;
   sqlite3_free(pCur->aRow);
+  sqlite3_free(pCur->aAgg);
   sqlite3_free(pCur);
   return SQLITE_OK;
 }
@@ -240,6 +252,55 @@ static int dyngNodeArg(DyngFuncVtab *pVtab, const char *zRole, sqlite3_value *pV
                                               dyngTypeName(pVal)));
 }
 
+/* dyng_mosp: the ensemble path of one kept tree per objective (see
+** engine/mosp.h), with its cumulative cost in every objective. */
+static int dyngMospFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *pG,
+                          uint32_t vSource, uint32_t vTarget) {
+  int nObj = pG->nWeight ? pG->nWeight : 1, rc = SQLITE_OK;
+  dyng_sssp_tree *apTree[DYNG_MAX_WEIGHTS];
+  DyngTree *apOwned[DYNG_MAX_WEIGHTS] = {0};
+  char *zErr = NULL;
+  dyng_graph_view view;
+  dyng_graph_get_view(pG->pGraph, &view);
+  /* Keep the trees of this query from evicting each other. */
+  dyngTreesPin(pG->pConn, 1);
+  for (int k = 0; k < nObj && rc == SQLITE_OK; k++)
+    rc = dyngTreeGet(pG, vSource, k, &apTree[k], &apOwned[k], &zErr);
+  dyngTreesPin(pG->pConn, 0);
+  dyng_path path;
+  memset(&path, 0, sizeof path);
+  if (rc == SQLITE_OK) {
+    int erc = dyng_mosp_path((const dyng_sssp_tree *const *)apTree, nObj, view.n_vertices,
+                             view.n_edge_slots, vSource, vTarget, &path);
+    if (erc == DYNG_ENOMEM) rc = SQLITE_NOMEM;
+    else if (erc != DYNG_OK) zErr = dyngEngineError(pVtab->pInfo->zName, pG, erc), rc = SQLITE_ERROR;
+  }
+  if (rc == SQLITE_OK && path.n) {
+    pCur->aRow = sqlite3_malloc64((sqlite3_uint64)path.n * sizeof *pCur->aRow);
+    pCur->aAgg = sqlite3_malloc64((sqlite3_uint64)path.n * nObj * sizeof *pCur->aAgg);
+    if (!pCur->aRow || !pCur->aAgg) rc = SQLITE_NOMEM;
+  }
+  if (rc == SQLITE_OK && path.n) {
+    pCur->nObj = nObj;
+    for (uint32_t i = 0; i < path.n; i++) {
+      DyngRow *r = &pCur->aRow[i];
+      double *agg = pCur->aAgg + (size_t)i * nObj;
+      memset(r, 0, sizeof *r);
+      r->iNode = view.node_id[path.vertex[i]];
+      r->bHasParent = i + 1 < path.n;
+      if (r->bHasParent) r->iEdge = view.edge_rowid[path.edge[i]];
+      for (int k = 0; k < nObj; k++) {
+        agg[k] = i ? agg[k - nObj] + view.out.w[k][view.edge_pos_out[path.edge[i - 1]]] : 0.0;
+      }
+    }
+    pCur->nRow = path.n;
+  }
+  dyng_path_free(&path);
+  for (int k = 0; k < nObj; k++) dyngTreeRelease(apOwned[k]);
+  if (rc != SQLITE_OK && zErr) return dyngFuncError(pVtab, zErr);
+  return rc;
+}
+
 static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *idxStr, int argc,
                           sqlite3_value **argv) {
   (void)idxStr;
@@ -253,7 +314,9 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
     if (idxNum & (1 << r)) apArg[r] = argv[iArg++];
 
   sqlite3_free(pCur->aRow);
+  sqlite3_free(pCur->aAgg);
   pCur->aRow = NULL;
+  pCur->aAgg = NULL;
   pCur->nRow = pCur->iRow = 0;
 
   /* Required arguments. */
@@ -262,10 +325,7 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
     if (aReq[i] < 0) continue;
     if (!apArg[aReq[i]])
       return dyngFuncError(pVtab, sqlite3_mprintf("%s: missing argument '%s' (usage: %s)", zFunc,
-                                                  azRoleName[aReq[i]],
-                                                  pInfo->bPath
-                                                      ? "dyng_path(graph, source, target[, objective])"
-                                                      : "dyng_sssp(graph, source[, objective])"));
+                                                  azRoleName[aReq[i]], pInfo->zUsage));
   }
   if (sqlite3_value_type(apArg[ROLE_GRAPH]) != SQLITE_TEXT)
     return dyngFuncError(pVtab, sqlite3_mprintf("%s: graph must be the name of a dyng table, got %s",
@@ -295,6 +355,7 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   if (dyng_graph_vertex(g, iSource, &vSource) != DYNG_OK) return SQLITE_OK;
   if (pInfo->bPath && dyng_graph_vertex(g, iTarget, &vTarget) != DYNG_OK) return SQLITE_OK;
   if (bNode && dyng_graph_vertex(g, iNode, &vTarget) != DYNG_OK) return SQLITE_OK;
+  if (pInfo->bMosp) return dyngMospFilter(pVtab, pCur, pG, vSource, vTarget);
 
   /* The whole tree, kept for the next query from this source (and updated
   ** by later batches) when the connection's budget allows. */
@@ -369,6 +430,28 @@ static int dyngFuncColumn(sqlite3_vtab_cursor *pBase, sqlite3_context *ctx, int 
   DyngFuncCursor *pCur = (DyngFuncCursor *)pBase;
   const DyngFuncVtab *pVtab = (const DyngFuncVtab *)pBase->pVtab;
   const DyngRow *r = &pCur->aRow[pCur->iRow];
+  if (pVtab->pInfo->bMosp) {
+    switch (iCol) {
+    case 0: sqlite3_result_int64(ctx, pCur->iRow + 1); break;
+    case 1: sqlite3_result_int64(ctx, r->iNode); break;
+    case 2:
+      if (r->bHasParent) sqlite3_result_int64(ctx, r->iEdge);
+      break;
+    case 3: {
+      sqlite3_str *pStr = sqlite3_str_new(NULL);
+      const double *agg = pCur->aAgg + (size_t)pCur->iRow * pCur->nObj;
+      for (int k = 0; k < pCur->nObj; k++) sqlite3_str_appendf(pStr, "%s%!.17g", k ? "," : "[", agg[k]);
+      sqlite3_str_appendall(pStr, "]");
+      int n = sqlite3_str_length(pStr);
+      char *z = sqlite3_str_finish(pStr);
+      if (!z) return SQLITE_NOMEM;
+      sqlite3_result_text(ctx, z, n, sqlite3_free);
+      break;
+    }
+    default: break;
+    }
+    return SQLITE_OK;
+  }
   if (pVtab->pInfo->bPath) {
     switch (iCol) {
     case 0: sqlite3_result_int64(ctx, pCur->iRow + 1); break;
@@ -420,5 +503,6 @@ static sqlite3_module dyngFuncModule = {
 int dyngRegisterSsspModules(sqlite3 *db, DyngConn *pConn) {
   int rc = sqlite3_create_module_v2(db, "dyng_sssp", &dyngFuncModule, pConn, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_create_module_v2(db, "dyng_path", &dyngFuncModule, pConn, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_create_module_v2(db, "dyng_mosp", &dyngFuncModule, pConn, NULL);
   return rc;
 }

@@ -844,6 +844,111 @@ static void test_kept_trees_follow_changes_and_the_budget(void **state) {
   sqlite3_close(db);
 }
 
+/* The MOSP path from s to t against the heuristic rebuilt here: the trees
+** of every objective read from dyng_sssp (parent and edge per node), the
+** ensemble graph with weight K + 1 - (trees containing the edge), and a
+** Bellman-Ford over it.  The path must be a real path whose agg_costs add
+** up its edges' weights, and its ensemble cost must be the minimum. */
+static void check_mosp(sqlite3 *db, const char *zGraph, const char *zTable, sqlite3_int64 s,
+                       sqlite3_int64 t, int directed) {
+  static const char *azW[2] = {"a", "b"};
+  enum { K = 2 };
+  ref_graph g[K];
+  for (int k = 0; k < K; k++) ref_load(db, zTable, azW[k], &g[k]);
+  /* Ensemble edges: (parent node, node, edge rowid) from each tree. */
+  int cap = K * (g[0].n_nodes + 1), n = 0;
+  sqlite3_int64 *eu = calloc(cap, sizeof *eu), *ev = calloc(cap, sizeof *ev), *er = calloc(cap, sizeof *er);
+  int *cnt = calloc(cap, sizeof *cnt);
+  for (int k = 0; k < K; k++) {
+    char *zSql = sqlite3_mprintf("SELECT parent, node, edge FROM dyng_sssp(%Q, %lld, %d) "
+                                 "WHERE parent IS NOT NULL", zGraph, s, k);
+    sqlite3_stmt *p = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db, zSql, -1, &p, NULL), SQLITE_OK);
+    sqlite3_free(zSql);
+    while (sqlite3_step(p) == SQLITE_ROW) {
+      sqlite3_int64 u = sqlite3_column_int64(p, 0), v = sqlite3_column_int64(p, 1), r = sqlite3_column_int64(p, 2);
+      int i = 0;
+      while (i < n && !(eu[i] == u && ev[i] == v && er[i] == r)) i++;
+      if (i == n) eu[n] = u, ev[n] = v, er[n] = r, n++;
+      cnt[i]++;
+    }
+    sqlite3_finalize(p);
+  }
+  /* Bellman-Ford on the ensemble. */
+  int nn = g[0].n_nodes;
+  double *d = malloc((nn + 1) * sizeof *d);
+  for (int i = 0; i < nn; i++) d[i] = INFINITY;
+  int si = ref_node_index(&g[0], s), ti = ref_node_index(&g[0], t);
+  if (si >= 0) d[si] = 0;
+  for (int round = 0; round < nn; round++)
+    for (int i = 0; i < n; i++) {
+      int a = ref_node_index(&g[0], eu[i]), b = ref_node_index(&g[0], ev[i]);
+      if (d[a] + (K + 1 - cnt[i]) < d[b]) d[b] = d[a] + (K + 1 - cnt[i]);
+    }
+  double want = ti >= 0 ? d[ti] : INFINITY;
+  /* The path dyng_mosp returns. */
+  char *zSql = sqlite3_mprintf("SELECT seq, node, edge, agg_costs FROM dyng_mosp(%Q, %lld, %lld)",
+                               zGraph, s, t);
+  sqlite3_stmt *p = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, zSql, -1, &p, NULL), SQLITE_OK);
+  sqlite3_free(zSql);
+  int rows = 0;
+  double agg[K] = {0, 0}, ens = 0;
+  sqlite3_int64 prev_node = 0, prev_edge = 0;
+  while (sqlite3_step(p) == SQLITE_ROW) {
+    rows++;
+    assert_int_equal(sqlite3_column_int64(p, 0), rows);
+    sqlite3_int64 node = sqlite3_column_int64(p, 1);
+    if (rows == 1) assert_true(node == s);
+    else {
+      int e = ref_edge(&g[0], prev_edge);
+      assert_true(e >= 0);
+      assert_true((g[0].src[e] == prev_node && g[0].dst[e] == node) ||
+                  (!directed && g[0].dst[e] == prev_node && g[0].src[e] == node));
+      for (int k = 0; k < K; k++) agg[k] += g[k].w[e];
+      int i = 0;
+      while (i < n && !(eu[i] == prev_node && ev[i] == node && er[i] == prev_edge)) i++;
+      assert_true(i < n); /* an ensemble edge */
+      ens += K + 1 - cnt[i];
+    }
+    /* agg_costs: the sums so far, one per objective. */
+    char *zWant = sqlite3_mprintf("[%!.17g,%!.17g]", agg[0], agg[1]);
+    assert_string_equal((const char *)sqlite3_column_text(p, 3), zWant);
+    sqlite3_free(zWant);
+    if (sqlite3_column_type(p, 2) == SQLITE_NULL) assert_true(node == t);
+    else prev_edge = sqlite3_column_int64(p, 2);
+    prev_node = node;
+  }
+  sqlite3_finalize(p);
+  if (isinf(want)) assert_int_equal(rows, 0);
+  else {
+    assert_true(rows >= 1);
+    assert_true(ens == want);
+  }
+  free(d);
+  free(eu), free(ev), free(er), free(cnt);
+  for (int k = 0; k < K; k++) ref_free(&g[k]);
+}
+
+static void test_mosp_follows_the_ensemble_of_the_trees(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, test_seed() + 6);
+  for (int directed = 0; directed <= 1; directed++) {
+    sqlite3 *db = open_db(":memory:");
+    random_edges(db, &r, "e", 30, 120, 1);
+    exec_ok_free(db, sqlite3_mprintf("CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b', "
+                                     "directed=%d)", directed));
+    for (int round = 0; round < 8; round++) {
+      check_mosp(db, "g", "e", random_node(db, &r, "e"), random_node(db, &r, "e"), directed);
+      random_changes(db, &r, "e", 30, 3);
+    }
+    exec_fails(db, "SELECT * FROM dyng_mosp('g', 1)", "dyng_mosp", "missing argument 'target'", NULL);
+    assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_mosp('g', 1, 424242)"), 0);
+    sqlite3_close(db);
+  }
+}
+
 static void test_other_connection_commits_are_seen(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
@@ -996,6 +1101,7 @@ int main(void) {
       cmocka_unit_test(test_rows_removed_by_replace_conflicts_leave_the_graph),
       cmocka_unit_test(test_renamed_edge_table_is_followed),
       cmocka_unit_test(test_kept_trees_follow_changes_and_the_budget),
+      cmocka_unit_test(test_mosp_follows_the_ensemble_of_the_trees),
       cmocka_unit_test(test_other_connection_commits_are_seen),
       cmocka_unit_test(test_extreme_node_ids_work),
       cmocka_unit_test(test_graphs_in_attached_and_temp_schemas),
