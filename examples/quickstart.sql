@@ -22,6 +22,9 @@ SELECT dist FROM dyng_sssp('net', 1, 'minutes') WHERE node = 3;
 .print '-- the shortest route from 1 to 4 by length'
 SELECT * FROM dyng_path('net', 1, 4, 'length');
 
+.print '-- a route good in all three weights at once (cost so far in each)'
+SELECT * FROM dyng_mosp('net', 1, 4);
+
 .print '-- close the road 3 -> 4; the next query sees the change'
 DELETE FROM roads WHERE src = 3 AND dst = 4;
 SELECT * FROM dyng_path('net', 1, 4, 'length');
