@@ -9,6 +9,7 @@ engine_libdyngengine_la_SOURCES = \
 	engine/loader.c engine/loader.h \
 	engine/sssp.c engine/sssp.h engine/sssp_dyn.c engine/radix_heap.h \
 	engine/mosp.c engine/mosp.h \
+	engine/cycles.c engine/cycles.h \
 	engine/backend_cpu.c engine/backend.h \
 	engine/types.h
 engine_libdyngengine_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden

@@ -27,7 +27,7 @@ endif
 EXTRA_DIST += tests/test_python.py tests/test_examples.sh tests/test_util.h tests/valgrind.supp
 
 if HAVE_CMOCKA
-UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_sssp tests/test_sssp_dyn tests/test_alloc
+UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles
 SQL_TESTS = tests/test_sql tests/test_sync_model
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS)
 TESTS += $(UNIT_TESTS) $(SQL_TESTS)
@@ -52,6 +52,10 @@ tests_test_sssp_LDADD = $(UNIT_LDADD)
 tests_test_sssp_dyn_SOURCES = tests/test_sssp_dyn.c tests/test_util.h
 tests_test_sssp_dyn_CFLAGS = $(UNIT_CFLAGS)
 tests_test_sssp_dyn_LDADD = $(UNIT_LDADD)
+
+tests_test_cycles_SOURCES = tests/test_cycles.c tests/test_util.h
+tests_test_cycles_CFLAGS = $(UNIT_CFLAGS)
+tests_test_cycles_LDADD = $(UNIT_LDADD)
 
 tests_test_alloc_SOURCES = tests/test_alloc.c tests/test_util.h
 tests_test_alloc_CFLAGS = $(UNIT_CFLAGS)
