@@ -90,8 +90,8 @@ typedef struct dyng_cycles_diff {
 ** lost plus gained.  A directed graph needs its in adjacency
 ** (dyng_graph_build_in, before the batch or after it): DYNG_ESTATE without
 ** it.  DYNG_EINVAL for k out of range or changes that do not fit the graph
-** (a vertex index out of range, more copies of an edge removed than the
-** graph ever had); DYNG_ETOOBIG; DYNG_EINTERRUPTED; DYNG_ENOMEM. */
+** (a vertex index out of range, more copies of an edge recorded as added
+** than the graph holds); DYNG_ETOOBIG; DYNG_EINTERRUPTED; DYNG_ENOMEM. */
 int dyng_cycles_delta(const dyng_graph_view *g, const dyng_changes *changes, int k, int directed,
                       const dyng_cancel *cancel, dyng_cycles_diff *delta);
 
