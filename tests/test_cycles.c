@@ -494,6 +494,42 @@ static void test_k_out_of_range_is_einval(void **state) {
   list_free(&l);
 }
 
+/* Records that cannot come from this graph: a vertex out of range, an
+** edge recorded as added that the graph does not hold. */
+static void test_changes_that_do_not_fit_the_graph_are_einval(void **state) {
+  (void)state;
+  for (int directed_graph = 0; directed_graph < 2; directed_graph++) {
+    edge_list l;
+    list_init(&l, directed_graph);
+    list_add(&l, 0, 1);
+    list_add(&l, 1, 2);
+    dyng_graph *g = graph_of_list(&l, directed_graph);
+    dyng_graph_view view;
+    dyng_graph_get_view(g, &view);
+    dyng_edge_change rec;
+    memset(&rec, 0, sizeof rec);
+    dyng_changes ch;
+    memset(&ch, 0, sizeof ch);
+    ch.added = &rec;
+    ch.n_added = 1;
+    dyng_cycles_diff d;
+    rec.src = 0;
+    rec.dst = view.n_vertices; /* out of range */
+    assert_int_equal(dyng_cycles_delta(&view, &ch, 3, 0, NULL, &d), DYNG_EINVAL);
+    rec.dst = 2; /* 0 - 2 is not in the graph */
+    assert_int_equal(dyng_cycles_delta(&view, &ch, 3, 0, NULL, &d), DYNG_EINVAL);
+    assert_int_equal(dyng_cycles_delta(&view, &ch, 3, 1, NULL, &d), DYNG_EINVAL);
+    ch.added = NULL;
+    ch.n_added = 0;
+    ch.removed = &rec;
+    ch.n_removed = 1;
+    rec.src = view.n_vertices;
+    assert_int_equal(dyng_cycles_delta(&view, &ch, 4, 1, NULL, &d), DYNG_EINVAL);
+    dyng_graph_free(g);
+    list_free(&l);
+  }
+}
+
 /* A directed graph's update needs its in adjacency; a count does not. */
 static void test_update_of_directed_graph_needs_in_adjacency(void **state) {
   (void)state;
@@ -811,6 +847,7 @@ int main(void) {
       cmocka_unit_test(test_parallel_copies_change_nothing_until_the_last),
       cmocka_unit_test(test_empty_batch_changes_nothing),
       cmocka_unit_test(test_k_out_of_range_is_einval),
+      cmocka_unit_test(test_changes_that_do_not_fit_the_graph_are_einval),
       cmocka_unit_test(test_update_of_directed_graph_needs_in_adjacency),
       cmocka_unit_test(test_cancel_stops_a_long_count),
       cmocka_unit_test_teardown(test_out_of_memory_is_enomem, teardown),
