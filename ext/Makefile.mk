@@ -5,6 +5,7 @@ dyng_la_SOURCES = \
 	ext/graph_vtab.c \
 	ext/sync.c \
 	ext/cache.c \
+	ext/cycles.c \
 	ext/sssp_vtab.c \
 	ext/config.c
 nodist_dyng_la_SOURCES = sql/capture.sql.h sql/replace.sql.h

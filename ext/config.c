@@ -76,6 +76,7 @@ static json_t *dyngGraphJson(DyngGraph *pG) {
     json_object_set_new(pObj, "tentative", json_boolean(pG->bTentative));
     json_object_set_new(pObj, "undo_records", json_integer(pG->nUndo));
     json_object_set_new(pObj, "trees", dyngTreesJson(pG, -1));
+    json_object_set_new(pObj, "cycle_counts", dyngCountsJson(pG, -1));
   }
   return pObj;
 }

@@ -27,6 +27,17 @@ typedef struct DyngConn DyngConn;
 typedef struct DyngGraph DyngGraph;
 typedef struct DyngTree DyngTree;
 
+/* A kept k-cycle count of a graph (ext/cycles.c). */
+typedef struct DyngCount {
+  int bValid;               /* kept and current */
+  uint64_t nCycles;         /* the count */
+  sqlite3_int64 nHit;       /* queries answered from it */
+  sqlite3_int64 nUpdate;    /* batches applied to it */
+  double countMs;           /* the count from scratch took */
+  double lastMs;            /* the last update took */
+  sqlite3_int64 iStamp;     /* pConn->iTreeStamp of that update */
+} DyngCount;
+
 /* One graph: the definition from CREATE VIRTUAL TABLE, the loaded mirror
 ** and the state that keeps it in step with the edge table. */
 struct DyngGraph {
@@ -63,6 +74,7 @@ struct DyngGraph {
   int nLogLimit;            /* log entries the writers keep (log_limit=) */
 
   DyngTree *pTrees;         /* shortest-path trees kept (ext/cache.c) */
+  DyngCount aCount[2][11];  /* [directed][k] cycle counts kept (ext/cycles.c) */
   dyng_changes changes;     /* the last batch's changes, to update them */
 
   /* Undo records of a tentative mirror (see ext/sync.c). */
@@ -197,6 +209,16 @@ void dyngTreesPin(DyngConn *pConn, int bOn);
 /* pG's kept trees as JSON: all of them with their counters (iSinceStamp
 ** < 0), or those updated after iSinceStamp with that update's figures. */
 struct json_t *dyngTreesJson(DyngGraph *pG, sqlite3_int64 iSinceStamp);
+
+/* ---- cycles.c --------------------------------------------------------- */
+
+int dyngRegisterCycleFunctions(sqlite3 *db, DyngConn *pConn);
+int dyngCountsKept(const DyngGraph *pG);     /* 1 when pG keeps a count */
+void dyngCountsDrop(DyngGraph *pG);          /* forgets pG's counts */
+/* Updates pG's kept counts with a batch already applied to its graph. */
+void dyngCountsUpdate(DyngGraph *pG, const dyng_changes *pChanges);
+/* pG's kept counts as JSON (all, or those updated after iSinceStamp). */
+struct json_t *dyngCountsJson(const DyngGraph *pG, sqlite3_int64 iSinceStamp);
 
 /* ---- sssp_vtab.c ----------------------------------------------------- */
 

@@ -80,6 +80,7 @@ static void dyngUndoClear(DyngGraph *pG) {
 
 void dyngGraphDropMirror(DyngGraph *pG) {
   dyngTreesDrop(pG);
+  dyngCountsDrop(pG);
   if (pG->pBackend && pG->pBackendState) pG->pBackend->graph_detach(pG->pBackendState);
   pG->pBackendState = NULL;
   dyng_graph_free(pG->pGraph);
@@ -516,8 +517,8 @@ static int dyngUndoMatches(DyngGraph *pG, int i, const DyngLogRow *r) {
 ** mirror is marked stale (part of the batch may be in it). */
 static int dyngApplyBatch(DyngGraph *pG, dyng_batch *pBatch, dyng_apply_stats *pStats,
                           char **pzErr) {
-  /* With trees kept, record what changed so that they can follow. */
-  dyng_changes *pChanges = pG->pTrees ? &pG->changes : NULL;
+  /* With trees or counts kept, record what changed so that they follow. */
+  dyng_changes *pChanges = pG->pTrees || dyngCountsKept(pG) ? &pG->changes : NULL;
   int erc = dyng_graph_apply_tracked(pG->pGraph, pBatch, pStats, pChanges);
   if (erc == DYNG_OK) {
     dyng_graph_view view;
@@ -528,7 +529,10 @@ static int dyngApplyBatch(DyngGraph *pG, dyng_batch *pBatch, dyng_apply_stats *p
     pG->bStale = 1;
     return dyngEngineFailure(pG, erc, pzErr);
   }
-  if (pChanges) dyngTreesUpdate(pG, pChanges);
+  if (pChanges) {
+    dyngTreesUpdate(pG, pChanges);
+    dyngCountsUpdate(pG, pChanges);
+  }
   pG->nInserted += (sqlite3_int64)pStats->inserted;
   pG->nDeleted += (sqlite3_int64)pStats->deleted;
   return SQLITE_OK;
@@ -880,6 +884,7 @@ static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   json_object_set_new(pObj, "reloads", json_integer(pG->nLoad - nLoad));
   json_object_set_new(pObj, "ms", json_real(dyngNowMs() - t0));
   json_object_set_new(pObj, "trees", pG->pGraph ? dyngTreesJson(pG, iStamp) : json_array());
+  json_object_set_new(pObj, "cycle_counts", dyngCountsJson(pG, iStamp));
   char *zJson = json_dumps(pObj, JSON_COMPACT | JSON_REAL_PRECISION(6));
   json_decref(pObj);
   if (!zJson) {

@@ -949,6 +949,74 @@ static void test_mosp_follows_the_ensemble_of_the_trees(void **state) {
   }
 }
 
+/* Brute-force k-cycle count over the rows of zTable (at most 16 nodes):
+** cycles whose smallest node is the start, walked from it; an undirected
+** cycle is walked both ways. */
+static int bf_dfs(int adj[16][16], int n, int start, int at, int len, int k, int *used) {
+  int count = 0;
+  for (int v = start; v < n; v++) {
+    if (!adj[at][v]) continue;
+    if (v == start) {
+      count += len == k;
+      continue;
+    }
+    if (used[v] || len >= k) continue;
+    used[v] = 1;
+    count += bf_dfs(adj, n, start, v, len + 1, k, used);
+    used[v] = 0;
+  }
+  return count;
+}
+
+static sqlite3_int64 bf_cycles(sqlite3 *db, const char *zTable, int k, int directed) {
+  ref_graph g;
+  ref_load(db, zTable, NULL, &g);
+  assert_true(g.n_nodes <= 16);
+  int adj[16][16];
+  memset(adj, 0, sizeof adj);
+  for (int e = 0; e < g.n_edges; e++) {
+    int a = ref_node_index(&g, g.src[e]), b = ref_node_index(&g, g.dst[e]);
+    if (a == b) continue;
+    adj[a][b] = 1;
+    if (!directed) adj[b][a] = 1;
+  }
+  sqlite3_int64 total = 0;
+  for (int s0 = 0; s0 < g.n_nodes; s0++) {
+    int used[16] = {0};
+    used[s0] = 1;
+    total += bf_dfs(adj, g.n_nodes, s0, s0, 1, k, used);
+  }
+  ref_free(&g);
+  return directed ? total : total / 2;
+}
+
+static void test_cycle_counts_match_brute_force_and_follow_changes(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, test_seed() + 7);
+  sqlite3 *db = open_db(":memory:");
+  random_edges(db, &r, "e", 12, 40, 1);
+  exec_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')");
+  for (int round = 0; round < 10; round++) {
+    for (int k = 3; k <= 6; k++)
+      for (int directed = 0; directed <= 1; directed++) {
+        sqlite3_int64 got = query_int_free(db, sqlite3_mprintf(
+            "SELECT dyng_cycle_count('g', %d%s)", k, directed ? ", 'directed'" : ""));
+        if (got != bf_cycles(db, "e", k, directed))
+          fail_msg("round %d k=%d directed=%d: dyng %lld, brute force %lld", round, k, directed,
+                   got, bf_cycles(db, "e", k, directed));
+      }
+    random_changes(db, &r, "e", 12, 1 + (int)test_rng_below(&r, 4));
+  }
+  /* Counts were kept and updated, not counted again. */
+  assert_true(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].cycle_counts[0].updates')") > 0);
+  exec_fails(db, "SELECT dyng_cycle_count('g', 11)", "k must be an integer from 3 to 10", NULL);
+  exec_fails(db, "SELECT dyng_cycle_count('g', '3')", "k must be", NULL);
+  exec_fails(db, "SELECT dyng_cycle_count('g', 3, 'sideways')", "'directed'", NULL);
+  exec_fails(db, "SELECT dyng_cycle_count('nope', 3)", "dyng_cycle_count", "no graph named 'nope'", NULL);
+  sqlite3_close(db);
+}
+
 static void test_other_connection_commits_are_seen(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
@@ -1102,6 +1170,7 @@ int main(void) {
       cmocka_unit_test(test_renamed_edge_table_is_followed),
       cmocka_unit_test(test_kept_trees_follow_changes_and_the_budget),
       cmocka_unit_test(test_mosp_follows_the_ensemble_of_the_trees),
+      cmocka_unit_test(test_cycle_counts_match_brute_force_and_follow_changes),
       cmocka_unit_test(test_other_connection_commits_are_seen),
       cmocka_unit_test(test_extreme_node_ids_work),
       cmocka_unit_test(test_graphs_in_attached_and_temp_schemas),

@@ -1,0 +1,155 @@
+/*
+** ext/cycles.c: dyng_cycle_count, with counts kept and updated per batch.
+**
+**   SELECT dyng_cycle_count('net', 3);               -- triangles, undirected view
+**   SELECT dyng_cycle_count('net', 5, 'directed');   -- directed 5-cycles
+**
+** The count is of simple cycles of exactly k edges, 3 <= k <= 10, in the
+** graph seen as undirected and simple (parallel edges and self-loops
+** ignored), or of directed simple cycles with 'directed'; each cycle once
+** (engine/cycles.h says how, and what large k costs).  A count, once asked
+** for, is kept per (graph, k, mode); each batch then updates it from the
+** cycles through the changed edges instead of counting again.
+*/
+#include "ext/dyng_ext.h"
+#include "engine/cycles.h"
+#include "engine/error.h"
+
+#include <jansson.h>
+#include <string.h>
+
+SQLITE_EXTENSION_INIT3
+
+int dyngCountsKept(const DyngGraph *pG) {
+  for (int d = 0; d < 2; d++)
+    for (int k = DYNG_CYCLES_MIN_K; k <= DYNG_CYCLES_MAX_K; k++)
+      if (pG->aCount[d][k].bValid) return 1;
+  return 0;
+}
+
+void dyngCountsDrop(DyngGraph *pG) {
+  for (int d = 0; d < 2; d++)
+    for (int k = DYNG_CYCLES_MIN_K; k <= DYNG_CYCLES_MAX_K; k++) pG->aCount[d][k].bValid = 0;
+}
+
+void dyngCountsUpdate(DyngGraph *pG, const dyng_changes *pChanges) {
+  if (pChanges->n_removed + pChanges->n_added == 0) return;
+  dyng_graph_view view;
+  dyng_graph_get_view(pG->pGraph, &view);
+  for (int d = 0; d < 2; d++)
+    for (int k = DYNG_CYCLES_MIN_K; k <= DYNG_CYCLES_MAX_K; k++) {
+      DyngCount *c = &pG->aCount[d][k];
+      if (!c->bValid) continue;
+      double t0 = dyngNowMs();
+      uint64_t n = c->nCycles;
+      int erc = dyng_cycles_update(&view, pChanges, k, d, NULL, &n);
+      if (erc != DYNG_OK) {
+        /* Counted again by the next query. */
+        c->bValid = 0;
+        continue;
+      }
+      c->nCycles = n;
+      c->nUpdate++;
+      c->lastMs = dyngNowMs() - t0;
+      c->iStamp = ++pG->pConn->iTreeStamp;
+    }
+}
+
+json_t *dyngCountsJson(const DyngGraph *pG, sqlite3_int64 iSinceStamp) {
+  json_t *pArr = json_array();
+  for (int d = 0; d < 2; d++)
+    for (int k = DYNG_CYCLES_MIN_K; k <= DYNG_CYCLES_MAX_K; k++) {
+      const DyngCount *c = &pG->aCount[d][k];
+      if (!c->bValid || (iSinceStamp >= 0 && c->iStamp <= iSinceStamp)) continue;
+      json_t *pObj = json_object();
+      json_object_set_new(pObj, "k", json_integer(k));
+      json_object_set_new(pObj, "directed", json_boolean(d));
+      if (iSinceStamp < 0) {
+        json_object_set_new(pObj, "cycles", json_integer((json_int_t)c->nCycles));
+        json_object_set_new(pObj, "hits", json_integer(c->nHit));
+        json_object_set_new(pObj, "updates", json_integer(c->nUpdate));
+        json_object_set_new(pObj, "count_ms", json_real(c->countMs));
+      }
+      json_object_set_new(pObj, "last_update_ms", json_real(c->lastMs));
+      json_array_append_new(pArr, pObj);
+    }
+  return pArr;
+}
+
+/* dyng_cycle_count(graph, k[, 'directed']) */
+static void dyngCycleCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  DyngConn *pConn = sqlite3_user_data(ctx);
+  if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
+    sqlite3_result_error(ctx, "dyng_cycle_count: graph must be the name of a dyng table", -1);
+    return;
+  }
+  if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER || sqlite3_value_int64(argv[1]) < DYNG_CYCLES_MIN_K ||
+      sqlite3_value_int64(argv[1]) > DYNG_CYCLES_MAX_K) {
+    sqlite3_result_error(ctx, "dyng_cycle_count: k must be an integer from 3 to 10", -1);
+    return;
+  }
+  int k = sqlite3_value_int(argv[1]), bDirected = 0;
+  if (argc > 2) {
+    const char *zMode = (const char *)sqlite3_value_text(argv[2]);
+    if (!zMode || (sqlite3_stricmp(zMode, "directed") && sqlite3_stricmp(zMode, "undirected"))) {
+      sqlite3_result_error(ctx, "dyng_cycle_count: the third argument can only be 'directed' or "
+                                "'undirected'", -1);
+      return;
+    }
+    bDirected = sqlite3_stricmp(zMode, "directed") == 0;
+  }
+  DyngGraph *pG = NULL;
+  char *zErr = NULL;
+  int rc = dyngGraphOpen(pConn, "dyng_cycle_count", (const char *)sqlite3_value_text(argv[0]), 1,
+                         &pG, &zErr);
+  if (rc != SQLITE_OK) {
+    if (rc == SQLITE_NOMEM && !zErr) sqlite3_result_error_nomem(ctx);
+    else sqlite3_result_error(ctx, zErr ? zErr : "dyng_cycle_count: failed", -1);
+    sqlite3_free(zErr);
+    return;
+  }
+  DyngCount *c = &pG->aCount[bDirected][k];
+  if (c->bValid) {
+    c->nHit++;
+  } else {
+    dyng_graph_view view;
+    dyng_graph_get_view(pG->pGraph, &view);
+    double t0 = dyngNowMs();
+    uint64_t n = 0;
+    int erc = dyng_cycles_count(&view, k, bDirected, NULL, &n);
+    if (erc != DYNG_OK) {
+      if (erc == DYNG_ENOMEM) {
+        sqlite3_result_error_nomem(ctx);
+      } else {
+        char *zMsg = erc == DYNG_ETOOBIG
+                         ? sqlite3_mprintf("dyng_cycle_count: graph '%s' has more %d-cycles than a "
+                                           "64-bit count holds", pG->zName, k)
+                         : dyngEngineError("dyng_cycle_count", pG, erc);
+        sqlite3_result_error(ctx, zMsg ? zMsg : "dyng_cycle_count: failed", -1);
+        sqlite3_free(zMsg);
+      }
+      return;
+    }
+    /* Kept when batches can update it: a directed graph needs its in
+    ** adjacency for that. */
+    c->nCycles = n;
+    c->countMs = dyngNowMs() - t0;
+    c->nHit = c->nUpdate = 0;
+    c->lastMs = 0;
+    c->iStamp = 0;
+    c->bValid = dyng_graph_build_in(pG->pGraph) == DYNG_OK;
+  }
+  if (c->nCycles > (uint64_t)INT64_MAX) {
+    sqlite3_result_error(ctx, "dyng_cycle_count: the count exceeds SQLite's 64-bit integers", -1);
+    return;
+  }
+  sqlite3_result_int64(ctx, (sqlite3_int64)c->nCycles);
+}
+
+int dyngRegisterCycleFunctions(sqlite3 *db, DyngConn *pConn) {
+  int rc = SQLITE_OK;
+  for (int n = 2; n <= 3 && rc == SQLITE_OK; n++)
+    rc = sqlite3_create_function_v2(db, "dyng_cycle_count", n, SQLITE_UTF8 | SQLITE_INNOCUOUS,
+                                    pConn, dyngCycleCountFunc, NULL, NULL, NULL);
+  return rc;
+}
