@@ -1,8 +1,9 @@
 # bench/: benchmark drivers and graph generators (not run by make check).
 # `make` builds them; `make bench` generates the two benchmark graphs (once)
-# and runs the driver on each, then bench_sync on the grid.  See bench/README.md.
+# and runs the driver on each, then bench_sync on the grid and bench_dyn on
+# both (on the grid also with local inserts).  See bench/README.md.
 
-noinst_PROGRAMS += bench/gen_graph bench/bench_graph bench/bench_sync
+noinst_PROGRAMS += bench/gen_graph bench/bench_graph bench/bench_sync bench/bench_dyn
 
 bench_gen_graph_SOURCES = bench/gen_graph.c
 bench_gen_graph_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
@@ -16,6 +17,10 @@ bench_bench_sync_SOURCES = bench/bench_sync.c bench/bench_util.c bench/bench_uti
 bench_bench_sync_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_bench_sync_LDADD = $(SQLITE_LIBS) -lm
 
+bench_bench_dyn_SOURCES = bench/bench_dyn.c bench/bench_util.c bench/bench_util.h
+bench_bench_dyn_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+bench_bench_dyn_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) -lm
+
 EXTRA_DIST += bench/README.md
 
 BENCH_RUNS = 5
@@ -25,6 +30,7 @@ BENCH_DRIVER = bench/bench_graph$(EXEEXT) --runs $(BENCH_RUNS) --sources $(BENCH
 	--extension $(abs_top_builddir)/.libs/dyng.so
 BENCH_SYNC = bench/bench_sync$(EXEEXT) --runs $(BENCH_RUNS) \
 	--extension $(abs_top_builddir)/.libs/dyng.so
+BENCH_DYN = bench/bench_dyn$(EXEEXT) --runs $(BENCH_RUNS)
 
 # Generated only when missing (order-only on the generator), into a temporary
 # name first so that an interrupted run leaves nothing half-written.
@@ -33,10 +39,14 @@ bench/grid1000.db: | bench/gen_graph$(EXEEXT)
 bench/rmat20.db: | bench/gen_graph$(EXEEXT)
 	$(AM_V_GEN)rm -f $@.tmp && bench/gen_graph$(EXEEXT) rmat 20 $@.tmp && mv $@.tmp $@
 
-bench: bench/bench_graph$(EXEEXT) bench/bench_sync$(EXEEXT) dyng.la $(BENCH_DBS)
+bench: bench/bench_graph$(EXEEXT) bench/bench_sync$(EXEEXT) bench/bench_dyn$(EXEEXT) \
+		dyng.la $(BENCH_DBS)
 	$(BENCH_DRIVER) bench/grid1000.db
 	$(BENCH_DRIVER) bench/rmat20.db
 	$(BENCH_SYNC) bench/grid1000.db
+	$(BENCH_DYN) bench/grid1000.db
+	$(BENCH_DYN) bench/grid1000.db --inserts local
+	$(BENCH_DYN) bench/rmat20.db
 .PHONY: bench
 
 CLEANFILES += $(BENCH_DBS) bench/grid1000.db.tmp bench/rmat20.db.tmp

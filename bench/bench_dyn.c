@@ -1,0 +1,634 @@
+/*
+** bench/bench_dyn.c: how fast a kept shortest-path tree follows a batch of
+** changes (dyng_sssp_update) against computing it again from scratch
+** (dyng_sssp_dijkstra), and from what batch size on the recomputation wins.
+**
+**   bench_dyn DB.db [--runs N] [--sizes K1,K2,...] [--inserts random|local]
+**             [--verbose]
+**
+** DB.db holds the table edges(src, dst, length, minutes, toll) that
+** gen_graph writes; it is only read.  The program works on the engine
+** directly (no extension): it loads the table into a directed graph with
+** the three weights, builds its in adjacency (which an update needs), picks
+** a source whose tree reaches many vertices and computes its tree in
+** objective 0 (length).  Then, for each batch size K and each run:
+**
+**   draw      K changes, untimed: K/2 deletes of rowids drawn uniformly
+**             from all the graph's edges (so some are tree edges) and
+**             K - K/2 inserts of new rowids, each with the weights of a
+**             random existing edge (the generator's distribution), between
+**             two distinct live vertices drawn uniformly (--inserts random,
+**             the default) or from a random live vertex to the end of a
+**             2- or 3-step random walk from it (--inserts local: a new
+**             road between nearby places).  A 1-change batch is an insert
+**             on odd runs, a delete on even ones.
+**   apply     dyng_graph_apply_tracked: the graph and the change records.
+**   update    dyng_sssp_update of the tree with those records.
+**   recompute dyng_sssp_dijkstra from the same source into a second tree,
+**             on the same graph (update and recompute alternate going first).
+**   restore   untimed: the inverse batch puts the graph's edges back as they
+**             were, and the tree is computed again (child lists included),
+**             so that every batch meets the graph of the table.
+**
+** Both trees must reach the same vertices with distances equal within a
+** relative 1e-9, and every reached vertex of the updated tree must hang
+** from a live edge with dist[parent] + weight = dist; the program aborts
+** otherwise.
+**
+** Sizes: 1, 1,000, 10,000, 50,000, 200,000, 500,000 and 1,000,000, as far
+** as 1/8 of the graph's edges (the share past which ext/cache.c recomputes,
+** DYNG_RECOMPUTE_SHARE) and the first size beyond it; when update still
+** wins there, doubling on up to half of the edges.  --sizes replaces the
+** list.  Batches of up to 50,000 changes run N times (default 5), larger
+** ones (N + 1) / 2 times.  Reported per size: the medians of apply, update
+** and recompute time, recompute / update, the tree edges deleted, the
+** vertices the update touched (reset or improved, a vertex counting each
+** time), and what the extension's 1/8 rule would run; then the batch size
+** (and share of the edges) where update and recompute cross, interpolated
+** on a log scale between the two sizes around it, and how much slower than
+** the faster choice the 1/8 rule is at worst.
+**
+** How it works: one process, one thread, SQLite only to read the table.
+** The first update after a from-scratch tree builds the tree's child lists
+** (O(V)); that one-time cost is timed once on its own (an empty update) and
+** kept out of the per-size figures.  The graph's memory layout does change
+** with the batches (moved adjacency segments, reused edge slots), so a
+** from-scratch tree is timed on the graph of the table before the batches
+** and again after them.
+*/
+#include "bench/bench_util.h"
+#include "engine/error.h"
+#include "engine/graph.h"
+#include "engine/sssp.h"
+
+#include <sqlite3.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EDGE_SCAN_SQL "SELECT rowid, src, dst, length, minutes, toll FROM edges"
+#define N_WEIGHTS 3
+#define OBJECTIVE 0          /* length */
+#define MAX_SIZES 16
+#define BIG_BATCH 50000      /* larger batches run (N + 1) / 2 times */
+#define RECOMPUTE_SHARE 8    /* ext/cache.c's DYNG_RECOMPUTE_SHARE */
+#define DIST_TOLERANCE 1e-9  /* relative */
+
+const char bench_program[] = "bench_dyn";
+
+static const long default_sizes[] = {1, 1000, 10000, 50000, 200000, 500000, 1000000};
+
+/* ---- the edges a batch may delete ---------------------------------------- */
+
+/* The rowids of the graph's live edges, in no order, so that a delete can
+** draw one uniformly and remove it in O(1); next_rowid is above every rowid
+** ever used, for inserts. */
+typedef struct rowid_pool {
+  int64_t *rowid;
+  size_t n, cap;
+  int64_t next_rowid;
+} rowid_pool;
+
+static void pool_push(rowid_pool *p, int64_t rowid) {
+  if (p->n == p->cap) {
+    p->cap = p->cap ? 2 * p->cap : 1024;
+    int64_t *r = realloc(p->rowid, p->cap * sizeof *r);
+    if (!r) die("out of memory (rowid pool)");
+    p->rowid = r;
+  }
+  p->rowid[p->n++] = rowid;
+  if (rowid >= p->next_rowid) p->next_rowid = rowid + 1;
+}
+
+/* Removes and returns a uniformly drawn rowid. */
+static int64_t pool_take(rowid_pool *p, uint64_t *rng) {
+  if (p->n == 0) die("no edge left to delete");
+  size_t i = (size_t)(splitmix64(rng) % p->n);
+  int64_t r = p->rowid[i];
+  p->rowid[i] = p->rowid[--p->n];
+  return r;
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+/* Reads edges(...) into a new sealed, directed engine graph with its in
+** adjacency built (caller frees), and every rowid into *pool. */
+static dyng_graph *load_graph(sqlite3 *db, rowid_pool *pool) {
+  sqlite3_stmt *st = prepare(db, "SELECT count(*) FROM edges");
+  if (sqlite3_step(st) != SQLITE_ROW) die("count(*): %s", sqlite3_errmsg(db));
+  long long n_rows = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  if (n_rows <= 0) die("table edges is empty");
+
+  dyng_graph *g;
+  int rc = dyng_graph_new(&g, N_WEIGHTS, 1);
+  if (rc) die("dyng_graph_new: %s", dyng_strerror(rc));
+  if ((rc = dyng_graph_reserve(g, (size_t)n_rows)) != 0)
+    die("dyng_graph_reserve: %s", dyng_strerror(rc));
+  st = prepare(db, EDGE_SCAN_SQL);
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    double w[N_WEIGHTS] = {sqlite3_column_double(st, 3), sqlite3_column_double(st, 4),
+                           sqlite3_column_double(st, 5)};
+    int64_t rowid = sqlite3_column_int64(st, 0);
+    int erc = dyng_graph_load_edge(g, rowid, sqlite3_column_int64(st, 1),
+                                   sqlite3_column_int64(st, 2), w);
+    if (erc) die("dyng_graph_load_edge(rowid %lld): %s", (long long)rowid, dyng_strerror(erc));
+    pool_push(pool, rowid);
+  }
+  if (rc != SQLITE_DONE) die("scan: %s", sqlite3_errmsg(db));
+  sqlite3_finalize(st);
+  if ((rc = dyng_graph_seal(g)) != 0) die("dyng_graph_seal: %s", dyng_strerror(rc));
+  if ((rc = dyng_graph_build_in(g)) != 0) die("dyng_graph_build_in: %s", dyng_strerror(rc));
+  return g;
+}
+
+/* ---- drawing a batch ---------------------------------------------------- */
+
+/* A uniformly drawn vertex that still has an edge. */
+static uint32_t live_vertex(const dyng_graph *g, uint64_t *rng) {
+  uint32_t bound = dyng_graph_vertex_bound(g);
+  for (int tries = 0; tries < 1000000; tries++) {
+    uint32_t v = (uint32_t)(splitmix64(rng) % bound);
+    if (dyng_graph_out_degree(g, v) || dyng_graph_in_degree(g, v)) return v;
+  }
+  die("no live vertex found");
+}
+
+/* A vertex 2 or 3 out-edges away from u along a random walk, other than u;
+** DYNG_NONE when the walk gets stuck or comes back. */
+static uint32_t nearby_vertex(const dyng_graph_view *view, uint32_t u, uint64_t *rng) {
+  uint64_t bits = splitmix64(rng);
+  int hops = 2 + (int)(bits & 1);
+  uint32_t v = u;
+  for (int h = 0; h < hops; h++) {
+    uint32_t deg = view->out.deg[v];
+    if (deg == 0) return DYNG_NONE;
+    v = view->out.nbr[view->out.off[v] + (uint32_t)(splitmix64(rng) % deg)];
+  }
+  return v == u ? DYNG_NONE : v;
+}
+
+/* Fills b with n_del deletes drawn from pool (which loses them) and n_ins
+** inserts of new rowids (which pool gains, after the deletes are drawn, so
+** a batch never deletes its own inserts).  An insert joins two live
+** vertices drawn uniformly, or with `local` a live vertex and one 2-3 hops
+** downstream of it. */
+static void draw_batch(const dyng_graph *g, rowid_pool *pool, dyng_batch *b, long n_del,
+                       long n_ins, int local, uint64_t *rng) {
+  dyng_graph_view view;
+  dyng_graph_get_view(g, &view);
+  dyng_batch_clear(b);
+  for (long i = 0; i < n_del; i++) {
+    int rc = dyng_batch_delete(b, pool_take(pool, rng));
+    if (rc) die("dyng_batch_delete: %s", dyng_strerror(rc));
+  }
+  for (long i = 0; i < n_ins; i++) {
+    uint32_t u, v;
+    if (local) {
+      do {
+        u = live_vertex(g, rng);
+        v = nearby_vertex(&view, u, rng);
+      } while (v == DYNG_NONE);
+    } else {
+      u = live_vertex(g, rng);
+      do v = live_vertex(g, rng);
+      while (v == u);
+    }
+    /* The weights of a random edge still in the graph (the batch is not
+    ** applied yet, so every slot found is live). */
+    uint32_t slot;
+    int64_t like;
+    do like = pool->rowid[splitmix64(rng) % pool->n];
+    while (dyng_graph_edge(g, like, &slot) != 0);
+    double w[N_WEIGHTS];
+    for (int k = 0; k < N_WEIGHTS; k++) w[k] = dyng_graph_edge_weight(g, slot, k);
+    int64_t rowid = pool->next_rowid;
+    int rc = dyng_batch_insert(b, rowid, dyng_graph_node_id(g, u), dyng_graph_node_id(g, v), w);
+    if (rc) die("dyng_batch_insert: %s", dyng_strerror(rc));
+    pool_push(pool, rowid);
+  }
+}
+
+/* Undoes the batch that `changes` records: deletes the edges it added and
+** puts back the ones it removed (same rowids, endpoints and weights).  The
+** added rowids are the last n_added of pool (draw_batch appended them after
+** drawing the deletes), so the pool gets its old contents back too. */
+static void restore_graph(dyng_graph *g, rowid_pool *pool, dyng_batch *b,
+                          const dyng_changes *changes) {
+  dyng_batch_clear(b);
+  int rc = 0;
+  for (size_t i = 0; i < changes->n_added && !rc; i++)
+    rc = dyng_batch_delete(b, changes->added[i].rowid);
+  for (size_t i = 0; i < changes->n_removed && !rc; i++) {
+    const dyng_edge_change *c = &changes->removed[i];
+    rc = dyng_batch_insert(b, c->rowid, dyng_graph_node_id(g, c->src),
+                           dyng_graph_node_id(g, c->dst), c->w);
+  }
+  if (rc) die("restoring the graph: %s", dyng_strerror(rc));
+  pool->n -= changes->n_added;
+  for (size_t i = 0; i < changes->n_removed; i++) pool_push(pool, changes->removed[i].rowid);
+  dyng_apply_stats st;
+  if ((rc = dyng_graph_apply(g, b, &st)) != 0) die("restoring the graph: %s", dyng_strerror(rc));
+  if (st.inserted != changes->n_removed || st.deleted != changes->n_added || st.missing)
+    die("restoring the graph: %zu inserts and %zu deletes (%zu missing) instead of %zu and %zu",
+        st.inserted, st.deleted, st.missing, changes->n_removed, changes->n_added);
+}
+
+/* A from-scratch tree with its child lists built, as a kept tree has them
+** (the lists are built by the first update, here an empty one). */
+static void fresh_tree(const dyng_graph_view *view, uint32_t source, dyng_sssp_tree *t) {
+  int rc = dyng_sssp_dijkstra(view, source, OBJECTIVE, DYNG_NONE, t);
+  if (rc == 0) rc = dyng_sssp_update(view, t, NULL, 0, NULL, 0, NULL);
+  if (rc) die("computing the tree: %s", dyng_strerror(rc));
+}
+
+/* The median time of 3 from-scratch trees into t. */
+static double time_recompute(const dyng_graph_view *view, uint32_t source, dyng_sssp_tree *t) {
+  double x[3];
+  for (int i = 0; i < 3; i++) {
+    double t0 = now_s();
+    int rc = dyng_sssp_dijkstra(view, source, OBJECTIVE, DYNG_NONE, t);
+    x[i] = now_s() - t0;
+    if (rc) die("dyng_sssp_dijkstra: %s", dyng_strerror(rc));
+  }
+  return median_of(x, 3);
+}
+
+/* ---- checking ----------------------------------------------------------- */
+
+/* Aborts unless `upd` (the updated tree) and `ref` (computed from scratch
+** on the same graph) reach the same vertices at distances within
+** DIST_TOLERANCE, and every reached vertex of upd other than the source
+** hangs from a live edge parent -> v whose weight closes the distance.
+** Returns the vertices reached; *n_inexact gets how many distances were
+** equal only within the tolerance. */
+static uint32_t check_trees(const dyng_graph_view *g, const dyng_sssp_tree *upd,
+                            const dyng_sssp_tree *ref, const char *what, uint32_t *n_inexact) {
+  uint32_t reached = 0, inexact = 0;
+  for (uint32_t v = 0; v < g->n_vertices; v++) {
+    double du = upd->dist[v], dr = ref->dist[v];
+    if (isinf(dr)) {
+      if (!isinf(du)) goto mismatch;
+      continue;
+    }
+    reached++;
+    if (!(fabs(du - dr) <= DIST_TOLERANCE * dr)) goto mismatch;
+    if (du != dr) inexact++;
+    if (v == upd->source) continue;
+    uint32_t p = upd->parent[v], e = upd->parent_edge[v];
+    if (p == DYNG_NONE || e >= g->n_edge_slots || g->edge_src[e] != p || g->edge_dst[e] != v) {
+      fprintf(stderr, "bench_dyn: %s: BAD TREE at node %lld: parent %u via edge slot %u\n",
+              what, (long long)g->node_id[v], p, e);
+      abort();
+    }
+    double via = upd->dist[p] + g->out.w[upd->objective][g->edge_pos_out[e]];
+    if (!(fabs(via - du) <= DIST_TOLERANCE * du)) {
+      fprintf(stderr,
+              "bench_dyn: %s: BAD TREE at node %lld: dist %.17g but parent %lld + edge = %.17g\n",
+              what, (long long)g->node_id[v], du, (long long)g->node_id[p], via);
+      abort();
+    }
+    continue;
+  mismatch:
+    fprintf(stderr, "bench_dyn: %s: MISMATCH at node %lld: update %.17g, recompute %.17g\n",
+            what, (long long)g->node_id[v], du, dr);
+    abort();
+  }
+  *n_inexact = inexact;
+  return reached;
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+static void usage(void) {
+  fprintf(stderr,
+          "usage: bench_dyn DB.db [--runs N] [--sizes K1,K2,...] [--inserts random|local] "
+          "[--verbose]\n");
+  exit(2);
+}
+
+/* "1000" -> "1k", "50000" -> "50k", "1000000" -> "1m": batch names. */
+static void size_name(long k, char *out, size_t n) {
+  if (k >= 1000000 && k % 1000000 == 0) snprintf(out, n, "%ldm", k / 1000000);
+  else if (k >= 1000 && k % 1000 == 0) snprintf(out, n, "%ldk", k / 1000);
+  else snprintf(out, n, "%ld", k);
+}
+
+/* Results of one batch size. */
+typedef struct size_result {
+  long k;                 /* changes per batch */
+  int n;                  /* runs */
+  double *t_apply, *t_update, *t_recompute;
+  double *touched;        /* vertices the update reset or improved */
+  double *cut;            /* deletes that hit a tree edge */
+} size_result;
+
+int main(int argc, char **argv) {
+  const char *db_path = NULL, *size_list = NULL;
+  int runs = 5, verbose = 0, local = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+      runs = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc)
+      size_list = argv[++i];
+    else if (strcmp(argv[i], "--inserts") == 0 && i + 1 < argc) {
+      const char *mode = argv[++i];
+      if (strcmp(mode, "local") == 0) local = 1;
+      else if (strcmp(mode, "random") != 0) usage();
+    } else if (strcmp(argv[i], "--verbose") == 0)
+      verbose = 1;
+    else if (argv[i][0] == '-' || db_path)
+      usage();
+    else
+      db_path = argv[i];
+  }
+  if (!db_path || runs < 1 || runs > 1000) usage();
+  if (access(db_path, R_OK) != 0) die("%s: %s", db_path, strerror(errno));
+  const char *db_base = strrchr(db_path, '/') ? strrchr(db_path, '/') + 1 : db_path;
+  /* BENCH lines of the local-insert workload say db=<name>+local. */
+  char db_label[256];
+  snprintf(db_label, sizeof db_label, "%s%s", db_base, local ? "+local" : "");
+
+  sqlite3 *db = NULL;
+  if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+    die("%s: %s", db_path, sqlite3_errmsg(db));
+  rowid_pool pool = {0};
+  double t0 = now_s();
+  dyng_graph *g = load_graph(db, &pool);
+  double t_load = now_s() - t0;
+  sqlite3_close(db);
+  size_t n_edges = dyng_graph_n_edges(g);
+
+  /* Batch sizes: the given list, or the defaults up to 1/8 of the edges and
+  ** the first one beyond. */
+  long sizes[MAX_SIZES];
+  int n_sizes = 0;
+  if (size_list) {
+    for (const char *s = size_list; *s;) {
+      char *end;
+      long k = strtol(s, &end, 10);
+      if (end == s || k < 1 || (size_t)k > 2 * n_edges || n_sizes == MAX_SIZES) usage();
+      sizes[n_sizes++] = k;
+      s = *end == ',' ? end + 1 : end;
+      if (*end && *end != ',') usage();
+    }
+  } else {
+    for (size_t i = 0; i < sizeof default_sizes / sizeof *default_sizes; i++) {
+      sizes[n_sizes++] = default_sizes[i];
+      if ((size_t)default_sizes[i] * RECOMPUTE_SHARE > n_edges) break;
+    }
+  }
+
+  /* The source: of up to 8 rows' sources drawn with a fixed seed, the one
+  ** whose tree reaches the most vertices (the first reaching 90% of the
+  ** live ones wins at once). */
+  dyng_graph_view view;
+  dyng_graph_get_view(g, &view);
+  uint32_t n_live = dyng_graph_n_vertices(g);
+  dyng_sssp_tree tree, fresh;
+  int rc = dyng_sssp_tree_init(&tree, view.n_vertices);
+  if (rc == 0) rc = dyng_sssp_tree_init(&fresh, view.n_vertices);
+  if (rc) die("dyng_sssp_tree_init: %s", dyng_strerror(rc));
+  uint64_t rng = 20240601;
+  uint32_t source = DYNG_NONE, best_reached = 0;
+  for (int c = 0; c < 8 && best_reached < 0.9 * n_live; c++) {
+    uint32_t slot;
+    int64_t rowid = pool.rowid[splitmix64(&rng) % pool.n];
+    if (dyng_graph_edge(g, rowid, &slot)) die("rowid %lld not in the graph", (long long)rowid);
+    uint32_t s = dyng_graph_edge_src(g, slot);
+    if ((rc = dyng_sssp_dijkstra(&view, s, OBJECTIVE, DYNG_NONE, &fresh)) != 0)
+      die("dyng_sssp_dijkstra: %s", dyng_strerror(rc));
+    if (fresh.n_reached > best_reached) best_reached = fresh.n_reached, source = s;
+  }
+  if ((rc = dyng_sssp_dijkstra(&view, source, OBJECTIVE, DYNG_NONE, &tree)) != 0)
+    die("dyng_sssp_dijkstra: %s", dyng_strerror(rc));
+  /* The one-time cost of the child lists, paid by the first update after a
+  ** tree is computed from scratch: an update with an empty batch. */
+  t0 = now_s();
+  if ((rc = dyng_sssp_update(&view, &tree, NULL, 0, NULL, 0, NULL)) != 0)
+    die("dyng_sssp_update (empty): %s", dyng_strerror(rc));
+  double t_child_lists = now_s() - t0;
+  double t_recompute_start = time_recompute(&view, source, &fresh);
+
+  printf("# bench_dyn %s\n", db_path);
+  printf("sqlite %s; %zu edges, %u vertices; loaded (with in adjacency) in %.2f s\n",
+         sqlite3_libversion(), n_edges, n_live, t_load);
+  printf("source node %lld reaches %u vertices (%.1f%%); first update's child lists %.1f ms\n",
+         (long long)dyng_graph_node_id(g, source), best_reached, 100.0 * best_reached / n_live,
+         1e3 * t_child_lists);
+  printf("inserts %s; %d runs per size (batches over %d: %d)\n",
+         local ? "local (2-3 steps downstream)" : "random (uniform vertex pairs)", runs,
+         BIG_BATCH, (runs + 1) / 2);
+  fflush(stdout);
+
+  dyng_batch *batch = dyng_batch_new(N_WEIGHTS);
+  if (!batch) die("dyng_batch_new: out of memory");
+  dyng_changes changes;
+  memset(&changes, 0, sizeof changes);
+  size_result res[MAX_SIZES];
+  uint32_t total_inexact = 0;
+  double t_all = now_s();
+
+  for (int si = 0; si < n_sizes; si++) {
+    size_result *sr = &res[si];
+    sr->k = sizes[si];
+    sr->n = sr->k > BIG_BATCH ? (runs + 1) / 2 : runs;
+    sr->t_apply = xmalloc((size_t)sr->n * sizeof(double));
+    sr->t_update = xmalloc((size_t)sr->n * sizeof(double));
+    sr->t_recompute = xmalloc((size_t)sr->n * sizeof(double));
+    sr->touched = xmalloc((size_t)sr->n * sizeof(double));
+    sr->cut = xmalloc((size_t)sr->n * sizeof(double));
+    char name[32];
+    size_name(sr->k, name, sizeof name);
+    for (int r = 0; r < sr->n; r++) {
+      long n_del = sr->k / 2, n_ins = sr->k - n_del;
+      if (sr->k == 1 && r % 2) n_del = 1, n_ins = 0;
+      draw_batch(g, &pool, batch, n_del, n_ins, local, &rng);
+
+      dyng_apply_stats st;
+      t0 = now_s();
+      rc = dyng_graph_apply_tracked(g, batch, &st, &changes);
+      sr->t_apply[r] = now_s() - t0;
+      if (rc) die("dyng_graph_apply_tracked: %s", dyng_strerror(rc));
+      if (st.deleted != (size_t)n_del || st.inserted != (size_t)n_ins || st.missing)
+        die("batch %s: applied %zu inserts and %zu deletes (%zu missing), drew %ld and %ld",
+            name, st.inserted, st.deleted, st.missing, n_ins, n_del);
+      dyng_graph_get_view(g, &view);
+
+      /* Deleted tree edges, counted on the tree before its update. */
+      size_t n_cut = 0;
+      for (size_t i = 0; i < changes.n_removed; i++) {
+        const dyng_edge_change *c = &changes.removed[i];
+        n_cut += c->dst != source && tree.parent_edge[c->dst] == c->slot &&
+                 tree.parent[c->dst] == c->src;
+      }
+      sr->cut[r] = (double)n_cut;
+
+      size_t touched = 0;
+      for (int k = 0; k < 2; k++) {
+        if ((k == 0) == (r % 2 == 0)) {
+          t0 = now_s();
+          rc = dyng_sssp_update(&view, &tree, changes.removed, changes.n_removed, changes.added,
+                                changes.n_added, &touched);
+          sr->t_update[r] = now_s() - t0;
+          if (rc) die("dyng_sssp_update: %s", dyng_strerror(rc));
+        } else {
+          t0 = now_s();
+          rc = dyng_sssp_dijkstra(&view, source, OBJECTIVE, DYNG_NONE, &fresh);
+          sr->t_recompute[r] = now_s() - t0;
+          if (rc) die("dyng_sssp_dijkstra: %s", dyng_strerror(rc));
+        }
+      }
+      sr->touched[r] = (double)touched;
+      char what[64];
+      snprintf(what, sizeof what, "batch %s run %d", name, r + 1);
+      uint32_t inexact;
+      uint32_t reached = check_trees(&view, &tree, &fresh, what, &inexact);
+      total_inexact += inexact;
+      if (verbose)
+        printf("%s: %ld inserts, %ld deletes (%zu tree edges); apply %.3f ms, "
+               "update %.3f ms, recompute %.3f ms, touched %zu, reached %u%s\n",
+               what, n_ins, n_del, n_cut, 1e3 * sr->t_apply[r], 1e3 * sr->t_update[r],
+               1e3 * sr->t_recompute[r], touched, reached, inexact ? " (inexact distances)" : "");
+
+      restore_graph(g, &pool, batch, &changes);
+      dyng_graph_get_view(g, &view);
+      fresh_tree(&view, source, &tree);
+    }
+    /* No crossing yet at the last default size: go on doubling, up to half
+    ** of the edges. */
+    double q = median_of(sr->t_recompute, sr->n) / median_of(sr->t_update, sr->n);
+    if (!size_list && si == n_sizes - 1 && q >= 1.0 && n_sizes < MAX_SIZES &&
+        (size_t)(2 * sr->k) <= n_edges / 2)
+      sizes[n_sizes++] = 2 * sr->k;
+  }
+  double t_loop = now_s() - t_all;
+  if (dyng_graph_check(g) != 0) die("dyng_graph_check failed after the batches");
+  if (dyng_graph_n_edges(g) != n_edges)
+    die("%u edges after restoring the graph, %zu before", dyng_graph_n_edges(g), n_edges);
+  double t_recompute_end = time_recompute(&view, source, &fresh);
+
+  /* ---- the report ---- */
+  report rep;
+  report_init(&rep, db_label);
+  double ratio[MAX_SIZES];
+  for (int si = 0; si < n_sizes; si++) {
+    size_result *sr = &res[si];
+    char name[32], metric[64], text[64];
+    size_name(sr->k, name, sizeof name);
+    double mu = median_of(sr->t_update, sr->n), mr = median_of(sr->t_recompute, sr->n);
+    ratio[si] = mr / mu;
+    snprintf(metric, sizeof metric, "apply_%s", name);
+    report_add(&rep, metric, "ms", 1e3, sr->t_apply, sr->n, NULL);
+    snprintf(metric, sizeof metric, "update_%s", name);
+    snprintf(text, sizeof text, "recompute / update = %.2fx", ratio[si]);
+    report_add(&rep, metric, "ms", 1e3, sr->t_update, sr->n, text);
+    snprintf(metric, sizeof metric, "recompute_%s", name);
+    report_add(&rep, metric, "ms", 1e3, sr->t_recompute, sr->n, NULL);
+    snprintf(metric, sizeof metric, "touched_%s", name);
+    report_add(&rep, metric, "vertices", 1.0, sr->touched, sr->n, NULL);
+    snprintf(metric, sizeof metric, "recompute_over_update_%s", name);
+    report_ratio(&rep, metric, ratio[si]);
+  }
+
+  /* Where the ratio falls through 1: the first size whose recompute is
+  ** faster, interpolated in log(size) against log(ratio) with the one
+  ** before it. */
+  double cross = NAN;
+  int cross_at = -1;
+  for (int si = 0; si < n_sizes; si++)
+    if (ratio[si] < 1.0) {
+      cross_at = si;
+      break;
+    }
+  if (cross_at == 0) {
+    cross = (double)res[0].k;
+  } else if (cross_at > 0) {
+    double x0 = log((double)res[cross_at - 1].k), x1 = log((double)res[cross_at].k);
+    double y0 = log(ratio[cross_at - 1]), y1 = log(ratio[cross_at]);
+    cross = exp(x0 + (x1 - x0) * (0.0 - y0) / (y1 - y0));
+  }
+  if (cross_at >= 0) {
+    report_ratio(&rep, "crossover_changes", cross);
+    report_ratio(&rep, "crossover_share", cross / (double)n_edges);
+  }
+  /* What ext/cache.c's rule (recompute past 1/8 of the edges) costs: its
+  ** choice's time over the faster one's, at worst. */
+  double rule_worst = 1.0;
+  long rule_worst_k = 0;
+  for (int si = 0; si < n_sizes; si++) {
+    int rule_recomputes = (size_t)res[si].k * RECOMPUTE_SHARE > n_edges;
+    double over = rule_recomputes ? (ratio[si] > 1.0 ? ratio[si] : 1.0)
+                                  : (ratio[si] < 1.0 ? 1.0 / ratio[si] : 1.0);
+    if (over > rule_worst) rule_worst = over, rule_worst_k = res[si].k;
+  }
+  report_ratio(&rep, "rule_over_faster_worst", rule_worst);
+  report_ratio(&rep, "recompute_end_over_start", t_recompute_end / t_recompute_start);
+
+  printf("\n%.1f s for the batches; %u distances equal to the recomputed ones only within "
+         "%.0e (relative); from-scratch tree on the restored graph %.1f ms after the batches, "
+         "%.1f ms before\n\n",
+         t_loop, total_inexact, DIST_TOLERANCE, 1e3 * t_recompute_end, 1e3 * t_recompute_start);
+  printf("| %s: batch | share of edges | apply ms | update ms | recompute ms | recompute / "
+         "update | tree edges deleted | touched | runs | 1/%d rule runs |\n",
+         db_label, RECOMPUTE_SHARE);
+  printf("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+  for (int si = 0; si < n_sizes; si++) {
+    size_result *sr = &res[si];
+    int rule_recomputes = (size_t)sr->k * RECOMPUTE_SHARE > n_edges;
+    printf("| %ld | %.4g%% | %.4g | %.4g | %.4g | %.3gx | %.0f | %.0f | %d | %s%s |\n", sr->k,
+           100.0 * (double)sr->k / (double)n_edges, 1e3 * median_of(sr->t_apply, sr->n),
+           1e3 * median_of(sr->t_update, sr->n), 1e3 * median_of(sr->t_recompute, sr->n),
+           ratio[si], median_of(sr->cut, sr->n), median_of(sr->touched, sr->n), sr->n,
+           rule_recomputes ? "recompute" : "update",
+           (rule_recomputes ? ratio[si] > 1.0 : ratio[si] < 1.0) ? " (the slower)" : "");
+  }
+  if (cross_at < 0)
+    printf("\nupdate is faster than recompute at every size measured (up to %ld changes, "
+           "%.3g%% of the edges)\n",
+           res[n_sizes - 1].k, 100.0 * (double)res[n_sizes - 1].k / (double)n_edges);
+  else if (cross_at == 0)
+    printf("\nrecompute is faster already at the smallest size (%ld changes)\n", res[0].k);
+  else
+    printf("\nupdate and recompute cross at about %.0f changes = %.3g%% of the edges (1/%.0f), "
+           "between %ld and %ld\n",
+           cross, 100.0 * cross / (double)n_edges, (double)n_edges / cross,
+           res[cross_at - 1].k, res[cross_at].k);
+  if (rule_worst_k)
+    printf("the 1/%d rule's choice is %.2fx the faster one's time at worst (%ld changes)\n",
+           RECOMPUTE_SHARE, rule_worst, rule_worst_k);
+  else
+    printf("the 1/%d rule picks the faster one at every size measured\n", RECOMPUTE_SHARE);
+  for (int si = 0; si < n_sizes; si++)
+    if (res[si].k == 1000)
+      printf("goal: update >= 10x faster than recompute at 1,000 changes: %s (%.3gx)\n",
+             ratio[si] >= 10.0 ? "met" : "MISSED", ratio[si]);
+  printf("goal: with the 1/%d fallback never slower than recompute: %s\n", RECOMPUTE_SHARE,
+         rule_worst_k == 0 ? "met" : "MISSED");
+
+  printf("\n| %s | median | min | max | n | ratio of medians |\n", db_label);
+  printf("| --- | ---: | ---: | ---: | ---: | --- |\n");
+  report_print_rows(&rep);
+  printf("\n");
+  report_print_lines(&rep);
+
+  for (int si = 0; si < n_sizes; si++) {
+    free(res[si].t_apply);
+    free(res[si].t_update);
+    free(res[si].t_recompute);
+    free(res[si].touched);
+    free(res[si].cut);
+  }
+  dyng_changes_free(&changes);
+  dyng_batch_free(batch);
+  dyng_sssp_tree_free(&tree);
+  dyng_sssp_tree_free(&fresh);
+  dyng_graph_free(g);
+  free(pool.rowid);
+  return 0;
+}
