@@ -8,7 +8,7 @@ engine_libdyngengine_la_SOURCES = \
 	engine/graph.c engine/graph.h \
 	engine/loader.c engine/loader.h \
 	engine/sssp.c engine/sssp.h engine/sssp_dyn.c engine/radix_heap.h \
-	engine/mosp.c engine/mosp.h \
+	engine/mosp.c engine/mosp.h engine/pareto.c engine/pareto.h \
 	engine/cycles.c engine/cycles.h \
 	engine/backend_cpu.c engine/backend.h \
 	engine/types.h

@@ -26,6 +26,7 @@
 #include "ext/dyng_ext.h"
 #include "engine/error.h"
 #include "engine/mosp.h"
+#include "engine/pareto.h"
 #include "engine/sssp.h"
 
 #include <math.h>
@@ -39,7 +40,8 @@ typedef struct DyngFuncInfo {
   const char *zSchema;
   int bPath;         /* 1 for the path functions (a target, rows along a path) */
   int nOut;          /* output columns before the hidden ones */
-  int bMosp;         /* 1 for dyng_mosp (every objective, no objective argument) */
+  int bMosp;         /* 1 for dyng_mosp and dyng_pareto (every objective) */
+  int bPareto;       /* 1 for dyng_pareto (several paths, a path column) */
   const char *zUsage;
 } DyngFuncInfo;
 
@@ -47,17 +49,25 @@ static const DyngFuncInfo dyngSsspInfo = {
     "dyng_sssp",
     "CREATE TABLE x(node INTEGER, dist REAL, parent INTEGER, edge INTEGER, "
     "graph HIDDEN, source HIDDEN, objective HIDDEN)",
-    0, 4, 0, "dyng_sssp(graph, source[, objective])"};
+    0, 4, 0, 0, "dyng_sssp(graph, source[, objective])"};
 static const DyngFuncInfo dyngPathInfo = {
     "dyng_path",
     "CREATE TABLE x(seq INTEGER, node INTEGER, edge INTEGER, cost REAL, agg_cost REAL, "
     "graph HIDDEN, source HIDDEN, target HIDDEN, objective HIDDEN)",
-    1, 5, 0, "dyng_path(graph, source, target[, objective])"};
+    1, 5, 0, 0, "dyng_path(graph, source, target[, objective])"};
 static const DyngFuncInfo dyngMospInfo = {
     "dyng_mosp",
     "CREATE TABLE x(seq INTEGER, node INTEGER, edge INTEGER, agg_costs TEXT, "
     "graph HIDDEN, source HIDDEN, target HIDDEN)",
-    1, 4, 1, "dyng_mosp(graph, source, target)"};
+    1, 4, 1, 0, "dyng_mosp(graph, source, target)"};
+static const DyngFuncInfo dyngParetoInfo = {
+    "dyng_pareto",
+    "CREATE TABLE x(path INTEGER, seq INTEGER, node INTEGER, edge INTEGER, agg_costs TEXT, "
+    "graph HIDDEN, source HIDDEN, target HIDDEN, max_labels HIDDEN)",
+    1, 5, 1, 1, "dyng_pareto(graph, source, target[, max_labels])"};
+
+/* Labels dyng_pareto may make permanent unless max_labels says otherwise. */
+#define DYNG_DEFAULT_MAX_LABELS 1000000
 
 typedef struct DyngFuncVtab {
   sqlite3_vtab base; /* must be first */
@@ -68,6 +78,8 @@ typedef struct DyngFuncVtab {
 /* One output row.  For dyng_sssp: node, dist, parent (node id), edge
 ** (rowid); for dyng_path: node, agg_cost in dist, edge, cost. */
 typedef struct DyngRow {
+  sqlite3_int64 iPath;   /* dyng_pareto: which path of the front */
+  sqlite3_int64 iSeq;    /* dyng_pareto: position on that path */
   sqlite3_int64 iNode;
   sqlite3_int64 iParent; /* dyng_sssp: parent node */
   sqlite3_int64 iEdge;
@@ -87,8 +99,9 @@ typedef struct DyngFuncCursor {
 
 /* Argument roles, in argv order; idxNum has bit (1 << role) per argument
 ** given.  ROLE_NODE is an equality on dyng_sssp's output column `node`. */
-enum { ROLE_GRAPH = 0, ROLE_SOURCE, ROLE_TARGET, ROLE_OBJECTIVE, ROLE_NODE, ROLE_COUNT };
+enum { ROLE_GRAPH = 0, ROLE_SOURCE, ROLE_TARGET, ROLE_OBJECTIVE, ROLE_LIMIT, ROLE_NODE, ROLE_COUNT };
 static const char *const azRoleName[ROLE_COUNT] = {"graph", "source", "target", "objective",
+                                                   "max_labels",
                                                    "node"};
 
 static int dyngFuncConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
@@ -96,9 +109,10 @@ static int dyngFuncConnect(sqlite3 *db, void *pAux, int argc, const char *const 
   (void)argc;
   (void)argv;
   (void)pzErr;
-  const DyngFuncInfo *pInfo = sqlite3_stricmp(argv[0], "dyng_path") == 0   ? &dyngPathInfo
-                              : sqlite3_stricmp(argv[0], "dyng_mosp") == 0 ? &dyngMospInfo
-                                                                           : &dyngSsspInfo;
+  const DyngFuncInfo *pInfo = sqlite3_stricmp(argv[0], "dyng_path") == 0     ? &dyngPathInfo
+                              : sqlite3_stricmp(argv[0], "dyng_mosp") == 0   ? &dyngMospInfo
+                              : sqlite3_stricmp(argv[0], "dyng_pareto") == 0 ? &dyngParetoInfo
+                                                                             : &dyngSsspInfo;
   int rc = sqlite3_declare_vtab(db, pInfo->zSchema);
   if (rc != SQLITE_OK) return rc;
   sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
@@ -121,6 +135,10 @@ static int dyngColumnRole(const DyngFuncInfo *pInfo, int iCol) {
   if (!pInfo->bPath && iCol == 0) return ROLE_NODE;
   int iHidden = iCol - pInfo->nOut;
   if (iHidden < 0) return -1;
+  if (pInfo->bPareto) {
+    static const int aPareto[] = {ROLE_GRAPH, ROLE_SOURCE, ROLE_TARGET, ROLE_LIMIT};
+    return iHidden < 4 ? aPareto[iHidden] : -1;
+  }
   if (pInfo->bPath) {
     static const int aPath[] = {ROLE_GRAPH, ROLE_SOURCE, ROLE_TARGET, ROLE_OBJECTIVE};
     return iHidden < (pInfo->bMosp ? 3 : 4) ? aPath[iHidden] : -1;
@@ -131,7 +149,7 @@ static int dyngColumnRole(const DyngFuncInfo *pInfo, int iCol) {
 
 /*
 ** Plans.  idxNum bits, by role: 1 graph, 2 source, 4 target, 8 objective,
-** 16 node (= constraint on dyng_sssp's output).  Arguments reach xFilter in
+** 16 max_labels, 32 node (= constraint on dyng_sssp's output).  Arguments reach xFilter in
 ** role order.  A required argument that is constrained but not usable in
 ** this plan makes the plan impossible (SQLITE_CONSTRAINT), so SQLite picks
 ** an order that supplies it; one that is missing altogether is reported by
@@ -160,9 +178,9 @@ static int dyngFuncBestIndex(sqlite3_vtab *pBase, sqlite3_index_info *pInfo) {
     idxNum |= 1 << r;
   }
   pInfo->idxNum = idxNum;
-  pInfo->estimatedCost = (idxNum & 3) == 3 ? ((idxNum & 16) || pVtab->pInfo->bPath ? 100 : 1e4)
+  pInfo->estimatedCost = (idxNum & 3) == 3 ? ((idxNum & (1 << ROLE_NODE)) || pVtab->pInfo->bPath ? 100 : 1e4)
                                            : 1e12;
-  pInfo->estimatedRows = (idxNum & 16) ? 1 : pVtab->pInfo->bPath ? 100 : 100000;
+  pInfo->estimatedRows = (idxNum & (1 << ROLE_NODE)) ? 1 : pVtab->pInfo->bPath ? 100 : 100000;
   return SQLITE_OK;
 }
 
@@ -301,6 +319,63 @@ static int dyngMospFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *
   return rc;
 }
 
+/* dyng_pareto: the exact Pareto front (engine/pareto.h), one row per step
+** of each path, with the cost so far in every objective. */
+static int dyngParetoFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *pG,
+                            uint32_t vSource, uint32_t vTarget, sqlite3_value *pLimit) {
+  const char *zFunc = pVtab->pInfo->zName;
+  sqlite3_int64 nMax = DYNG_DEFAULT_MAX_LABELS;
+  if (pLimit) {
+    if (sqlite3_value_type(pLimit) != SQLITE_INTEGER || sqlite3_value_int64(pLimit) < 1)
+      return dyngFuncError(pVtab, sqlite3_mprintf("%s: max_labels must be a positive integer, "
+                                                  "got %s", zFunc, dyngTypeName(pLimit)));
+    nMax = sqlite3_value_int64(pLimit);
+  }
+  dyng_graph_view view;
+  dyng_graph_get_view(pG->pGraph, &view);
+  dyng_front f;
+  int erc = dyng_pareto_front(&view, vSource, vTarget, (size_t)nMax, &f);
+  if (erc == DYNG_ENOMEM) return SQLITE_NOMEM;
+  if (erc == DYNG_ETOOBIG)
+    return dyngFuncError(pVtab, sqlite3_mprintf("%s: the front of graph '%s' needs more than %lld "
+                                                "labels; no partial front is returned (raise "
+                                                "max_labels)",
+                                                zFunc, pG->zName, nMax));
+  if (erc != DYNG_OK) return dyngFuncError(pVtab, dyngEngineError(zFunc, pG, erc));
+  int rc = SQLITE_OK, nObj = view.n_objectives;
+  sqlite3_int64 nRow = 0;
+  for (uint32_t i = 0; i < f.n_paths; i++) nRow += f.path_len[i];
+  if (nRow) {
+    pCur->aRow = sqlite3_malloc64((sqlite3_uint64)nRow * sizeof *pCur->aRow);
+    pCur->aAgg = sqlite3_malloc64((sqlite3_uint64)nRow * nObj * sizeof *pCur->aAgg);
+    if (!pCur->aRow || !pCur->aAgg) rc = SQLITE_NOMEM;
+  }
+  if (rc == SQLITE_OK && nRow) {
+    pCur->nObj = nObj;
+    sqlite3_int64 at = 0;
+    for (uint32_t i = 0; i < f.n_paths; i++) {
+      for (uint32_t j = 0; j < f.path_len[i]; j++, at++) {
+        DyngRow *r = &pCur->aRow[at];
+        double *agg = pCur->aAgg + (size_t)at * nObj;
+        uint32_t e = f.edge[f.path_start[i] + j];
+        memset(r, 0, sizeof *r);
+        r->iPath = i + 1;
+        r->iSeq = j + 1;
+        r->iNode = view.node_id[f.vertex[f.path_start[i] + j]];
+        r->bHasParent = e != DYNG_NONE;
+        if (r->bHasParent) r->iEdge = view.edge_rowid[e];
+        for (int k = 0; k < nObj; k++) {
+          uint32_t prev = j ? f.edge[f.path_start[i] + j - 1] : DYNG_NONE;
+          agg[k] = j ? agg[k - nObj] + view.out.w[k][view.edge_pos_out[prev]] : 0.0;
+        }
+      }
+    }
+    pCur->nRow = nRow;
+  }
+  dyng_front_free(&f);
+  return rc;
+}
+
 static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *idxStr, int argc,
                           sqlite3_value **argv) {
   (void)idxStr;
@@ -355,6 +430,7 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   if (dyng_graph_vertex(g, iSource, &vSource) != DYNG_OK) return SQLITE_OK;
   if (pInfo->bPath && dyng_graph_vertex(g, iTarget, &vTarget) != DYNG_OK) return SQLITE_OK;
   if (bNode && dyng_graph_vertex(g, iNode, &vTarget) != DYNG_OK) return SQLITE_OK;
+  if (pInfo->bPareto) return dyngParetoFilter(pVtab, pCur, pG, vSource, vTarget, apArg[ROLE_LIMIT]);
   if (pInfo->bMosp) return dyngMospFilter(pVtab, pCur, pG, vSource, vTarget);
 
   /* The whole tree, kept for the next query from this source (and updated
@@ -430,6 +506,18 @@ static int dyngFuncColumn(sqlite3_vtab_cursor *pBase, sqlite3_context *ctx, int 
   DyngFuncCursor *pCur = (DyngFuncCursor *)pBase;
   const DyngFuncVtab *pVtab = (const DyngFuncVtab *)pBase->pVtab;
   const DyngRow *r = &pCur->aRow[pCur->iRow];
+  if (pVtab->pInfo->bPareto) {
+    /* Columns path, seq, then as dyng_mosp's from node on. */
+    if (iCol == 0) {
+      sqlite3_result_int64(ctx, r->iPath);
+      return SQLITE_OK;
+    }
+    if (iCol == 1) {
+      sqlite3_result_int64(ctx, r->iSeq);
+      return SQLITE_OK;
+    }
+    iCol--;
+  }
   if (pVtab->pInfo->bMosp) {
     switch (iCol) {
     case 0: sqlite3_result_int64(ctx, pCur->iRow + 1); break;
@@ -504,5 +592,6 @@ int dyngRegisterSsspModules(sqlite3 *db, DyngConn *pConn) {
   int rc = sqlite3_create_module_v2(db, "dyng_sssp", &dyngFuncModule, pConn, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_create_module_v2(db, "dyng_path", &dyngFuncModule, pConn, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_create_module_v2(db, "dyng_mosp", &dyngFuncModule, pConn, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_create_module_v2(db, "dyng_pareto", &dyngFuncModule, pConn, NULL);
   return rc;
 }

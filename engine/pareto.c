@@ -1,0 +1,212 @@
+/*
+** engine/pareto.c: multi-objective label setting (see pareto.h).
+**
+** Labels live in one growing array: costs (k doubles each), vertex,
+** predecessor label and the edge slot that led here.  A binary heap of
+** label indices orders them lexicographically by cost.  Each vertex keeps
+** the list of its permanent labels (linked through `next`); dominance checks
+** walk that list, and a new label is also dropped at once when the target's
+** permanent labels dominate it (no extension of it can join the front).
+*/
+#include "engine/pareto.h"
+#include "engine/error.h"
+
+#include <string.h>
+
+typedef struct dyng__labels {
+  int k;
+  double *cost;       /* k per label */
+  uint32_t *vertex;
+  uint32_t *pred;     /* label it extends, DYNG_NONE at the source */
+  uint32_t *edge;     /* slot from the predecessor's vertex */
+  uint32_t *next;     /* next permanent label of the same vertex */
+  size_t n, cap;
+} dyng__labels;
+
+static int dyng__labels_grow(dyng__labels *L) {
+  if (L->n < L->cap) return DYNG_OK;
+  size_t cap = L->cap ? L->cap * 2 : 1024;
+  if (cap > DYNG_MAX_INDEX) return DYNG_ETOOBIG;
+  double *c = dyng_realloc(L->cost, cap * (size_t)L->k * sizeof *c);
+  if (c) L->cost = c;
+  uint32_t *v = dyng_realloc(L->vertex, cap * sizeof *v);
+  if (v) L->vertex = v;
+  uint32_t *p = dyng_realloc(L->pred, cap * sizeof *p);
+  if (p) L->pred = p;
+  uint32_t *e = dyng_realloc(L->edge, cap * sizeof *e);
+  if (e) L->edge = e;
+  uint32_t *x = dyng_realloc(L->next, cap * sizeof *x);
+  if (x) L->next = x;
+  if (!c || !v || !p || !e || !x) return DYNG_ENOMEM;
+  L->cap = cap;
+  return DYNG_OK;
+}
+
+/* -1, 0, 1: lexicographic comparison of two cost vectors. */
+static int dyng__lex(const double *a, const double *b, int k) {
+  for (int i = 0; i < k; i++) {
+    if (a[i] < b[i]) return -1;
+    if (a[i] > b[i]) return 1;
+  }
+  return 0;
+}
+
+/* 1 when a dominates or equals b (a <= b in every objective). */
+static int dyng__covers(const double *a, const double *b, int k) {
+  for (int i = 0; i < k; i++)
+    if (a[i] > b[i]) return 0;
+  return 1;
+}
+
+/* 1 when a permanent label of vertex v (first label `head`) covers c. */
+static int dyng__covered(const dyng__labels *L, uint32_t head, const double *c) {
+  for (uint32_t i = head; i != DYNG_NONE; i = L->next[i])
+    if (dyng__covers(L->cost + (size_t)i * L->k, c, L->k)) return 1;
+  return 0;
+}
+
+typedef struct dyng__lheap {
+  uint32_t *a;
+  size_t n, cap;
+} dyng__lheap;
+
+static int dyng__lheap_push(dyng__lheap *h, const dyng__labels *L, uint32_t x) {
+  if (h->n == h->cap && dyng_grow((void **)&h->a, &h->cap, h->n + 1, sizeof *h->a)) return DYNG_ENOMEM;
+  size_t i = h->n++;
+  const double *cx = L->cost + (size_t)x * L->k;
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (dyng__lex(L->cost + (size_t)h->a[p] * L->k, cx, L->k) <= 0) break;
+    h->a[i] = h->a[p];
+    i = p;
+  }
+  h->a[i] = x;
+  return DYNG_OK;
+}
+
+static uint32_t dyng__lheap_pop(dyng__lheap *h, const dyng__labels *L) {
+  uint32_t top = h->a[0], last = h->a[--h->n];
+  size_t i = 0;
+  const double *cl = L->cost + (size_t)last * L->k;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= h->n) break;
+    if (c + 1 < h->n &&
+        dyng__lex(L->cost + (size_t)h->a[c + 1] * L->k, L->cost + (size_t)h->a[c] * L->k, L->k) < 0)
+      c++;
+    if (dyng__lex(L->cost + (size_t)h->a[c] * L->k, cl, L->k) >= 0) break;
+    h->a[i] = h->a[c];
+    i = c;
+  }
+  if (h->n) h->a[i] = last;
+  return top;
+}
+
+void dyng_front_free(dyng_front *f) {
+  dyng_free(f->path_start);
+  dyng_free(f->path_len);
+  dyng_free(f->vertex);
+  dyng_free(f->edge);
+  dyng_free(f->cost);
+  memset(f, 0, sizeof *f);
+}
+
+int dyng_pareto_front(const dyng_graph_view *g, uint32_t source, uint32_t target,
+                      size_t max_labels, dyng_front *out) {
+  memset(out, 0, sizeof *out);
+  uint32_t n = g->n_vertices;
+  int k = g->n_objectives;
+  if (source >= n || target >= n) return DYNG_EINVAL;
+  dyng__labels L;
+  memset(&L, 0, sizeof L);
+  L.k = k;
+  dyng__lheap h;
+  memset(&h, 0, sizeof h);
+  uint32_t *head = dyng_malloc((size_t)n * sizeof *head); /* permanent labels per vertex */
+  double c[DYNG_MAX_WEIGHTS];
+  size_t n_permanent = 0;
+  int rc = head ? dyng__labels_grow(&L) : DYNG_ENOMEM;
+  if (rc) goto done;
+  for (uint32_t v = 0; v < n; v++) head[v] = DYNG_NONE;
+  for (int j = 0; j < k; j++) L.cost[j] = 0.0;
+  L.vertex[0] = source, L.pred[0] = L.edge[0] = L.next[0] = DYNG_NONE;
+  L.n = 1;
+  rc = dyng__lheap_push(&h, &L, 0);
+  while (rc == DYNG_OK && h.n) {
+    uint32_t x = dyng__lheap_pop(&h, &L);
+    uint32_t v = L.vertex[x];
+    const double *cx = L.cost + (size_t)x * k;
+    if (dyng__covered(&L, head[v], cx)) continue;
+    if (++n_permanent > max_labels) {
+      rc = DYNG_ETOOBIG;
+      break;
+    }
+    L.next[x] = head[v];
+    head[v] = x;
+    if (v == target) continue; /* paths through the target are dominated */
+    for (uint32_t p = g->out.off[v], end = g->out.off[v] + g->out.deg[v]; p < end; p++) {
+      uint32_t y = g->out.nbr[p];
+      for (int j = 0; j < k; j++) c[j] = L.cost[(size_t)x * k + j] + g->out.w[j][p];
+      if (dyng__covered(&L, head[y], c) || dyng__covered(&L, head[target], c)) continue;
+      if ((rc = dyng__labels_grow(&L)) != DYNG_OK) break;
+      size_t z = L.n++;
+      memcpy(L.cost + z * k, c, (size_t)k * sizeof *c);
+      L.vertex[z] = y;
+      L.pred[z] = x;
+      L.edge[z] = g->out.ref[p] >> 1;
+      L.next[z] = DYNG_NONE;
+      if ((rc = dyng__lheap_push(&h, &L, (uint32_t)z)) != DYNG_OK) break;
+    }
+  }
+  if (rc != DYNG_OK) goto done;
+
+  /* The target's labels, reversed into lexicographic order, then walked
+  ** back to the source. */
+  uint32_t n_paths = 0, total = 0;
+  for (uint32_t x = head[target]; x != DYNG_NONE; x = L.next[x]) {
+    n_paths++;
+    for (uint32_t y = x; y != DYNG_NONE; y = L.pred[y]) total++;
+  }
+  out->k = k;
+  if (!n_paths) goto done;
+  out->path_start = dyng_malloc((size_t)n_paths * sizeof *out->path_start);
+  out->path_len = dyng_malloc((size_t)n_paths * sizeof *out->path_len);
+  out->vertex = dyng_malloc((size_t)total * sizeof *out->vertex);
+  out->edge = dyng_malloc((size_t)total * sizeof *out->edge);
+  out->cost = dyng_malloc((size_t)n_paths * k * sizeof *out->cost);
+  if (!out->path_start || !out->path_len || !out->vertex || !out->edge || !out->cost) {
+    dyng_front_free(out);
+    rc = DYNG_ENOMEM;
+    goto done;
+  }
+  out->n_paths = n_paths;
+  /* head[target] lists the labels newest first: the last one is the
+  ** lexicographically smallest. */
+  uint32_t i = n_paths, at = total;
+  for (uint32_t x = head[target]; x != DYNG_NONE; x = L.next[x]) {
+    i--;
+    uint32_t len = 0;
+    for (uint32_t y = x; y != DYNG_NONE; y = L.pred[y]) len++;
+    at -= len;
+    out->path_start[i] = at;
+    out->path_len[i] = len;
+    memcpy(out->cost + (size_t)i * k, L.cost + (size_t)x * k, (size_t)k * sizeof *out->cost);
+    uint32_t j = len;
+    uint32_t next_edge = DYNG_NONE;
+    for (uint32_t y = x; y != DYNG_NONE; y = L.pred[y]) {
+      j--;
+      out->vertex[at + j] = L.vertex[y];
+      out->edge[at + j] = next_edge;
+      next_edge = L.edge[y];
+    }
+  }
+done:
+  dyng_free(head);
+  dyng_free(h.a);
+  dyng_free(L.cost);
+  dyng_free(L.vertex);
+  dyng_free(L.pred);
+  dyng_free(L.edge);
+  dyng_free(L.next);
+  return rc;
+}
