@@ -243,7 +243,7 @@ static void restore_graph(dyng_graph *g, rowid_pool *pool, dyng_batch *b,
 ** (the lists are built by the first update, here an empty one). */
 static void fresh_tree(const dyng_graph_view *view, uint32_t source, dyng_sssp_tree *t) {
   int rc = dyng_sssp_dijkstra(view, source, OBJECTIVE, DYNG_NONE, t);
-  if (rc == 0) rc = dyng_sssp_update(view, t, NULL, 0, NULL, 0, NULL);
+  if (rc == 0) rc = dyng_sssp_update(view, t, NULL, 0, NULL, 0, 0, NULL);
   if (rc) die("computing the tree: %s", dyng_strerror(rc));
 }
 
@@ -410,7 +410,7 @@ int main(int argc, char **argv) {
   /* The one-time cost of the child lists, paid by the first update after a
   ** tree is computed from scratch: an update with an empty batch. */
   t0 = now_s();
-  if ((rc = dyng_sssp_update(&view, &tree, NULL, 0, NULL, 0, NULL)) != 0)
+  if ((rc = dyng_sssp_update(&view, &tree, NULL, 0, NULL, 0, 0, NULL)) != 0)
     die("dyng_sssp_update (empty): %s", dyng_strerror(rc));
   double t_child_lists = now_s() - t0;
   double t_recompute_start = time_recompute(&view, source, &fresh);
@@ -474,7 +474,7 @@ int main(int argc, char **argv) {
         if ((k == 0) == (r % 2 == 0)) {
           t0 = now_s();
           rc = dyng_sssp_update(&view, &tree, changes.removed, changes.n_removed, changes.added,
-                                changes.n_added, &touched);
+                                changes.n_added, 0, &touched);
           sr->t_update[r] = now_s() - t0;
           if (rc) die("dyng_sssp_update: %s", dyng_strerror(rc));
         } else {

@@ -54,10 +54,13 @@ struct dyng_backend {
   /* Brings tree `t`, computed by `sssp` before a batch, up to date with
   ** the graph after it, given the edges the batch removed and added
   ** (engine/types.h); the result equals a computation from scratch and its
-  ** order[] may be stale.  *pn_touched gets the vertices it changed. */
+  ** order[] may be stale.  *pn_touched gets the vertex entries it changed;
+  ** past max_touched (> 0) it gives up with DYNG_ETOOBIG and the tree must
+  ** be recomputed. */
   int (*sssp_update)(void *state, const dyng_graph_view *view, dyng_sssp_tree *t,
                      const dyng_edge_change *removed, size_t n_removed,
-                     const dyng_edge_change *added, size_t n_added, size_t *pn_touched);
+                     const dyng_edge_change *added, size_t n_added, size_t max_touched,
+                     size_t *pn_touched);
 
   /* Text of the last failure of `state`, or NULL. */
   const char *(*error_message)(void *state);

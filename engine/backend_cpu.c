@@ -43,9 +43,10 @@ static int dyng__cpu_sssp(void *state, const dyng_graph_view *view, uint32_t sou
 
 static int dyng__cpu_sssp_update(void *state, const dyng_graph_view *view, dyng_sssp_tree *t,
                                  const dyng_edge_change *removed, size_t n_removed,
-                                 const dyng_edge_change *added, size_t n_added, size_t *pn_touched) {
+                                 const dyng_edge_change *added, size_t n_added, size_t max_touched,
+                                 size_t *pn_touched) {
   (void)state;
-  return dyng_sssp_update(view, t, removed, n_removed, added, n_added, pn_touched);
+  return dyng_sssp_update(view, t, removed, n_removed, added, n_added, max_touched, pn_touched);
 }
 
 static const char *dyng__cpu_error(void *state) {

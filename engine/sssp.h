@@ -42,12 +42,15 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
 ** graphs (their in adjacency must be built) and undirected ones, weight
 ** increases and decreases (a replaced edge) and parallel edges.  The
 ** result equals a computation from scratch; order[] becomes stale.
-** *pn_touched (may be NULL) gets the number of vertices whose entry was
-** reset or improved.  DYNG_EINVAL when a directed graph's in adjacency is
-** missing; DYNG_ENOMEM (the tree must then be recomputed). */
+** *pn_touched (may be NULL) gets the number of times a vertex's entry was
+** reset or improved.  With max_touched > 0 the update gives up once that
+** count passes it, returning DYNG_ETOOBIG: when a batch moves most of a
+** tree (deep trees of road networks), recomputing is cheaper.  DYNG_EINVAL
+** when a directed graph's in adjacency is missing; after DYNG_ETOOBIG or
+** DYNG_ENOMEM the tree must be recomputed. */
 int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edge_change *removed,
                      size_t n_removed, const dyng_edge_change *added, size_t n_added,
-                     size_t *pn_touched);
+                     size_t max_touched, size_t *pn_touched);
 
 /* Rebuilds order[] and n_reached when stale: reached vertices by
 ** non-decreasing distance (ties by vertex index, the source first). */

@@ -116,7 +116,8 @@ static inline double dyng__in_weight(const dyng_graph_view *g, int obj, uint32_t
 
 int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edge_change *removed,
                      size_t n_removed, const dyng_edge_change *added, size_t n_added,
-                     size_t *pn_touched) {
+                     size_t max_touched, size_t *pn_touched) {
+  if (!max_touched) max_touched = SIZE_MAX;
   int obj = t->objective, rc;
   if (obj < 0 || obj >= g->n_objectives) return DYNG_EINVAL;
   if (!g->in.nbr) return DYNG_EINVAL; /* a directed graph's in adjacency */
@@ -143,7 +144,10 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
   while (rc == DYNG_OK && work.n) {
     uint32_t v = work.v[--work.n];
     dist[v] = INFINITY;
-    n_touched++;
+    if (++n_touched > max_touched) {
+      rc = DYNG_ETOOBIG;
+      break;
+    }
     if ((rc = dyng__push(&cut, v)) != DYNG_OK) break;
     for (uint32_t c = t->first_child[v]; c != DYNG_NONE;) {
       uint32_t next = t->next_sibling[c];
@@ -155,8 +159,10 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
     t->first_child[v] = DYNG_NONE;
   }
 
-  /* 2. Cut vertices take the best offer from outside the cut; added edges
-  **    relax their far end.  Whatever improved seeds the heap. */
+  /* 2. Cut vertices take the best offer of their in-neighbours (those
+  **    outside the cut, and cut ones already reattached here: any offer is a
+  **    real path, and step 3 lowers it if needed); added edges relax their
+  **    far end.  Whatever improved seeds the heap. */
   for (size_t i = 0; i < cut.n && rc == DYNG_OK; i++) {
     uint32_t v = cut.v[i], best_u = DYNG_NONE, best_e = DYNG_NONE;
     double best = INFINITY;
@@ -178,8 +184,8 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
       if (!(d < dist[v])) continue;
       dist[v] = d;
       dyng__set_parent(t, v, u, a->slot);
-      n_touched++;
-      rc = dyng__heap_push(&h, dyng__key(d), v);
+      if (++n_touched > max_touched) rc = DYNG_ETOOBIG;
+      else rc = dyng__heap_push(&h, dyng__key(d), v);
     }
   }
 
@@ -198,8 +204,8 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
       if (nd < dist[x]) {
         dist[x] = nd;
         dyng__set_parent(t, x, u, g->out.ref[p] >> 1);
-        n_touched++;
-        rc = dyng__heap_push(&h, dyng__key(nd), x);
+        if (++n_touched > max_touched) rc = DYNG_ETOOBIG;
+        else rc = dyng__heap_push(&h, dyng__key(nd), x);
         if (rc) break;
       }
     }

@@ -25,10 +25,21 @@
 
 SQLITE_EXTENSION_INIT3
 
-/* A batch that changes more than 1/DYNG_RECOMPUTE_SHARE of a graph's edges
-** makes its trees be recomputed rather than updated (bench/bench_dyn
-** measures where the two cross). */
+/*
+** When to recompute a tree rather than update it.  bench/bench_dyn measured
+** where the two cross: at about a quarter of the edges changed on R-MAT,
+** but at a few hundred to a few thousand changes on a road-like grid, whose
+** deep trees move wholesale.  So: a batch that changes more than
+** 1/DYNG_RECOMPUTE_SHARE of the edges recomputes at once; otherwise the
+** update runs with a work budget of 1/DYNG_UPDATE_BUDGET of the vertices
+** and, past it, gives up and recomputes.  Each tree remembers the smallest
+** batch that gave up and recomputes batches at least that large directly
+** (retrying an update every DYNG_RETRY_AFTER such batches, with the size
+** doubled, in case the graph changed character).
+*/
 #define DYNG_RECOMPUTE_SHARE 8
+#define DYNG_UPDATE_BUDGET 8
+#define DYNG_RETRY_AFTER 16
 
 struct DyngTree {
   DyngTree *pNext;          /* next tree of the same graph */
@@ -40,6 +51,8 @@ struct DyngTree {
   sqlite3_int64 iStamp;     /* pConn->iTreeStamp of its last update */
   double lastMs;            /* duration of that update */
   int bLastRecompute;       /* that update recomputed the tree */
+  size_t nGaveUpAt;         /* smallest batch whose update gave up; 0: none */
+  int nSkipped;             /* batches recomputed directly since */
   size_t nLastTouched;      /* vertices that update touched */
 };
 
@@ -145,7 +158,9 @@ void dyngTreesUpdate(DyngGraph *pG, const dyng_changes *pCh) {
   dyng_graph_view view;
   dyng_graph_get_view(pG->pGraph, &view);
   size_t nChanged = pCh->n_removed + pCh->n_added;
-  int bRecompute = nChanged * DYNG_RECOMPUTE_SHARE > (size_t)dyng_graph_n_edges(pG->pGraph);
+  int bHuge = nChanged * DYNG_RECOMPUTE_SHARE > (size_t)dyng_graph_n_edges(pG->pGraph);
+  size_t nBudget = view.n_vertices / DYNG_UPDATE_BUDGET;
+  if (nBudget < 1024) nBudget = 1024;
   pConn->iTreeStamp++;
   for (DyngTree **pp = &pG->pTrees; *pp;) {
     DyngTree *p = *pp;
@@ -155,8 +170,22 @@ void dyngTreesUpdate(DyngGraph *pG, const dyng_changes *pCh) {
     }
     sqlite3_int64 nBefore = dyngTreeBytes(p);
     double t0 = dyngNowMs();
-    int erc;
+    int erc = DYNG_OK;
     size_t nTouched = 0;
+    int bRecompute = bHuge;
+    if (!bRecompute && p->nGaveUpAt && nChanged >= p->nGaveUpAt) {
+      bRecompute = 1;
+      if (++p->nSkipped >= DYNG_RETRY_AFTER) p->nGaveUpAt *= 2, p->nSkipped = 0;
+    }
+    if (!bRecompute) {
+      erc = pG->pBackend->sssp_update(pG->pBackendState, &view, &p->tree, pCh->removed,
+                                      pCh->n_removed, pCh->added, pCh->n_added, nBudget, &nTouched);
+      if (erc == DYNG_ETOOBIG) {
+        if (!p->nGaveUpAt || nChanged < p->nGaveUpAt) p->nGaveUpAt = nChanged;
+        p->nSkipped = 0;
+        bRecompute = 1;
+      }
+    }
     if (bRecompute) {
       if (p->tree.n_vertices < view.n_vertices) {
         uint32_t src = p->tree.source;
@@ -172,9 +201,6 @@ void dyngTreesUpdate(DyngGraph *pG, const dyng_changes *pCh) {
         erc = pG->pBackend->sssp(pG->pBackendState, &view, p->tree.source, p->tree.objective,
                                  DYNG_NONE, &p->tree);
       nTouched = view.n_vertices;
-    } else {
-      erc = pG->pBackend->sssp_update(pG->pBackendState, &view, &p->tree, pCh->removed,
-                                      pCh->n_removed, pCh->added, pCh->n_added, &nTouched);
     }
     pConn->nTreeBytes += dyngTreeBytes(p) - nBefore;
     if (erc != DYNG_OK) {

@@ -173,7 +173,7 @@ static void run_scenario(const scenario *sc, uint64_t salt) {
     for (int k = 0; k < 2; k++) {
       size_t touched = 0;
       assert_int_equal(dyng_sssp_update(&v, &tree[k], ch.removed, ch.n_removed, ch.added,
-                                        ch.n_added, &touched),
+                                        ch.n_added, 0, &touched),
                        DYNG_OK);
       verify_tree(g, &tree[k], sc->integer);
     }
@@ -214,6 +214,42 @@ static void test_sparse_graph_with_disconnections_updates_equal_recompute(void *
   run_scenario(&sc, 5);
 }
 
+static void test_update_past_its_budget_gives_up(void **state) {
+  (void)state;
+  /* A path 0-1-...-99 whose first edge goes: every vertex moves. */
+  dyng_graph *g = NULL;
+  double w[1] = {1};
+  assert_int_equal(dyng_graph_new(&g, 1, 1), DYNG_OK);
+  for (int i = 0; i < 99; i++) assert_int_equal(dyng_graph_load_edge(g, i + 1, i, i + 1, w), DYNG_OK);
+  double far[1] = {1000};
+  assert_int_equal(dyng_graph_load_edge(g, 100, 0, 1, far), DYNG_OK);
+  assert_int_equal(dyng_graph_seal(g), DYNG_OK);
+  assert_int_equal(dyng_graph_build_in(g), DYNG_OK);
+  dyng_graph_view v;
+  dyng_graph_get_view(g, &v);
+  dyng_sssp_tree t;
+  assert_int_equal(dyng_sssp_tree_init(&t, v.n_vertices), DYNG_OK);
+  assert_int_equal(dyng_sssp_dijkstra(&v, 0, 0, DYNG_NONE, &t), DYNG_OK);
+  dyng_batch *b = dyng_batch_new(1);
+  dyng_changes ch;
+  memset(&ch, 0, sizeof ch);
+  assert_int_equal(dyng_batch_delete(b, 1), DYNG_OK);
+  assert_int_equal(dyng_graph_apply_tracked(g, b, NULL, &ch), DYNG_OK);
+  dyng_graph_get_view(g, &v);
+  size_t touched = 0;
+  assert_int_equal(dyng_sssp_update(&v, &t, ch.removed, ch.n_removed, ch.added, ch.n_added, 10,
+                                    &touched),
+                   DYNG_ETOOBIG);
+  /* The caller then recomputes, which gives the right tree. */
+  assert_int_equal(dyng_sssp_dijkstra(&v, 0, 0, DYNG_NONE, &t), DYNG_OK);
+  verify_tree(g, &t, 1);
+  assert_true(t.dist[99] == 1000 + 98);
+  dyng_sssp_tree_free(&t);
+  dyng_changes_free(&ch);
+  dyng_batch_free(b);
+  dyng_graph_free(g);
+}
+
 static void test_update_without_in_adjacency_is_einval(void **state) {
   (void)state;
   dyng_graph *g = NULL;
@@ -226,7 +262,7 @@ static void test_update_without_in_adjacency_is_einval(void **state) {
   dyng_sssp_tree t;
   assert_int_equal(dyng_sssp_tree_init(&t, v.n_vertices), DYNG_OK);
   assert_int_equal(dyng_sssp_dijkstra(&v, 0, 0, DYNG_NONE, &t), DYNG_OK);
-  assert_int_equal(dyng_sssp_update(&v, &t, NULL, 0, NULL, 0, NULL), DYNG_EINVAL);
+  assert_int_equal(dyng_sssp_update(&v, &t, NULL, 0, NULL, 0, 0, NULL), DYNG_EINVAL);
   dyng_sssp_tree_free(&t);
   dyng_graph_free(g);
 }
@@ -239,6 +275,7 @@ int main(void) {
       cmocka_unit_test(test_directed_skewed_real_updates_equal_recompute),
       cmocka_unit_test(test_undirected_skewed_real_updates_equal_recompute),
       cmocka_unit_test(test_sparse_graph_with_disconnections_updates_equal_recompute),
+      cmocka_unit_test(test_update_past_its_budget_gives_up),
       cmocka_unit_test(test_update_without_in_adjacency_is_einval),
   };
   return cmocka_run_group_tests_name("sssp_dyn", tests, NULL, NULL);
