@@ -322,15 +322,8 @@ static int dyngMospFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *
 /* dyng_pareto: the exact Pareto front (engine/pareto.h), one row per step
 ** of each path, with the cost so far in every objective. */
 static int dyngParetoFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *pG,
-                            uint32_t vSource, uint32_t vTarget, sqlite3_value *pLimit) {
+                            uint32_t vSource, uint32_t vTarget, sqlite3_int64 nMax) {
   const char *zFunc = pVtab->pInfo->zName;
-  sqlite3_int64 nMax = DYNG_DEFAULT_MAX_LABELS;
-  if (pLimit) {
-    if (sqlite3_value_type(pLimit) != SQLITE_INTEGER || sqlite3_value_int64(pLimit) < 1)
-      return dyngFuncError(pVtab, sqlite3_mprintf("%s: max_labels must be a positive integer, "
-                                                  "got %s", zFunc, dyngTypeName(pLimit)));
-    nMax = sqlite3_value_int64(pLimit);
-  }
   dyng_graph_view view;
   dyng_graph_get_view(pG->pGraph, &view);
   dyng_front f;
@@ -409,6 +402,18 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   int rc = dyngNodeArg(pVtab, "source", apArg[ROLE_SOURCE], &iSource);
   if (rc == SQLITE_OK && pInfo->bPath) rc = dyngNodeArg(pVtab, "target", apArg[ROLE_TARGET], &iTarget);
   if (rc != SQLITE_OK) return rc;
+  sqlite3_int64 nMaxLabels = DYNG_DEFAULT_MAX_LABELS;
+  if (apArg[ROLE_LIMIT]) {
+    if (sqlite3_value_type(apArg[ROLE_LIMIT]) != SQLITE_INTEGER)
+      return dyngFuncError(pVtab, sqlite3_mprintf("%s: max_labels must be a positive integer, "
+                                                  "got %s", zFunc,
+                                                  dyngTypeName(apArg[ROLE_LIMIT])));
+    if (sqlite3_value_int64(apArg[ROLE_LIMIT]) < 1)
+      return dyngFuncError(pVtab, sqlite3_mprintf("%s: max_labels must be a positive integer, "
+                                                  "got %lld", zFunc,
+                                                  sqlite3_value_int64(apArg[ROLE_LIMIT])));
+    nMaxLabels = sqlite3_value_int64(apArg[ROLE_LIMIT]);
+  }
   int bNode = apArg[ROLE_NODE] != NULL;
   if (bNode) {
     /* node = X matches as for an INTEGER column; X = 'a' matches no row. */
@@ -430,7 +435,7 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   if (dyng_graph_vertex(g, iSource, &vSource) != DYNG_OK) return SQLITE_OK;
   if (pInfo->bPath && dyng_graph_vertex(g, iTarget, &vTarget) != DYNG_OK) return SQLITE_OK;
   if (bNode && dyng_graph_vertex(g, iNode, &vTarget) != DYNG_OK) return SQLITE_OK;
-  if (pInfo->bPareto) return dyngParetoFilter(pVtab, pCur, pG, vSource, vTarget, apArg[ROLE_LIMIT]);
+  if (pInfo->bPareto) return dyngParetoFilter(pVtab, pCur, pG, vSource, vTarget, nMaxLabels);
   if (pInfo->bMosp) return dyngMospFilter(pVtab, pCur, pG, vSource, vTarget);
 
   /* The whole tree, kept for the next query from this source (and updated

@@ -1017,6 +1017,112 @@ static void test_cycle_counts_match_brute_force_and_follow_changes(void **state)
   sqlite3_close(db);
 }
 
+/* All simple paths from s to t over the rows (both objectives a, b),
+** collected as cost pairs into costs[] (at most cap). */
+static void bf_paths(const ref_graph *ga, const ref_graph *gb, int directed, sqlite3_int64 at,
+                     sqlite3_int64 t, int *used, double ca, double cb, double (*costs)[2], int *n,
+                     int cap) {
+  if (at == t) {
+    assert_true(*n < cap);
+    costs[*n][0] = ca, costs[*n][1] = cb, (*n)++;
+    return;
+  }
+  for (int e = 0; e < ga->n_edges; e++) {
+    for (int side = 0; side < (directed ? 1 : 2); side++) {
+      sqlite3_int64 u = side ? ga->dst[e] : ga->src[e], v = side ? ga->src[e] : ga->dst[e];
+      if (u != at) continue;
+      int vi = ref_node_index(ga, v);
+      if (used[vi]) continue;
+      used[vi] = 1;
+      bf_paths(ga, gb, directed, v, t, used, ca + ga->w[e], cb + gb->w[e], costs, n, cap);
+      used[vi] = 0;
+    }
+  }
+}
+
+static int dominated(const double *x, double (*costs)[2], int n) {
+  for (int i = 0; i < n; i++)
+    if (costs[i][0] <= x[0] && costs[i][1] <= x[1] && (costs[i][0] < x[0] || costs[i][1] < x[1]))
+      return 1;
+  return 0;
+}
+
+static void test_pareto_front_matches_brute_force(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, test_seed() + 8);
+  enum { CAP = 200000 };
+  double (*costs)[2] = malloc(sizeof(double[2]) * CAP);
+  for (int round = 0; round < 12; round++) {
+    int directed = round % 2;
+    sqlite3 *db = open_db(":memory:");
+    random_edges(db, &r, "e", 8, 16, 1);
+    exec_ok_free(db, sqlite3_mprintf("CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b', "
+                                     "directed=%d)", directed));
+    sqlite3_int64 s0 = random_node(db, &r, "e"), t0 = random_node(db, &r, "e");
+    ref_graph ga, gb;
+    ref_load(db, "e", "a", &ga);
+    ref_load(db, "e", "b", &gb);
+    int n = 0, used[64] = {0};
+    used[ref_node_index(&ga, s0)] = 1;
+    bf_paths(&ga, &gb, directed, s0, t0, used, 0, 0, costs, &n, CAP);
+    /* The front: distinct non-dominated cost pairs. */
+    int n_front = 0;
+    double front[256][2];
+    for (int i = 0; i < n; i++) {
+      if (dominated(costs[i], costs, n)) continue;
+      int dup = 0;
+      for (int j = 0; j < n_front; j++) dup |= front[j][0] == costs[i][0] && front[j][1] == costs[i][1];
+      if (!dup) front[n_front][0] = costs[i][0], front[n_front][1] = costs[i][1], n_front++;
+    }
+    /* dyng_pareto's paths: real, their agg_costs add up, one per front point. */
+    char *zSql = sqlite3_mprintf("SELECT path, seq, node, edge, agg_costs FROM dyng_pareto('g', %lld, %lld)",
+                                 s0, t0);
+    sqlite3_stmt *p = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db, zSql, -1, &p, NULL), SQLITE_OK);
+    sqlite3_free(zSql);
+    int n_paths = 0, seen[256] = {0};
+    double a = 0, b = 0;
+    sqlite3_int64 prev_node = 0, prev_edge = 0, path = 0;
+    while (sqlite3_step(p) == SQLITE_ROW) {
+      sqlite3_int64 node = sqlite3_column_int64(p, 2);
+      if (sqlite3_column_int64(p, 0) != path) {
+        path = sqlite3_column_int64(p, 0);
+        assert_int_equal(sqlite3_column_int64(p, 1), 1);
+        assert_true(node == s0);
+        a = b = 0;
+      } else {
+        int e = ref_edge(&ga, prev_edge);
+        assert_true(e >= 0);
+        assert_true((ga.src[e] == prev_node && ga.dst[e] == node) ||
+                    (!directed && ga.dst[e] == prev_node && ga.src[e] == node));
+        a += ga.w[e], b += gb.w[e];
+      }
+      char *zWant = sqlite3_mprintf("[%!.17g,%!.17g]", a, b);
+      assert_string_equal((const char *)sqlite3_column_text(p, 4), zWant);
+      sqlite3_free(zWant);
+      if (sqlite3_column_type(p, 3) == SQLITE_NULL) {
+        assert_true(node == t0);
+        int j = 0;
+        while (j < n_front && !(front[j][0] == a && front[j][1] == b)) j++;
+        if (j == n_front) fail_msg("round %d: path %lld costs (%g, %g), not on the front", round, path, a, b);
+        assert_int_equal(seen[j]++, 0);
+        n_paths++;
+      } else {
+        prev_edge = sqlite3_column_int64(p, 3);
+      }
+      prev_node = node;
+    }
+    sqlite3_finalize(p);
+    assert_int_equal(n_paths, n_front);
+    ref_free(&ga);
+    ref_free(&gb);
+    exec_fails(db, "SELECT * FROM dyng_pareto('g', 1, 2, 0)", "max_labels must be a positive integer", NULL);
+    sqlite3_close(db);
+  }
+  free(costs);
+}
+
 static void test_other_connection_commits_are_seen(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
@@ -1171,6 +1277,7 @@ int main(void) {
       cmocka_unit_test(test_kept_trees_follow_changes_and_the_budget),
       cmocka_unit_test(test_mosp_follows_the_ensemble_of_the_trees),
       cmocka_unit_test(test_cycle_counts_match_brute_force_and_follow_changes),
+      cmocka_unit_test(test_pareto_front_matches_brute_force),
       cmocka_unit_test(test_other_connection_commits_are_seen),
       cmocka_unit_test(test_extreme_node_ids_work),
       cmocka_unit_test(test_graphs_in_attached_and_temp_schemas),
