@@ -1,7 +1,8 @@
 /*
 ** bench/bench_dyn.c: how fast a kept shortest-path tree follows a batch of
 ** changes (dyng_sssp_update) against computing it again from scratch
-** (dyng_sssp_dijkstra), and from what batch size on the recomputation wins.
+** (dyng_sssp_dijkstra), from what batch size on the recomputation wins, and
+** what ext/cache.c's policy (a budgeted update that may give up) costs.
 **
 **   bench_dyn DB.db [--runs N] [--sizes K1,K2,...] [--inserts random|local]
 **             [--verbose]
@@ -25,15 +26,23 @@
 **   apply     dyng_graph_apply_tracked: the graph and the change records.
 **   update    dyng_sssp_update of the tree with those records.
 **   recompute dyng_sssp_dijkstra from the same source into a second tree,
-**             on the same graph (update and recompute alternate going first).
+**             on the same graph.
+**   policy    what ext/cache.c does for a tree meeting a batch of that size
+**             for the first time (nothing learned yet), on a third tree, a
+**             copy of the first before the batch: a batch changing more
+**             than 1/8 of the edges recomputes it; a smaller one updates it
+**             with the budget max_touched = max(1024, vertices / 8) and,
+**             when that gives up (DYNG_ETOOBIG), recomputes it: the attempt
+**             and the recomputation are timed together.  Update, recompute
+**             and policy take turns going first.
 **   restore   untimed: the inverse batch puts the graph's edges back as they
 **             were, and the tree is computed again (child lists included),
 **             so that every batch meets the graph of the table.
 **
-** Both trees must reach the same vertices with distances equal within a
-** relative 1e-9, and every reached vertex of the updated tree must hang
-** from a live edge with dist[parent] + weight = dist; the program aborts
-** otherwise.
+** The updated tree and the policy's tree must each reach the same vertices
+** as the recomputed one with distances equal within a relative 1e-9, and
+** every reached vertex of theirs must hang from a live edge with
+** dist[parent] + weight = dist; the program aborts otherwise.
 **
 ** Sizes: 1, 1,000, 10,000, 50,000, 200,000, 500,000 and 1,000,000, as far
 ** as 1/8 of the graph's edges (the share past which ext/cache.c recomputes,
@@ -46,7 +55,12 @@
 ** time), and what the extension's 1/8 rule would run; then the batch size
 ** (and share of the edges) where update and recompute cross, interpolated
 ** on a log scale between the two sizes around it, and how much slower than
-** the faster choice the 1/8 rule is at worst.
+** the faster choice the 1/8 rule is at worst.  Then, per size, the policy:
+** its median time, policy / recompute, whether its update gave up (in how
+** many runs), and policy_learned / recompute, the cost once a tree has
+** learned where updates give up (ext/cache.c's nGaveUpAt): at sizes at or
+** above the smallest one whose budgeted update gave up in this run, the
+** recompute time; below it, the policy's (its update never gave up there).
 **
 ** How it works: one process, one thread, SQLite only to read the table.
 ** The first update after a from-scratch tree builds the tree's child lists
@@ -77,6 +91,8 @@
 #define MAX_SIZES 16
 #define BIG_BATCH 50000      /* larger batches run (N + 1) / 2 times */
 #define RECOMPUTE_SHARE 8    /* ext/cache.c's DYNG_RECOMPUTE_SHARE */
+#define UPDATE_BUDGET 8      /* ext/cache.c's DYNG_UPDATE_BUDGET: max_touched = */
+#define BUDGET_MIN 1024      /* max(BUDGET_MIN, vertices / UPDATE_BUDGET) */
 #define DIST_TOLERANCE 1e-9  /* relative */
 
 const char bench_program[] = "bench_dyn";
@@ -247,6 +263,31 @@ static void fresh_tree(const dyng_graph_view *view, uint32_t source, dyng_sssp_t
   if (rc) die("computing the tree: %s", dyng_strerror(rc));
 }
 
+/* Makes dst (initialized for src->n_vertices) a copy of src, which has its
+** child lists: the same arrays, child lists included (built by an empty
+** update when dst has none, from the same parents, so in the same order). */
+static void copy_tree(const dyng_graph_view *view, const dyng_sssp_tree *src,
+                      dyng_sssp_tree *dst) {
+  uint32_t n = src->n_vertices;
+  if (dst->n_vertices != n || !src->first_child) die("copy_tree: trees do not match");
+  dst->source = src->source;
+  dst->objective = src->objective;
+  dst->n_reached = src->n_reached;
+  dst->order_stale = src->order_stale;
+  memcpy(dst->dist, src->dist, n * sizeof *dst->dist);
+  memcpy(dst->parent, src->parent, n * sizeof *dst->parent);
+  memcpy(dst->parent_edge, src->parent_edge, n * sizeof *dst->parent_edge);
+  memcpy(dst->order, src->order, n * sizeof *dst->order);
+  if (dst->first_child) {
+    memcpy(dst->first_child, src->first_child, n * sizeof *dst->first_child);
+    memcpy(dst->next_sibling, src->next_sibling, n * sizeof *dst->next_sibling);
+    memcpy(dst->prev_sibling, src->prev_sibling, n * sizeof *dst->prev_sibling);
+  } else {
+    int rc = dyng_sssp_update(view, dst, NULL, 0, NULL, 0, 0, NULL);
+    if (rc) die("copying the tree: %s", dyng_strerror(rc));
+  }
+}
+
 /* The median time of 3 from-scratch trees into t. */
 static double time_recompute(const dyng_graph_view *view, uint32_t source, dyng_sssp_tree *t) {
   double x[3];
@@ -324,6 +365,9 @@ typedef struct size_result {
   long k;                 /* changes per batch */
   int n;                  /* runs */
   double *t_apply, *t_update, *t_recompute;
+  double *t_policy;       /* ext/cache.c's policy, nothing learned yet */
+  double *t_learned;      /* the same once learned (filled after the batches) */
+  int n_gave_up;          /* runs whose budgeted update gave up */
   double *touched;        /* vertices the update reset or improved */
   double *cut;            /* deletes that hit a tree edge */
 } size_result;
@@ -390,9 +434,10 @@ int main(int argc, char **argv) {
   dyng_graph_view view;
   dyng_graph_get_view(g, &view);
   uint32_t n_live = dyng_graph_n_vertices(g);
-  dyng_sssp_tree tree, fresh;
+  dyng_sssp_tree tree, fresh, ptree; /* updated, recomputed, the policy's */
   int rc = dyng_sssp_tree_init(&tree, view.n_vertices);
   if (rc == 0) rc = dyng_sssp_tree_init(&fresh, view.n_vertices);
+  if (rc == 0) rc = dyng_sssp_tree_init(&ptree, view.n_vertices);
   if (rc) die("dyng_sssp_tree_init: %s", dyng_strerror(rc));
   uint64_t rng = 20240601;
   uint32_t source = DYNG_NONE, best_reached = 0;
@@ -413,6 +458,9 @@ int main(int argc, char **argv) {
   if ((rc = dyng_sssp_update(&view, &tree, NULL, 0, NULL, 0, 0, NULL)) != 0)
     die("dyng_sssp_update (empty): %s", dyng_strerror(rc));
   double t_child_lists = now_s() - t0;
+  copy_tree(&view, &tree, &ptree);
+  size_t budget = view.n_vertices / UPDATE_BUDGET;
+  if (budget < BUDGET_MIN) budget = BUDGET_MIN;
   double t_recompute_start = time_recompute(&view, source, &fresh);
 
   printf("# bench_dyn %s\n", db_path);
@@ -421,9 +469,10 @@ int main(int argc, char **argv) {
   printf("source node %lld reaches %u vertices (%.1f%%); first update's child lists %.1f ms\n",
          (long long)dyng_graph_node_id(g, source), best_reached, 100.0 * best_reached / n_live,
          1e3 * t_child_lists);
-  printf("inserts %s; %d runs per size (batches over %d: %d)\n",
+  printf("inserts %s; %d runs per size (batches over %d: %d); policy's update budget %zu "
+         "vertices\n",
          local ? "local (2-3 steps downstream)" : "random (uniform vertex pairs)", runs,
-         BIG_BATCH, (runs + 1) / 2);
+         BIG_BATCH, (runs + 1) / 2, budget);
   fflush(stdout);
 
   dyng_batch *batch = dyng_batch_new(N_WEIGHTS);
@@ -441,6 +490,9 @@ int main(int argc, char **argv) {
     sr->t_apply = xmalloc((size_t)sr->n * sizeof(double));
     sr->t_update = xmalloc((size_t)sr->n * sizeof(double));
     sr->t_recompute = xmalloc((size_t)sr->n * sizeof(double));
+    sr->t_policy = xmalloc((size_t)sr->n * sizeof(double));
+    sr->t_learned = xmalloc((size_t)sr->n * sizeof(double));
+    sr->n_gave_up = 0;
     sr->touched = xmalloc((size_t)sr->n * sizeof(double));
     sr->cut = xmalloc((size_t)sr->n * sizeof(double));
     char name[32];
@@ -469,36 +521,75 @@ int main(int argc, char **argv) {
       }
       sr->cut[r] = (double)n_cut;
 
-      size_t touched = 0;
-      for (int k = 0; k < 2; k++) {
-        if ((k == 0) == (r % 2 == 0)) {
+      /* ext/cache.c's test, on the changes and the edges after the batch. */
+      size_t n_changed = changes.n_removed + changes.n_added;
+      int huge = n_changed * RECOMPUTE_SHARE > (size_t)dyng_graph_n_edges(g);
+      size_t touched = 0, p_touched = 0;
+      int gave_up = 0;
+      double t_attempt = 0.0;
+      /* Update, recompute, policy on even runs, the other way round on odd
+      ** ones: each pair alternates which goes first, and update and policy
+      ** each run first or right after the recomputation equally often. */
+      for (int k = 0; k < 3; k++) {
+        int which = r % 2 ? 2 - k : k;
+        if (which == 0) {
           t0 = now_s();
           rc = dyng_sssp_update(&view, &tree, changes.removed, changes.n_removed, changes.added,
                                 changes.n_added, 0, &touched);
           sr->t_update[r] = now_s() - t0;
           if (rc) die("dyng_sssp_update: %s", dyng_strerror(rc));
-        } else {
+        } else if (which == 1) {
           t0 = now_s();
           rc = dyng_sssp_dijkstra(&view, source, OBJECTIVE, DYNG_NONE, &fresh);
           sr->t_recompute[r] = now_s() - t0;
           if (rc) die("dyng_sssp_dijkstra: %s", dyng_strerror(rc));
+        } else {
+          t0 = now_s();
+          rc = DYNG_ETOOBIG;
+          if (!huge) {
+            rc = dyng_sssp_update(&view, &ptree, changes.removed, changes.n_removed,
+                                  changes.added, changes.n_added, budget, &p_touched);
+            t_attempt = now_s() - t0;
+            gave_up = rc == DYNG_ETOOBIG;
+          }
+          if (rc == DYNG_ETOOBIG) rc = dyng_sssp_dijkstra(&view, source, OBJECTIVE, DYNG_NONE, &ptree);
+          sr->t_policy[r] = now_s() - t0;
+          if (rc) die("policy: %s", dyng_strerror(rc));
         }
       }
       sr->touched[r] = (double)touched;
+      sr->n_gave_up += gave_up;
       char what[64];
       snprintf(what, sizeof what, "batch %s run %d", name, r + 1);
       uint32_t inexact;
       uint32_t reached = check_trees(&view, &tree, &fresh, what, &inexact);
       total_inexact += inexact;
-      if (verbose)
+      char p_what[96];
+      snprintf(p_what, sizeof p_what, "batch %s run %d (policy%s)", name, r + 1,
+               huge ? ", recomputed" : gave_up ? ", gave up and recomputed" : "");
+      uint32_t p_inexact;
+      check_trees(&view, &ptree, &fresh, p_what, &p_inexact);
+      total_inexact += p_inexact;
+      if (verbose) {
+        char policy[96];
+        if (huge) snprintf(policy, sizeof policy, "recompute");
+        else if (gave_up)
+          snprintf(policy, sizeof policy, "update gave up after %.3f ms, then recompute",
+                   1e3 * t_attempt);
+        else snprintf(policy, sizeof policy, "update, touched %zu", p_touched);
         printf("%s: %ld inserts, %ld deletes (%zu tree edges); apply %.3f ms, "
-               "update %.3f ms, recompute %.3f ms, touched %zu, reached %u%s\n",
+               "update %.3f ms, recompute %.3f ms, touched %zu, reached %u%s; "
+               "policy %.3f ms (%s)\n",
                what, n_ins, n_del, n_cut, 1e3 * sr->t_apply[r], 1e3 * sr->t_update[r],
-               1e3 * sr->t_recompute[r], touched, reached, inexact ? " (inexact distances)" : "");
+               1e3 * sr->t_recompute[r], touched, reached,
+               inexact || p_inexact ? " (inexact distances)" : "", 1e3 * sr->t_policy[r],
+               policy);
+      }
 
       restore_graph(g, &pool, batch, &changes);
       dyng_graph_get_view(g, &view);
       fresh_tree(&view, source, &tree);
+      copy_tree(&view, &tree, &ptree);
     }
     /* No crossing yet at the last default size: go on doubling, up to half
     ** of the edges. */
@@ -568,6 +659,38 @@ int main(int argc, char **argv) {
     if (over > rule_worst) rule_worst = over, rule_worst_k = res[si].k;
   }
   report_ratio(&rep, "rule_over_faster_worst", rule_worst);
+
+  /* The policy (ext/cache.c): as met for the first time, and once learned,
+  ** i.e. recomputing from the smallest size whose budgeted update gave up. */
+  report prep;
+  report_init(&prep, db_label);
+  long gave_up_at = 0;
+  for (int si = 0; si < n_sizes; si++)
+    if (res[si].n_gave_up && (!gave_up_at || res[si].k < gave_up_at)) gave_up_at = res[si].k;
+  double p_ratio[MAX_SIZES], l_ratio[MAX_SIZES], learned_worst = 0.0;
+  long learned_worst_k = 0;
+  for (int si = 0; si < n_sizes; si++) {
+    size_result *sr = &res[si];
+    int learned = gave_up_at && sr->k >= gave_up_at;
+    for (int r = 0; r < sr->n; r++) sr->t_learned[r] = learned ? sr->t_recompute[r] : sr->t_policy[r];
+    double mr = median_of(sr->t_recompute, sr->n);
+    p_ratio[si] = median_of(sr->t_policy, sr->n) / mr;
+    l_ratio[si] = median_of(sr->t_learned, sr->n) / mr;
+    if (l_ratio[si] > learned_worst) learned_worst = l_ratio[si], learned_worst_k = sr->k;
+    char name[32], metric[64], text[64];
+    size_name(sr->k, name, sizeof name);
+    snprintf(metric, sizeof metric, "policy_%s", name);
+    snprintf(text, sizeof text, "policy / recompute = %.3fx", p_ratio[si]);
+    report_add(&prep, metric, "ms", 1e3, sr->t_policy, sr->n, text);
+    snprintf(metric, sizeof metric, "policy_over_recompute_%s", name);
+    report_ratio(&prep, metric, p_ratio[si]);
+    snprintf(metric, sizeof metric, "policy_gave_up_runs_%s", name);
+    report_ratio(&prep, metric, (double)sr->n_gave_up);
+    snprintf(metric, sizeof metric, "policy_learned_over_recompute_%s", name);
+    report_ratio(&prep, metric, l_ratio[si]);
+  }
+  if (gave_up_at) report_ratio(&prep, "policy_gave_up_from_changes", (double)gave_up_at);
+  report_ratio(&prep, "policy_learned_over_recompute_worst", learned_worst);
   report_ratio(&rep, "recompute_end_over_start", t_recompute_end / t_recompute_start);
 
   printf("\n%.1f s for the batches; %u distances equal to the recomputed ones only within "
@@ -611,16 +734,51 @@ int main(int argc, char **argv) {
   printf("goal: with the 1/%d fallback never slower than recompute: %s\n", RECOMPUTE_SHARE,
          rule_worst_k == 0 ? "met" : "MISSED");
 
+  printf("\n| %s: batch | update ms | recompute ms | policy ms | policy / recompute | "
+         "policy's update gave up | policy_learned / recompute |\n",
+         db_label);
+  printf("| ---: | ---: | ---: | ---: | ---: | --- | ---: |\n");
+  for (int si = 0; si < n_sizes; si++) {
+    size_result *sr = &res[si];
+    char gave[48];
+    if ((size_t)sr->k * RECOMPUTE_SHARE > n_edges)
+      snprintf(gave, sizeof gave, "no (over 1/%d: recomputes)", RECOMPUTE_SHARE);
+    else if (sr->n_gave_up == 0) snprintf(gave, sizeof gave, "no");
+    else if (sr->n_gave_up == sr->n) snprintf(gave, sizeof gave, "yes");
+    else snprintf(gave, sizeof gave, "yes (%d of %d runs)", sr->n_gave_up, sr->n);
+    printf("| %ld | %.4g | %.4g | %.4g | %.3gx | %s | %.3gx |\n", sr->k,
+           1e3 * median_of(sr->t_update, sr->n), 1e3 * median_of(sr->t_recompute, sr->n),
+           1e3 * median_of(sr->t_policy, sr->n), p_ratio[si], gave, l_ratio[si]);
+  }
+  if (gave_up_at)
+    printf("\nthe policy's update (budget %zu vertices) first gave up at %ld changes; once "
+           "learned, batches from that size on recompute directly\n",
+           budget, gave_up_at);
+  else
+    printf("\nthe policy's update (budget %zu vertices) never gave up\n", budget);
+  for (int si = 0; si < n_sizes; si++)
+    if (res[si].k == 1000)
+      printf("goal: at 1K changes policy >= 10x faster than recompute: %s (policy / recompute "
+             "= %.3gx)\n",
+             p_ratio[si] <= 0.1 ? "met" : "MISSED", p_ratio[si]);
+  printf("goal: policy_learned never slower than recompute: %s (worst ratio %.3gx, at %ld "
+         "changes)\n",
+         learned_worst <= 1.0 ? "met" : "MISSED", learned_worst, learned_worst_k);
+
   printf("\n| %s | median | min | max | n | ratio of medians |\n", db_label);
   printf("| --- | ---: | ---: | ---: | ---: | --- |\n");
   report_print_rows(&rep);
+  report_print_rows(&prep);
   printf("\n");
   report_print_lines(&rep);
+  report_print_lines(&prep);
 
   for (int si = 0; si < n_sizes; si++) {
     free(res[si].t_apply);
     free(res[si].t_update);
     free(res[si].t_recompute);
+    free(res[si].t_policy);
+    free(res[si].t_learned);
     free(res[si].touched);
     free(res[si].cut);
   }
@@ -628,6 +786,7 @@ int main(int argc, char **argv) {
   dyng_batch_free(batch);
   dyng_sssp_tree_free(&tree);
   dyng_sssp_tree_free(&fresh);
+  dyng_sssp_tree_free(&ptree);
   dyng_graph_free(g);
   free(pool.rowid);
   return 0;
