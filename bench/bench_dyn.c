@@ -31,7 +31,7 @@
 **             for the first time (nothing learned yet), on a third tree, a
 **             copy of the first before the batch: a batch changing more
 **             than 1/8 of the edges recomputes it; a smaller one updates it
-**             with the budget max_touched = max(1024, vertices / 8) and,
+**             with the budget max_touched = max(1024, vertices / 4) and,
 **             when that gives up (DYNG_ETOOBIG), recomputes it: the attempt
 **             and the recomputation are timed together.  Update, recompute
 **             and policy take turns going first.
@@ -91,7 +91,7 @@
 #define MAX_SIZES 16
 #define BIG_BATCH 50000      /* larger batches run (N + 1) / 2 times */
 #define RECOMPUTE_SHARE 8    /* ext/cache.c's DYNG_RECOMPUTE_SHARE */
-#define UPDATE_BUDGET 8      /* ext/cache.c's DYNG_UPDATE_BUDGET: max_touched = */
+#define UPDATE_BUDGET 4      /* ext/cache.c's DYNG_UPDATE_BUDGET: max_touched = */
 #define BUDGET_MIN 1024      /* max(BUDGET_MIN, vertices / UPDATE_BUDGET) */
 #define DIST_TOLERANCE 1e-9  /* relative */
 

@@ -38,7 +38,7 @@ SQLITE_EXTENSION_INIT3
 ** doubled, in case the graph changed character).
 */
 #define DYNG_RECOMPUTE_SHARE 8
-#define DYNG_UPDATE_BUDGET 8
+#define DYNG_UPDATE_BUDGET 4
 #define DYNG_RETRY_AFTER 16
 
 struct DyngTree {
