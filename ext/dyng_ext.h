@@ -33,6 +33,8 @@ typedef struct DyngCount {
   uint64_t nCycles;         /* the count */
   sqlite3_int64 nHit;       /* queries answered from it */
   sqlite3_int64 nUpdate;    /* batches applied to it */
+  sqlite3_int64 nRecount;   /* batches after which it was counted again */
+  int bLastRecount;         /* the last batch counted again */
   double countMs;           /* the count from scratch took */
   double lastMs;            /* the last update took */
   sqlite3_int64 iStamp;     /* pConn->iTreeStamp of that update */
