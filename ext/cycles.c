@@ -44,13 +44,35 @@ typedef struct DyngDeadline {
 
 static int dyngPastDeadline(void *ctx) { return dyngNowMs() > ((DyngDeadline *)ctx)->tEnd; }
 
-/* Counts k-cycles of pG from scratch into *c. */
+/*
+** Tells a long count that the statement was interrupted (sqlite3_interrupt).
+** SQLite before 3.41 offers an extension no way to read the flag, but while
+** it is set every statement of the connection stops with SQLITE_INTERRUPT,
+** so a kept "SELECT 1" stepped now and then (every few thousand units of
+** work) finds out.
+*/
+static int dyngInterrupted(void *ctx) {
+  sqlite3_stmt *pProbe = ctx;
+  int rc = sqlite3_step(pProbe);
+  sqlite3_reset(pProbe);
+  return rc == SQLITE_INTERRUPT;
+}
+
+/* Counts k-cycles of pG from scratch into *c; DYNG_EINTERRUPTED when the
+** statement is interrupted. */
 static int dyngCountFromScratch(DyngGraph *pG, int k, int bDirected, DyngCount *c) {
   dyng_graph_view view;
   dyng_graph_get_view(pG->pGraph, &view);
   double t0 = dyngNowMs();
   uint64_t n = 0;
-  int erc = dyng_cycles_count(&view, k, bDirected, NULL, &n);
+  sqlite3_stmt *pProbe = NULL;
+  if (sqlite3_prepare_v2(pG->pConn->db, "SELECT 1", -1, &pProbe, NULL) != SQLITE_OK) {
+    sqlite3_finalize(pProbe);
+    return DYNG_ENOMEM;
+  }
+  dyng_cancel cancel = {dyngInterrupted, pProbe};
+  int erc = dyng_cycles_count(&view, k, bDirected, &cancel, &n);
+  sqlite3_finalize(pProbe);
   if (erc != DYNG_OK) return erc;
   c->nCycles = n;
   c->countMs = dyngNowMs() - t0;
@@ -153,6 +175,10 @@ static void dyngCycleCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
       if (erc == DYNG_ENOMEM) {
         sqlite3_result_error_nomem(ctx);
       } else {
+        if (erc == DYNG_EINTERRUPTED) {
+          sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
+          return;
+        }
         char *zMsg = erc == DYNG_ETOOBIG
                          ? sqlite3_mprintf("dyng_cycle_count: graph '%s' has more %d-cycles than a "
                                            "64-bit count holds", pG->zName, k)

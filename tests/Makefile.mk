@@ -64,7 +64,7 @@ tests_test_alloc_LDADD = $(UNIT_LDADD)
 # The SQL tests load the real dyng.so into the real SQLite library.
 tests_test_sql_SOURCES = tests/test_sql.c tests/test_util.h
 tests_test_sql_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
-tests_test_sql_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
+tests_test_sql_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lpthread -lm
 EXTRA_tests_test_sql_DEPENDENCIES = dyng.la
 
 # The model-based random test of the sync; DYNG_SYNC_STEPS sets its length.

@@ -11,6 +11,8 @@
 #include <math.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- helpers -------------------------------------------------------- */
@@ -1123,6 +1125,35 @@ static void test_pareto_front_matches_brute_force(void **state) {
   free(costs);
 }
 
+static void *interrupt_later(void *arg) {
+  usleep(200 * 1000);
+  sqlite3_interrupt((sqlite3 *)arg);
+  return NULL;
+}
+
+static void test_long_cycle_count_stops_when_interrupted(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  /* A complete graph on 40 nodes has about 1.3e15 10-cycles: hours of work. */
+  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER);"
+              "WITH n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)"
+              "  INSERT INTO e SELECT a.i, b.i FROM n a, n b WHERE a.i < b.i;"
+              "CREATE VIRTUAL TABLE g USING dyng(edges=e, directed=0)");
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, interrupt_later, db), 0);
+  double t0 = (double)clock() / CLOCKS_PER_SEC;
+  sqlite3_stmt *p = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, "SELECT dyng_cycle_count('g', 10)", -1, &p, NULL), SQLITE_OK);
+  int rc = sqlite3_step(p);
+  sqlite3_finalize(p);
+  pthread_join(th, NULL);
+  assert_int_equal(rc, SQLITE_INTERRUPT);
+  /* It stopped within seconds, not hours; the connection still works. */
+  assert_true((double)clock() / CLOCKS_PER_SEC - t0 < 30);
+  assert_int_equal(query_int(db, "SELECT dyng_cycle_count('g', 3)"), 9880);
+  sqlite3_close(db);
+}
+
 static void test_other_connection_commits_are_seen(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
@@ -1278,6 +1309,7 @@ int main(void) {
       cmocka_unit_test(test_mosp_follows_the_ensemble_of_the_trees),
       cmocka_unit_test(test_cycle_counts_match_brute_force_and_follow_changes),
       cmocka_unit_test(test_pareto_front_matches_brute_force),
+      cmocka_unit_test(test_long_cycle_count_stops_when_interrupted),
       cmocka_unit_test(test_other_connection_commits_are_seen),
       cmocka_unit_test(test_extreme_node_ids_work),
       cmocka_unit_test(test_graphs_in_attached_and_temp_schemas),
