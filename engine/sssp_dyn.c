@@ -168,6 +168,9 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
     double best = INFINITY;
     for (uint32_t p = g->in.off[v], end = g->in.off[v] + g->in.deg[v]; p < end; p++) {
       uint32_t u = g->in.nbr[p];
+      /* Most in-neighbours of a cut vertex are cut too: skip them before
+      ** looking the weight up (an indirection through the edge). */
+      if (!(dist[u] < best)) continue;
       double d = dist[u] + dyng__in_weight(g, obj, p);
       if (d < best) best = d, best_u = u, best_e = g->in.ref[p] >> 1;
     }
