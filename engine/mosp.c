@@ -4,13 +4,13 @@
 ** How it works: lay the ensemble graph out as a CSR with one entry per
 ** distinct tree edge, keyed (parent, child, slot); the trees that contain
 ** it are those whose parent edge of the child is that slot (so the two
-** directions of an undirected edge count apart).  Run Dijkstra on it from
-** the source (at most K entries per vertex, weights 1..K) and walk back
-** from the target.
+** directions of an undirected edge count apart).  Present it as a graph
+** view (each entry its own edge), run the engine's Dijkstra on it from the
+** source to the target, and walk back.
 */
 #include "engine/mosp.h"
 #include "engine/error.h"
-#include "engine/radix_heap.h"
+#include "engine/sssp.h"
 
 #include <math.h>
 #include <string.h>
@@ -30,14 +30,15 @@ int dyng_mosp_path(const dyng_sssp_tree *const *trees, int k, uint32_t n_vertice
   int rc = DYNG_ENOMEM;
   uint32_t *off = dyng_calloc((size_t)n_vertices + 1, sizeof *off);
   uint32_t *nbr = dyng_malloc((size_t)k * n_vertices * sizeof *nbr + 1);
-  uint32_t *slot = dyng_malloc((size_t)k * n_vertices * sizeof *slot + 1);
-  uint8_t *cost = dyng_malloc((size_t)k * n_vertices + 1); /* per entry: K + 1 - trees */
-  double *dist = dyng_malloc((size_t)n_vertices * sizeof *dist);
-  uint32_t *via = dyng_malloc((size_t)n_vertices * sizeof *via);   /* entry into v */
-  uint32_t *from = dyng_malloc((size_t)n_vertices * sizeof *from); /* its tail */
-  dyng__radix_heap h;
-  memset(&h, 0, sizeof h);
-  if (!off || !nbr || !slot || !cost || !dist || !via || !from) goto done;
+  size_t cap = (size_t)k * n_vertices + 1;
+  uint32_t *slot = dyng_malloc(cap * sizeof *slot);  /* per entry: the graph's edge */
+  double *cost = dyng_malloc(cap * sizeof *cost);    /* per entry: K + 1 - trees */
+  uint32_t *tail = dyng_malloc(cap * sizeof *tail);  /* per entry: its tree parent */
+  uint32_t *ref = dyng_malloc(cap * sizeof *ref);    /* per entry: itself, as an edge */
+  uint32_t *deg = dyng_malloc(((size_t)n_vertices + 1) * sizeof *deg);
+  dyng_sssp_tree t;
+  memset(&t, 0, sizeof t);
+  if (!off || !nbr || !slot || !cost || !tail || !ref || !deg) goto done;
 
   /* CSR of the ensemble, keyed by the tail (the tree parent); an edge shared
   ** by several trees appears once, at the first tree that has it. */
@@ -59,7 +60,9 @@ int dyng_mosp_path(const dyng_sssp_tree *const *trees, int k, uint32_t n_vertice
           uint32_t p = off[trees[i]->parent[v]]++;
           nbr[p] = v;
           slot[p] = e;
-          cost[p] = (uint8_t)(k + 1 - n_trees);
+          cost[p] = (double)(k + 1 - n_trees);
+          tail[p] = trees[i]->parent[v];
+          ref[p] = p << 1;
         }
       }
     if (pass == 0)
@@ -69,31 +72,26 @@ int dyng_mosp_path(const dyng_sssp_tree *const *trees, int k, uint32_t n_vertice
   for (uint32_t v = n_vertices; v > 0; v--) off[v] = off[v - 1];
   off[0] = 0;
 
-  for (uint32_t v = 0; v < n_vertices; v++) dist[v] = INFINITY, via[v] = from[v] = DYNG_NONE;
-  dist[source] = 0.0;
-  rc = dyng__heap_push(&h, dyng__key(0.0), source);
-  while (rc == DYNG_OK && h.size) {
-    dyng__item it;
-    if ((rc = dyng__heap_pop(&h, &it)) != DYNG_OK) break;
-    uint32_t u = it.vertex;
-    double du = dist[u];
-    if (it.key != dyng__key(du)) continue;
-    if (u == target) break;
-    for (uint32_t p = off[u]; p < off[u + 1]; p++) {
-      uint32_t x = nbr[p];
-      double nd = du + (double)cost[p];
-      if (nd < dist[x]) {
-        dist[x] = nd;
-        via[x] = slot[p];
-        from[x] = u;
-        if ((rc = dyng__heap_push(&h, dyng__key(nd), x)) != DYNG_OK) break;
-      }
-    }
-  }
-  if (rc != DYNG_OK || isinf(dist[target])) goto done;
+  for (uint32_t v = 0; v < n_vertices; v++) deg[v] = off[v + 1] - off[v];
+  dyng_graph_view ens;
+  memset(&ens, 0, sizeof ens);
+  ens.n_vertices = n_vertices;
+  ens.n_edge_slots = off[n_vertices];
+  ens.n_objectives = 1;
+  ens.directed = 1;
+  ens.out.off = off;
+  ens.out.deg = deg;
+  ens.out.nbr = nbr;
+  ens.out.ref = ref;
+  ens.out.w[0] = cost;
+  ens.edge_src = tail;
+  ens.edge_dst = nbr;
+  if ((rc = dyng_sssp_tree_init(&t, n_vertices)) != DYNG_OK) goto done;
+  if ((rc = dyng_sssp_dijkstra(&ens, source, 0, target, &t)) != DYNG_OK) goto done;
+  if (isinf(t.dist[target])) goto done;
 
   uint32_t n = 1;
-  for (uint32_t v = target; v != source; v = from[v]) n++;
+  for (uint32_t v = target; v != source; v = t.parent[v]) n++;
   out->vertex = dyng_malloc((size_t)n * sizeof *out->vertex);
   out->edge = dyng_malloc((size_t)n * sizeof *out->edge);
   if (!out->vertex || !out->edge) {
@@ -102,22 +100,22 @@ int dyng_mosp_path(const dyng_sssp_tree *const *trees, int k, uint32_t n_vertice
     goto done;
   }
   out->n = n;
-  out->ensemble_cost = dist[target];
+  out->ensemble_cost = t.dist[target];
   uint32_t i = n - 1;
-  for (uint32_t v = target;; v = from[v]) {
+  for (uint32_t v = target;; v = t.parent[v]) {
     out->vertex[i] = v;
     if (v == source) break;
-    out->edge[i - 1] = via[v];
+    out->edge[i - 1] = slot[t.parent_edge[v]];
     i--;
   }
 done:
-  dyng__heap_free(&h);
+  dyng_sssp_tree_free(&t);
   dyng_free(off);
   dyng_free(nbr);
   dyng_free(slot);
   dyng_free(cost);
-  dyng_free(dist);
-  dyng_free(via);
-  dyng_free(from);
+  dyng_free(tail);
+  dyng_free(ref);
+  dyng_free(deg);
   return rc;
 }
