@@ -84,18 +84,16 @@ void dyngTreesDrop(DyngGraph *pG) {
 static void dyngTreesMakeRoom(DyngConn *pConn, sqlite3_int64 nNeed) {
   while (pConn->nTreeBytes + nNeed > pConn->nCacheLimit) {
     DyngTree **ppOldest = NULL;
-    DyngGraph *pOwner = NULL;
     for (DyngGraph *pG = pConn->pGraphs; pG; pG = pG->pNext)
       for (DyngTree **pp = &pG->pTrees; *pp; pp = &(*pp)->pNext) {
         if ((*pp)->iLastUse >= pConn->iPinFrom) continue; /* in use by this query */
-        if (!ppOldest || (*pp)->iLastUse < (*ppOldest)->iLastUse) ppOldest = pp, pOwner = pG;
+        if (!ppOldest || (*pp)->iLastUse < (*ppOldest)->iLastUse) ppOldest = pp;
       }
     if (!ppOldest) return;
     DyngTree *p = *ppOldest;
     *ppOldest = p->pNext;
     pConn->nTreeBytes -= dyngTreeBytes(p);
     dyngTreeFree(p);
-    (void)pOwner;
   }
 }
 
