@@ -48,6 +48,15 @@ void *dyng_realloc(void *p, size_t n) {
 
 void dyng_free(void *p) { free(p); }
 
+int dyng_resize(void *pp, size_t n, size_t elem) {
+  void **p = pp;
+  if (elem && n > SIZE_MAX / elem) return DYNG_ENOMEM;
+  void *q = dyng_realloc(*p, n * elem);
+  if (!q) return DYNG_ENOMEM;
+  *p = q;
+  return DYNG_OK;
+}
+
 int dyng_grow(void **pp, size_t *pcap, size_t need, size_t elem) {
   if (need <= *pcap) return DYNG_OK;
   size_t cap = *pcap ? *pcap : 16;

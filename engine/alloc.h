@@ -40,6 +40,10 @@ void dyng_alloc_fail_after(long n);
 ** (successful or not); tests use it to size their failure loops. */
 unsigned long dyng_alloc_count(void);
 
+/* Reallocates the array *pp (a pointer to any pointer) to `n` items of
+** `elem` bytes; on failure DYNG_ENOMEM and *pp is left as it was. */
+int dyng_resize(void *pp, size_t n, size_t elem) DYNG_WARN_UNUSED;
+
 /* Grows an array of `elem` bytes per item so that it holds at least `need`
 ** items, doubling.  Updates *pp and *pcap only on success. */
 int dyng_grow(void **pp, size_t *pcap, size_t need, size_t elem) DYNG_WARN_UNUSED;

@@ -213,16 +213,6 @@ void dyng_graph_free(dyng_graph *g) {
   dyng_free(g);
 }
 
-/* Reallocates *pp to `n` items of `elem` bytes; *pp unchanged on failure. */
-static int dyng__resize(void *pp, size_t n, size_t elem) {
-  void **p = pp;
-  if (elem && n > SIZE_MAX / elem) return DYNG_ENOMEM;
-  void *q = dyng_realloc(*p, n * elem);
-  if (!q) return DYNG_ENOMEM;
-  *p = q;
-  return DYNG_OK;
-}
-
 /* Makes room for `need` vertices in every per-vertex array. */
 static int dyng__vert_reserve(dyng_graph *g, size_t need) {
   if (need <= g->vert_cap) return DYNG_OK;
@@ -230,15 +220,15 @@ static int dyng__vert_reserve(dyng_graph *g, size_t need) {
   size_t cap = g->vert_cap ? g->vert_cap : 64;
   while (cap < need) cap *= 2;
   if (cap > (size_t)DYNG_MAX_INDEX + 1) cap = (size_t)DYNG_MAX_INDEX + 1;
-  if (dyng__resize(&g->node_id, cap, sizeof(int64_t)) ||
-      dyng__resize(&g->out.off, cap, sizeof(uint32_t)) ||
-      dyng__resize(&g->out.deg, cap, sizeof(uint32_t)) ||
-      dyng__resize(&g->out.cap, cap, sizeof(uint32_t)))
+  if (dyng_resize(&g->node_id, cap, sizeof(int64_t)) ||
+      dyng_resize(&g->out.off, cap, sizeof(uint32_t)) ||
+      dyng_resize(&g->out.deg, cap, sizeof(uint32_t)) ||
+      dyng_resize(&g->out.cap, cap, sizeof(uint32_t)))
     return DYNG_ENOMEM;
   /* A directed graph always counts in-degrees; segments only once built. */
-  if (g->directed && dyng__resize(&g->in.deg, cap, sizeof(uint32_t))) return DYNG_ENOMEM;
-  if (g->in_built && (dyng__resize(&g->in.off, cap, sizeof(uint32_t)) ||
-                      dyng__resize(&g->in.cap, cap, sizeof(uint32_t))))
+  if (g->directed && dyng_resize(&g->in.deg, cap, sizeof(uint32_t))) return DYNG_ENOMEM;
+  if (g->in_built && (dyng_resize(&g->in.off, cap, sizeof(uint32_t)) ||
+                      dyng_resize(&g->in.cap, cap, sizeof(uint32_t))))
     return DYNG_ENOMEM;
   g->vert_cap = cap;
   return DYNG_OK;
@@ -262,18 +252,18 @@ static int dyng__slot_reserve(dyng_graph *g, size_t need) {
   size_t cap = g->slot_cap ? g->slot_cap : 64;
   while (cap < need) cap *= 2;
   if (cap > (size_t)DYNG_MAX_INDEX + 1) cap = (size_t)DYNG_MAX_INDEX + 1;
-  if (dyng__resize(&g->e_rowid, cap, sizeof(int64_t)) ||
-      dyng__resize(&g->e_src, cap, sizeof(uint32_t)) ||
-      dyng__resize(&g->e_dst, cap, sizeof(uint32_t)) ||
-      dyng__resize(&g->e_pos[0], cap, sizeof(uint32_t)) ||
-      dyng__resize(&g->free_slot, cap, sizeof(uint32_t)))
+  if (dyng_resize(&g->e_rowid, cap, sizeof(int64_t)) ||
+      dyng_resize(&g->e_src, cap, sizeof(uint32_t)) ||
+      dyng_resize(&g->e_dst, cap, sizeof(uint32_t)) ||
+      dyng_resize(&g->e_pos[0], cap, sizeof(uint32_t)) ||
+      dyng_resize(&g->free_slot, cap, sizeof(uint32_t)))
     return DYNG_ENOMEM;
-  if (DYNG__HAS_IN_ENTRIES(g) && dyng__resize(&g->e_pos[1], cap, sizeof(uint32_t)))
+  if (DYNG__HAS_IN_ENTRIES(g) && dyng_resize(&g->e_pos[1], cap, sizeof(uint32_t)))
     return DYNG_ENOMEM;
   if (!g->sealed) {
     size_t stage = dyng__stage_cap(g, cap);
     for (int k = 0; k < g->n_obj; k++)
-      if (dyng__resize(&g->load_w[k], stage, sizeof(double))) return DYNG_ENOMEM;
+      if (dyng_resize(&g->load_w[k], stage, sizeof(double))) return DYNG_ENOMEM;
     g->stage_cap = stage;
   }
   g->slot_cap = cap;
@@ -350,11 +340,11 @@ int dyng_graph_load_edge(dyng_graph *g, int64_t rowid, int64_t src, int64_t dst,
 ** refs and the first n_w weight arrays. */
 static int dyng__adj_pool_resize(dyng__adj *a, int n_w, size_t size) {
   if (size > (size_t)UINT32_MAX) return DYNG_ETOOBIG;
-  if (dyng__resize(&a->nbr, size, sizeof(uint32_t)) ||
-      dyng__resize(&a->ref, size, sizeof(uint32_t)))
+  if (dyng_resize(&a->nbr, size, sizeof(uint32_t)) ||
+      dyng_resize(&a->ref, size, sizeof(uint32_t)))
     return DYNG_ENOMEM;
   for (int k = 0; k < n_w; k++)
-    if (dyng__resize(&a->w[k], size, sizeof(double))) return DYNG_ENOMEM;
+    if (dyng_resize(&a->w[k], size, sizeof(double))) return DYNG_ENOMEM;
   a->size = size;
   return DYNG_OK;
 }
@@ -669,12 +659,9 @@ int dyng_graph_apply_tracked(dyng_graph *g, dyng_batch *b, dyng_apply_stats *sta
     changes->n_removed = changes->n_added = 0;
     if (changes->cap < b->n_ops) {
       size_t cap = b->n_ops;
-      dyng_edge_change *r = dyng_realloc(changes->removed, cap * sizeof *r);
-      if (!r) return DYNG_ENOMEM;
-      changes->removed = r;
-      dyng_edge_change *a = dyng_realloc(changes->added, cap * sizeof *a);
-      if (!a) return DYNG_ENOMEM;
-      changes->added = a;
+      if (dyng_resize(&changes->removed, cap, sizeof *changes->removed) ||
+          dyng_resize(&changes->added, cap, sizeof *changes->added))
+        return DYNG_ENOMEM;
       changes->cap = cap;
     }
   }
@@ -711,9 +698,9 @@ int dyng_graph_build_in(dyng_graph *g) {
   size_t vcap = g->vert_cap ? g->vert_cap : 1, scap = g->slot_cap ? g->slot_cap : 1;
   /* What only in entries need: segment starts and room per vertex, and
   ** each edge's in position.  On failure the graph stays as it was. */
-  if (dyng__resize(&a->off, vcap, sizeof(uint32_t)) ||
-      dyng__resize(&a->cap, vcap, sizeof(uint32_t)) ||
-      dyng__resize(&g->e_pos[1], scap, sizeof(uint32_t)))
+  if (dyng_resize(&a->off, vcap, sizeof(uint32_t)) ||
+      dyng_resize(&a->cap, vcap, sizeof(uint32_t)) ||
+      dyng_resize(&g->e_pos[1], scap, sizeof(uint32_t)))
     return DYNG_ENOMEM;
   int rc = dyng__adj_layout(a, g->n_vert);
   if (rc) return rc;

@@ -27,17 +27,11 @@ static int dyng__labels_grow(dyng__labels *L) {
   if (L->n < L->cap) return DYNG_OK;
   size_t cap = L->cap ? L->cap * 2 : 1024;
   if (cap > DYNG_MAX_INDEX) return DYNG_ETOOBIG;
-  double *c = dyng_realloc(L->cost, cap * (size_t)L->k * sizeof *c);
-  if (c) L->cost = c;
-  uint32_t *v = dyng_realloc(L->vertex, cap * sizeof *v);
-  if (v) L->vertex = v;
-  uint32_t *p = dyng_realloc(L->pred, cap * sizeof *p);
-  if (p) L->pred = p;
-  uint32_t *e = dyng_realloc(L->edge, cap * sizeof *e);
-  if (e) L->edge = e;
-  uint32_t *x = dyng_realloc(L->next, cap * sizeof *x);
-  if (x) L->next = x;
-  if (!c || !v || !p || !e || !x) return DYNG_ENOMEM;
+  if (dyng_resize(&L->cost, cap * (size_t)L->k, sizeof *L->cost) ||
+      dyng_resize(&L->vertex, cap, sizeof *L->vertex) ||
+      dyng_resize(&L->pred, cap, sizeof *L->pred) || dyng_resize(&L->edge, cap, sizeof *L->edge) ||
+      dyng_resize(&L->next, cap, sizeof *L->next))
+    return DYNG_ENOMEM;
   L->cap = cap;
   return DYNG_OK;
 }

@@ -44,27 +44,20 @@ static int dyng__tree_prepare(dyng_sssp_tree *t, uint32_t n) {
   uint32_t old = t->n_vertices;
   if (n > old) {
     size_t m = n;
-    double *d = dyng_realloc(t->dist, m * sizeof *d);
-    if (d) t->dist = d;
-    uint32_t *p = dyng_realloc(t->parent, m * sizeof *p);
-    if (p) t->parent = p;
-    uint32_t *e = dyng_realloc(t->parent_edge, m * sizeof *e);
-    if (e) t->parent_edge = e;
-    uint32_t *o = dyng_realloc(t->order, m * sizeof *o);
-    if (o) t->order = o;
-    if (!d || !p || !e || !o) return DYNG_ENOMEM;
+    if (dyng_resize(&t->dist, m, sizeof *t->dist) ||
+        dyng_resize(&t->parent, m, sizeof *t->parent) ||
+        dyng_resize(&t->parent_edge, m, sizeof *t->parent_edge) ||
+        dyng_resize(&t->order, m, sizeof *t->order))
+      return DYNG_ENOMEM;
     for (uint32_t v = old; v < n; v++) {
       t->dist[v] = INFINITY;
       t->parent[v] = t->parent_edge[v] = DYNG_NONE;
     }
     if (t->first_child) {
-      uint32_t *a = dyng_realloc(t->first_child, m * sizeof *a);
-      if (a) t->first_child = a;
-      uint32_t *b = dyng_realloc(t->next_sibling, m * sizeof *b);
-      if (b) t->next_sibling = b;
-      uint32_t *c = dyng_realloc(t->prev_sibling, m * sizeof *c);
-      if (c) t->prev_sibling = c;
-      if (!a || !b || !c) return DYNG_ENOMEM;
+      if (dyng_resize(&t->first_child, m, sizeof *t->first_child) ||
+          dyng_resize(&t->next_sibling, m, sizeof *t->next_sibling) ||
+          dyng_resize(&t->prev_sibling, m, sizeof *t->prev_sibling))
+        return DYNG_ENOMEM;
       for (uint32_t v = old; v < n; v++)
         t->first_child[v] = t->next_sibling[v] = t->prev_sibling[v] = DYNG_NONE;
     }
