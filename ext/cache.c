@@ -48,7 +48,7 @@ struct DyngTree {
   sqlite3_int64 nHit;       /* queries answered from it */
   sqlite3_int64 nUpdate;    /* batches applied to it incrementally */
   sqlite3_int64 nRecompute; /* batches after which it was recomputed */
-  sqlite3_int64 iStamp;     /* pConn->iTreeStamp of its last update */
+  sqlite3_int64 iStamp;     /* pConn->iUpdateStamp of its last update */
   double lastMs;            /* duration of that update */
   int bLastRecompute;       /* that update recomputed the tree */
   size_t nGaveUpAt;         /* smallest batch whose update gave up; 0: none */
@@ -159,7 +159,7 @@ void dyngTreesUpdate(DyngGraph *pG, const dyng_changes *pCh) {
   int bHuge = nChanged * DYNG_RECOMPUTE_SHARE > (size_t)dyng_graph_n_edges(pG->pGraph);
   size_t nBudget = view.n_vertices / DYNG_UPDATE_BUDGET;
   if (nBudget < 1024) nBudget = 1024;
-  pConn->iTreeStamp++;
+  pConn->iUpdateStamp++;
   for (DyngTree **pp = &pG->pTrees; *pp;) {
     DyngTree *p = *pp;
     if (nChanged == 0) {
@@ -211,7 +211,7 @@ void dyngTreesUpdate(DyngGraph *pG, const dyng_changes *pCh) {
     p->lastMs = dyngNowMs() - t0;
     p->bLastRecompute = bRecompute;
     p->nLastTouched = nTouched;
-    p->iStamp = pConn->iTreeStamp;
+    p->iStamp = pConn->iUpdateStamp;
     if (bRecompute) p->nRecompute++;
     else p->nUpdate++;
     pp = &p->pNext;

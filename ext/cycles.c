@@ -106,7 +106,7 @@ void dyngCountsUpdate(DyngGraph *pG, const dyng_changes *pChanges) {
         continue;
       }
       c->lastMs = dyngNowMs() - t0;
-      c->iStamp = ++pG->pConn->iTreeStamp;
+      c->iStamp = ++pG->pConn->iUpdateStamp;
     }
 }
 

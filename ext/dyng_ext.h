@@ -37,7 +37,7 @@ typedef struct DyngCount {
   int bLastRecount;         /* the last batch counted again */
   double countMs;           /* the count from scratch took */
   double lastMs;            /* the last update took */
-  sqlite3_int64 iStamp;     /* pConn->iTreeStamp of that update */
+  sqlite3_int64 iStamp;     /* pConn->iUpdateStamp of that update */
 } DyngCount;
 
 /* One graph: the definition from CREATE VIRTUAL TABLE, the loaded mirror
@@ -109,7 +109,8 @@ struct DyngConn {
   sqlite3_int64 nCacheLimit; /* bytes the kept trees may take (cache_mb) */
   sqlite3_int64 nTreeBytes; /* bytes they take */
   sqlite3_int64 iClock;     /* counts tree uses, for least-recently-used */
-  sqlite3_int64 iTreeStamp; /* counts tree updates, for dyng_update */
+  sqlite3_int64 iUpdateStamp; /* counts updates of kept trees and cycle counts,
+                               for dyng_update */
   sqlite3_int64 iPinFrom;   /* trees used since this clock are not evicted */
 };
 

@@ -863,7 +863,7 @@ static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   DyngGraph *pG = NULL;
   char *zErr = NULL;
   double t0 = dyngNowMs();
-  sqlite3_int64 nIns = 0, nDel = 0, nBatch = 0, nLoad = 0, iStamp = pConn->iTreeStamp;
+  sqlite3_int64 nIns = 0, nDel = 0, nBatch = 0, nLoad = 0, iStamp = pConn->iUpdateStamp;
   int rc = dyngGraphOpen(pConn, "dyng_update", (const char *)sqlite3_value_text(argv[0]), 0, &pG,
                          &zErr);
   if (rc == SQLITE_OK) {
