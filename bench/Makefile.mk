@@ -18,7 +18,7 @@ bench_bench_graph_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) -lm
 
 bench_bench_sync_SOURCES = bench/bench_sync.c bench/bench_util.c bench/bench_util.h
 bench_bench_sync_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
-bench_bench_sync_LDADD = $(SQLITE_LIBS) -lm
+bench_bench_sync_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) -lm
 
 bench_bench_dyn_SOURCES = bench/bench_dyn.c bench/bench_util.c bench/bench_util.h
 bench_bench_dyn_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)

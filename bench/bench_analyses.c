@@ -87,150 +87,25 @@
 
 const char bench_program[] = "bench_analyses";
 
-/* ---- the edges a batch may delete ---------------------------------------- */
-
-/* The rowids of the graph's live edges, in no order, so that a delete can
-** draw one uniformly and remove it in O(1); next_rowid is above every rowid
-** ever used, for inserts. */
-typedef struct rowid_pool {
-  int64_t *rowid;
-  size_t n, cap;
-  int64_t next_rowid;
-} rowid_pool;
-
-static void pool_push(rowid_pool *p, int64_t rowid) {
-  if (p->n == p->cap) {
-    p->cap = p->cap ? 2 * p->cap : 1024;
-    int64_t *r = realloc(p->rowid, p->cap * sizeof *r);
-    if (!r) die("out of memory (rowid pool)");
-    p->rowid = r;
-  }
-  p->rowid[p->n++] = rowid;
-  if (rowid >= p->next_rowid) p->next_rowid = rowid + 1;
-}
-
-/* Removes and returns a uniformly drawn rowid. */
-static int64_t pool_take(rowid_pool *p, uint64_t *rng) {
-  if (p->n == 0) die("no edge left to delete");
-  size_t i = (size_t)(splitmix64(rng) % p->n);
-  int64_t r = p->rowid[i];
-  p->rowid[i] = p->rowid[--p->n];
-  return r;
-}
-
 /* ---- loading ------------------------------------------------------------ */
 
-/* Reads edges(...) of the database at db_path into a new sealed engine
-** graph (caller frees) with n_weights (0 or N_WEIGHTS) weights, directed or
-** not; a directed graph gets its in adjacency, which updates need.  Every
-** rowid goes into *pool; *t_load gets the seconds it took. */
-static dyng_graph *load_graph(const char *db_path, int n_weights, int directed,
-                              rowid_pool *pool, double *t_load) {
+/* Opens the database at db_path read-only and loads its edges(...) into a
+** new sealed engine graph (caller frees) with n_weights (0 or N_WEIGHTS)
+** weights, directed or not (load_graph); every rowid goes into *pool;
+** *t_load gets the seconds it took, the open included. */
+static dyng_graph *load_graph_file(const char *db_path, int n_weights, int directed,
+                                   rowid_pool *pool, double *t_load) {
   double t0 = now_s();
   sqlite3 *db = NULL;
   if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
     die("%s: %s", db_path, sqlite3_errmsg(db));
-  sqlite3_stmt *st = prepare(db, "SELECT count(*) FROM edges");
-  if (sqlite3_step(st) != SQLITE_ROW) die("count(*): %s", sqlite3_errmsg(db));
-  long long n_rows = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  if (n_rows <= 0) die("table edges is empty");
-
-  dyng_graph *g;
-  int rc = dyng_graph_new(&g, n_weights, directed);
-  if (rc) die("dyng_graph_new: %s", dyng_strerror(rc));
-  if ((rc = dyng_graph_reserve(g, (size_t)n_rows)) != 0)
-    die("dyng_graph_reserve: %s", dyng_strerror(rc));
-  st = prepare(db, n_weights ? "SELECT rowid, src, dst, length, minutes, toll FROM edges"
-                             : "SELECT rowid, src, dst FROM edges");
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    double w[N_WEIGHTS];
-    for (int k = 0; k < n_weights; k++) w[k] = sqlite3_column_double(st, 3 + k);
-    int64_t rowid = sqlite3_column_int64(st, 0);
-    int erc = dyng_graph_load_edge(g, rowid, sqlite3_column_int64(st, 1),
-                                   sqlite3_column_int64(st, 2), n_weights ? w : NULL);
-    if (erc) die("dyng_graph_load_edge(rowid %lld): %s", (long long)rowid, dyng_strerror(erc));
-    pool_push(pool, rowid);
-  }
-  if (rc != SQLITE_DONE) die("scan: %s", sqlite3_errmsg(db));
-  sqlite3_finalize(st);
+  dyng_graph *g = load_graph(db, n_weights, directed, pool);
   sqlite3_close(db);
-  if ((rc = dyng_graph_seal(g)) != 0) die("dyng_graph_seal: %s", dyng_strerror(rc));
-  if (directed && (rc = dyng_graph_build_in(g)) != 0)
-    die("dyng_graph_build_in: %s", dyng_strerror(rc));
   *t_load = now_s() - t0;
   return g;
 }
 
-/* ---- drawing and undoing a batch ---------------------------------------- */
-
-/* A uniformly drawn vertex that still has an edge. */
-static uint32_t live_vertex(const dyng_graph *g, uint64_t *rng) {
-  uint32_t bound = dyng_graph_vertex_bound(g);
-  for (int tries = 0; tries < 1000000; tries++) {
-    uint32_t v = (uint32_t)(splitmix64(rng) % bound);
-    if (dyng_graph_out_degree(g, v) || dyng_graph_in_degree(g, v)) return v;
-  }
-  die("no live vertex found");
-}
-
-/* A vertex 2 or 3 out-edges away from u along a random walk, other than u;
-** DYNG_NONE when the walk gets stuck or comes back. */
-static uint32_t nearby_vertex(const dyng_graph_view *view, uint32_t u, uint64_t *rng) {
-  int hops = 2 + (int)(splitmix64(rng) & 1);
-  uint32_t v = u;
-  for (int h = 0; h < hops; h++) {
-    uint32_t deg = view->out.deg[v];
-    if (deg == 0) return DYNG_NONE;
-    v = view->out.nbr[view->out.off[v] + (uint32_t)(splitmix64(rng) % deg)];
-  }
-  return v == u ? DYNG_NONE : v;
-}
-
-/* Fills b with n_del deletes drawn from pool (which loses them) and n_ins
-** inserts of new rowids (which pool gains, after the deletes are drawn, so
-** a batch never deletes its own inserts).  An insert joins two distinct
-** live vertices drawn uniformly, or with `local` a live vertex and one 2-3
-** hops downstream of it, and carries the weights of a random live edge. */
-static void draw_batch(const dyng_graph *g, rowid_pool *pool, dyng_batch *b, long n_del,
-                       long n_ins, int local, uint64_t *rng) {
-  dyng_graph_view view;
-  dyng_graph_get_view(g, &view);
-  int n_weights = dyng_graph_n_weights(g);
-  dyng_batch_clear(b);
-  for (long i = 0; i < n_del; i++) {
-    int rc = dyng_batch_delete(b, pool_take(pool, rng));
-    if (rc) die("dyng_batch_delete: %s", dyng_strerror(rc));
-  }
-  for (long i = 0; i < n_ins; i++) {
-    uint32_t u, v;
-    if (local) {
-      do {
-        u = live_vertex(g, rng);
-        v = nearby_vertex(&view, u, rng);
-      } while (v == DYNG_NONE);
-    } else {
-      u = live_vertex(g, rng);
-      do v = live_vertex(g, rng);
-      while (v == u);
-    }
-    double w[N_WEIGHTS];
-    if (n_weights) {
-      /* The batch is not applied yet, so every rowid of the pool but the
-      ** ones drawn for deletion above is live. */
-      uint32_t slot;
-      int64_t like;
-      do like = pool->rowid[splitmix64(rng) % pool->n];
-      while (dyng_graph_edge(g, like, &slot) != 0);
-      for (int k = 0; k < n_weights; k++) w[k] = dyng_graph_edge_weight(g, slot, k);
-    }
-    int64_t rowid = pool->next_rowid;
-    int rc = dyng_batch_insert(b, rowid, dyng_graph_node_id(g, u), dyng_graph_node_id(g, v),
-                               n_weights ? w : NULL);
-    if (rc) die("dyng_batch_insert: %s", dyng_strerror(rc));
-    pool_push(pool, rowid);
-  }
-}
+/* ---- applying a batch ----------------------------------------------------- */
 
 /* Draws a batch of n_del deletes and n_ins inserts and applies it with
 ** dyng_graph_apply_tracked into *changes; returns the seconds the apply
@@ -249,32 +124,6 @@ static double apply_batch(dyng_graph *g, rowid_pool *pool, dyng_batch *b, long n
   return t;
 }
 
-/* Undoes the batch that `changes` records: deletes the edges it added and
-** puts back the ones it removed (same rowids, endpoints and weights).  The
-** added rowids are the last n_added of pool (draw_batch appended them after
-** drawing the deletes), so the pool gets its old contents back too. */
-static void restore_graph(dyng_graph *g, rowid_pool *pool, dyng_batch *b,
-                          const dyng_changes *changes) {
-  dyng_batch_clear(b);
-  int rc = 0;
-  int n_weights = dyng_graph_n_weights(g);
-  for (size_t i = 0; i < changes->n_added && !rc; i++)
-    rc = dyng_batch_delete(b, changes->added[i].rowid);
-  for (size_t i = 0; i < changes->n_removed && !rc; i++) {
-    const dyng_edge_change *c = &changes->removed[i];
-    rc = dyng_batch_insert(b, c->rowid, dyng_graph_node_id(g, c->src),
-                           dyng_graph_node_id(g, c->dst), n_weights ? c->w : NULL);
-  }
-  if (rc) die("restoring the graph: %s", dyng_strerror(rc));
-  pool->n -= changes->n_added;
-  for (size_t i = 0; i < changes->n_removed; i++) pool_push(pool, changes->removed[i].rowid);
-  dyng_apply_stats st;
-  if ((rc = dyng_graph_apply(g, b, &st)) != 0) die("restoring the graph: %s", dyng_strerror(rc));
-  if (st.inserted != changes->n_removed || st.deleted != changes->n_added || st.missing)
-    die("restoring the graph: %zu inserts and %zu deletes (%zu missing) instead of %zu and %zu",
-        st.inserted, st.deleted, st.missing, changes->n_removed, changes->n_added);
-}
-
 /* ---- command line ------------------------------------------------------- */
 
 static void usage(void) {
@@ -283,13 +132,6 @@ static void usage(void) {
           "                      [--max-update SECONDS] [--verbose]\n"
           "       bench_analyses mosp DB.db [--sizes K1,...] [--runs N] [--verbose]\n");
   exit(2);
-}
-
-/* "1000" -> "1k", "50000" -> "50k", "1000000" -> "1m": batch names. */
-static void size_name(long k, char *out, size_t n) {
-  if (k >= 1000000 && k % 1000000 == 0) snprintf(out, n, "%ldm", k / 1000000);
-  else if (k >= 1000 && k % 1000 == 0) snprintf(out, n, "%ldk", k / 1000);
-  else snprintf(out, n, "%ld", k);
 }
 
 /* Parses "K1,K2,..." (each >= 2) into sizes[]; returns how many. */
@@ -467,7 +309,7 @@ static int run_cycles(const options *o) {
       apply[directed][si] = xmalloc((size_t)o->runs * sizeof(double));
     rowid_pool pool = {0};
     double t_load;
-    dyng_graph *g = load_graph(o->db_path, 0, directed, &pool, &t_load);
+    dyng_graph *g = load_graph_file(o->db_path, 0, directed, &pool, &t_load);
     uint32_t n_edges = dyng_graph_n_edges(g);
     printf("%s graph, unweighted: %u edges, %u vertices; loaded in %.2f s\n",
            directed ? "directed (in adjacency built)" : "undirected", n_edges,
@@ -738,7 +580,7 @@ static int run_mosp(const options *o) {
   printf("# bench_analyses mosp %s\n", o->db_path);
   rowid_pool pool = {0};
   double t_load;
-  dyng_graph *g = load_graph(o->db_path, N_WEIGHTS, 1, &pool, &t_load);
+  dyng_graph *g = load_graph_file(o->db_path, N_WEIGHTS, 1, &pool, &t_load);
   uint32_t n_edges = dyng_graph_n_edges(g), n_live = dyng_graph_n_vertices(g);
   dyng_graph_view view;
   dyng_graph_get_view(g, &view);

@@ -85,7 +85,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EDGE_SCAN_SQL "SELECT rowid, src, dst, length, minutes, toll FROM edges"
 #define N_WEIGHTS 3
 #define OBJECTIVE 0          /* length */
 #define MAX_SIZES 16
@@ -99,161 +98,7 @@ const char bench_program[] = "bench_dyn";
 
 static const long default_sizes[] = {1, 1000, 10000, 50000, 200000, 500000, 1000000};
 
-/* ---- the edges a batch may delete ---------------------------------------- */
-
-/* The rowids of the graph's live edges, in no order, so that a delete can
-** draw one uniformly and remove it in O(1); next_rowid is above every rowid
-** ever used, for inserts. */
-typedef struct rowid_pool {
-  int64_t *rowid;
-  size_t n, cap;
-  int64_t next_rowid;
-} rowid_pool;
-
-static void pool_push(rowid_pool *p, int64_t rowid) {
-  if (p->n == p->cap) {
-    p->cap = p->cap ? 2 * p->cap : 1024;
-    int64_t *r = realloc(p->rowid, p->cap * sizeof *r);
-    if (!r) die("out of memory (rowid pool)");
-    p->rowid = r;
-  }
-  p->rowid[p->n++] = rowid;
-  if (rowid >= p->next_rowid) p->next_rowid = rowid + 1;
-}
-
-/* Removes and returns a uniformly drawn rowid. */
-static int64_t pool_take(rowid_pool *p, uint64_t *rng) {
-  if (p->n == 0) die("no edge left to delete");
-  size_t i = (size_t)(splitmix64(rng) % p->n);
-  int64_t r = p->rowid[i];
-  p->rowid[i] = p->rowid[--p->n];
-  return r;
-}
-
-/* ---- loading ------------------------------------------------------------ */
-
-/* Reads edges(...) into a new sealed, directed engine graph with its in
-** adjacency built (caller frees), and every rowid into *pool. */
-static dyng_graph *load_graph(sqlite3 *db, rowid_pool *pool) {
-  sqlite3_stmt *st = prepare(db, "SELECT count(*) FROM edges");
-  if (sqlite3_step(st) != SQLITE_ROW) die("count(*): %s", sqlite3_errmsg(db));
-  long long n_rows = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  if (n_rows <= 0) die("table edges is empty");
-
-  dyng_graph *g;
-  int rc = dyng_graph_new(&g, N_WEIGHTS, 1);
-  if (rc) die("dyng_graph_new: %s", dyng_strerror(rc));
-  if ((rc = dyng_graph_reserve(g, (size_t)n_rows)) != 0)
-    die("dyng_graph_reserve: %s", dyng_strerror(rc));
-  st = prepare(db, EDGE_SCAN_SQL);
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    double w[N_WEIGHTS] = {sqlite3_column_double(st, 3), sqlite3_column_double(st, 4),
-                           sqlite3_column_double(st, 5)};
-    int64_t rowid = sqlite3_column_int64(st, 0);
-    int erc = dyng_graph_load_edge(g, rowid, sqlite3_column_int64(st, 1),
-                                   sqlite3_column_int64(st, 2), w);
-    if (erc) die("dyng_graph_load_edge(rowid %lld): %s", (long long)rowid, dyng_strerror(erc));
-    pool_push(pool, rowid);
-  }
-  if (rc != SQLITE_DONE) die("scan: %s", sqlite3_errmsg(db));
-  sqlite3_finalize(st);
-  if ((rc = dyng_graph_seal(g)) != 0) die("dyng_graph_seal: %s", dyng_strerror(rc));
-  if ((rc = dyng_graph_build_in(g)) != 0) die("dyng_graph_build_in: %s", dyng_strerror(rc));
-  return g;
-}
-
-/* ---- drawing a batch ---------------------------------------------------- */
-
-/* A uniformly drawn vertex that still has an edge. */
-static uint32_t live_vertex(const dyng_graph *g, uint64_t *rng) {
-  uint32_t bound = dyng_graph_vertex_bound(g);
-  for (int tries = 0; tries < 1000000; tries++) {
-    uint32_t v = (uint32_t)(splitmix64(rng) % bound);
-    if (dyng_graph_out_degree(g, v) || dyng_graph_in_degree(g, v)) return v;
-  }
-  die("no live vertex found");
-}
-
-/* A vertex 2 or 3 out-edges away from u along a random walk, other than u;
-** DYNG_NONE when the walk gets stuck or comes back. */
-static uint32_t nearby_vertex(const dyng_graph_view *view, uint32_t u, uint64_t *rng) {
-  uint64_t bits = splitmix64(rng);
-  int hops = 2 + (int)(bits & 1);
-  uint32_t v = u;
-  for (int h = 0; h < hops; h++) {
-    uint32_t deg = view->out.deg[v];
-    if (deg == 0) return DYNG_NONE;
-    v = view->out.nbr[view->out.off[v] + (uint32_t)(splitmix64(rng) % deg)];
-  }
-  return v == u ? DYNG_NONE : v;
-}
-
-/* Fills b with n_del deletes drawn from pool (which loses them) and n_ins
-** inserts of new rowids (which pool gains, after the deletes are drawn, so
-** a batch never deletes its own inserts).  An insert joins two live
-** vertices drawn uniformly, or with `local` a live vertex and one 2-3 hops
-** downstream of it. */
-static void draw_batch(const dyng_graph *g, rowid_pool *pool, dyng_batch *b, long n_del,
-                       long n_ins, int local, uint64_t *rng) {
-  dyng_graph_view view;
-  dyng_graph_get_view(g, &view);
-  dyng_batch_clear(b);
-  for (long i = 0; i < n_del; i++) {
-    int rc = dyng_batch_delete(b, pool_take(pool, rng));
-    if (rc) die("dyng_batch_delete: %s", dyng_strerror(rc));
-  }
-  for (long i = 0; i < n_ins; i++) {
-    uint32_t u, v;
-    if (local) {
-      do {
-        u = live_vertex(g, rng);
-        v = nearby_vertex(&view, u, rng);
-      } while (v == DYNG_NONE);
-    } else {
-      u = live_vertex(g, rng);
-      do v = live_vertex(g, rng);
-      while (v == u);
-    }
-    /* The weights of a random edge still in the graph (the batch is not
-    ** applied yet, so every slot found is live). */
-    uint32_t slot;
-    int64_t like;
-    do like = pool->rowid[splitmix64(rng) % pool->n];
-    while (dyng_graph_edge(g, like, &slot) != 0);
-    double w[N_WEIGHTS];
-    for (int k = 0; k < N_WEIGHTS; k++) w[k] = dyng_graph_edge_weight(g, slot, k);
-    int64_t rowid = pool->next_rowid;
-    int rc = dyng_batch_insert(b, rowid, dyng_graph_node_id(g, u), dyng_graph_node_id(g, v), w);
-    if (rc) die("dyng_batch_insert: %s", dyng_strerror(rc));
-    pool_push(pool, rowid);
-  }
-}
-
-/* Undoes the batch that `changes` records: deletes the edges it added and
-** puts back the ones it removed (same rowids, endpoints and weights).  The
-** added rowids are the last n_added of pool (draw_batch appended them after
-** drawing the deletes), so the pool gets its old contents back too. */
-static void restore_graph(dyng_graph *g, rowid_pool *pool, dyng_batch *b,
-                          const dyng_changes *changes) {
-  dyng_batch_clear(b);
-  int rc = 0;
-  for (size_t i = 0; i < changes->n_added && !rc; i++)
-    rc = dyng_batch_delete(b, changes->added[i].rowid);
-  for (size_t i = 0; i < changes->n_removed && !rc; i++) {
-    const dyng_edge_change *c = &changes->removed[i];
-    rc = dyng_batch_insert(b, c->rowid, dyng_graph_node_id(g, c->src),
-                           dyng_graph_node_id(g, c->dst), c->w);
-  }
-  if (rc) die("restoring the graph: %s", dyng_strerror(rc));
-  pool->n -= changes->n_added;
-  for (size_t i = 0; i < changes->n_removed; i++) pool_push(pool, changes->removed[i].rowid);
-  dyng_apply_stats st;
-  if ((rc = dyng_graph_apply(g, b, &st)) != 0) die("restoring the graph: %s", dyng_strerror(rc));
-  if (st.inserted != changes->n_removed || st.deleted != changes->n_added || st.missing)
-    die("restoring the graph: %zu inserts and %zu deletes (%zu missing) instead of %zu and %zu",
-        st.inserted, st.deleted, st.missing, changes->n_removed, changes->n_added);
-}
+/* ---- trees ------------------------------------------------------------- */
 
 /* A from-scratch tree with its child lists built, as a kept tree has them
 ** (the lists are built by the first update, here an empty one). */
@@ -353,13 +198,6 @@ static void usage(void) {
   exit(2);
 }
 
-/* "1000" -> "1k", "50000" -> "50k", "1000000" -> "1m": batch names. */
-static void size_name(long k, char *out, size_t n) {
-  if (k >= 1000000 && k % 1000000 == 0) snprintf(out, n, "%ldm", k / 1000000);
-  else if (k >= 1000 && k % 1000 == 0) snprintf(out, n, "%ldk", k / 1000);
-  else snprintf(out, n, "%ld", k);
-}
-
 /* Results of one batch size. */
 typedef struct size_result {
   long k;                 /* changes per batch */
@@ -403,7 +241,7 @@ int main(int argc, char **argv) {
     die("%s: %s", db_path, sqlite3_errmsg(db));
   rowid_pool pool = {0};
   double t0 = now_s();
-  dyng_graph *g = load_graph(db, &pool);
+  dyng_graph *g = load_graph(db, N_WEIGHTS, 1, &pool);
   double t_load = now_s() - t0;
   sqlite3_close(db);
   size_t n_edges = dyng_graph_n_edges(g);

@@ -229,28 +229,6 @@ static long long bare_scan(sqlite3 *db) {
   return n;
 }
 
-/* The same scan feeding the engine: a new sealed graph (caller frees). */
-static dyng_graph *engine_load(sqlite3 *db, long long n_rows) {
-  dyng_graph *g;
-  int rc = dyng_graph_new(&g, 3, 1);
-  if (rc) die("dyng_graph_new: %s", dyng_strerror(rc));
-  if ((rc = dyng_graph_reserve(g, (size_t)n_rows)) != 0)
-    die("dyng_graph_reserve: %s", dyng_strerror(rc));
-  sqlite3_stmt *st = prepare(db, EDGE_SCAN_SQL);
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    double w[3] = {sqlite3_column_double(st, 3), sqlite3_column_double(st, 4),
-                   sqlite3_column_double(st, 5)};
-    int64_t rowid = sqlite3_column_int64(st, 0);
-    int erc = dyng_graph_load_edge(g, rowid, sqlite3_column_int64(st, 1),
-                                   sqlite3_column_int64(st, 2), w);
-    if (erc) die("dyng_graph_load_edge(rowid %lld): %s", (long long)rowid, dyng_strerror(erc));
-  }
-  if (rc != SQLITE_DONE) die("scan: %s", sqlite3_errmsg(db));
-  sqlite3_finalize(st);
-  if ((rc = dyng_graph_seal(g)) != 0) die("dyng_graph_seal: %s", dyng_strerror(rc));
-  return g;
-}
-
 /* Builds the baseline CSR from the table: vertices numbered by first
 ** appearance (src before dst, rowid order), out-edges in rowid order.  Also
 ** returns every row's source node id in *row_src (caller frees), from which
@@ -423,7 +401,7 @@ int main(int argc, char **argv) {
     dyng_graph_free(g);
     g = NULL;
     double t0 = now_s();
-    g = engine_load(db, n_rows);
+    g = load_edges(db, n_rows, 3, 1, NULL);
     t_load[r] = now_s() - t0;
     graph_bytes = dyng_graph_bytes(g);
     if (verbose) printf("run %d: api_load %.3f s\n", r + 1, t_load[r]);

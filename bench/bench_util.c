@@ -1,11 +1,13 @@
 /*
-** bench/bench_util.c: the helpers that bench_graph and bench_sync share;
-** see bench_util.h for what each one does.
+** bench/bench_util.c: the helpers that the benchmark drivers share; see
+** bench_util.h for what each one does.
 **
-** How it works: plain C and the SQLite API, no state but the scratch
-** file's name.  Messages carry bench_program, which each driver defines.
+** How it works: plain C, the SQLite API and the engine's graph API, no
+** state but the scratch file's name.  Messages carry bench_program, which
+** each driver defines.
 */
 #include "bench/bench_util.h"
+#include "engine/error.h"
 
 #include <errno.h>
 #include <math.h>
@@ -148,4 +150,150 @@ void report_print_rows(const report *r) {
 
 void report_print_lines(const report *r) {
   for (int i = 0; i < r->n; i++) printf("%s\n", r->kv[i]);
+}
+
+void size_name(long k, char *out, size_t n) {
+  if (k >= 1000000 && k % 1000000 == 0) snprintf(out, n, "%ldm", k / 1000000);
+  else if (k >= 1000 && k % 1000 == 0) snprintf(out, n, "%ldk", k / 1000);
+  else snprintf(out, n, "%ld", k);
+}
+
+/* ---- engine graphs and batches ---------------------------------------- */
+
+void pool_push(rowid_pool *p, int64_t rowid) {
+  if (p->n == p->cap) {
+    p->cap = p->cap ? 2 * p->cap : 1024;
+    int64_t *r = realloc(p->rowid, p->cap * sizeof *r);
+    if (!r) die("out of memory (rowid pool)");
+    p->rowid = r;
+  }
+  p->rowid[p->n++] = rowid;
+  if (rowid >= p->next_rowid) p->next_rowid = rowid + 1;
+}
+
+int64_t pool_take(rowid_pool *p, uint64_t *rng) {
+  if (p->n == 0) die("no edge left to delete");
+  size_t i = (size_t)(splitmix64(rng) % p->n);
+  int64_t r = p->rowid[i];
+  p->rowid[i] = p->rowid[--p->n];
+  return r;
+}
+
+dyng_graph *load_edges(sqlite3 *db, long long n_rows, int n_weights, int directed,
+                       rowid_pool *pool) {
+  dyng_graph *g;
+  int rc = dyng_graph_new(&g, n_weights, directed);
+  if (rc) die("dyng_graph_new: %s", dyng_strerror(rc));
+  if ((rc = dyng_graph_reserve(g, (size_t)n_rows)) != 0)
+    die("dyng_graph_reserve: %s", dyng_strerror(rc));
+  sqlite3_stmt *st = prepare(db, n_weights
+                                     ? "SELECT rowid, src, dst, length, minutes, toll FROM edges"
+                                     : "SELECT rowid, src, dst FROM edges");
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    double w[DYNG_MAX_WEIGHTS];
+    for (int k = 0; k < n_weights; k++) w[k] = sqlite3_column_double(st, 3 + k);
+    int64_t rowid = sqlite3_column_int64(st, 0);
+    int erc = dyng_graph_load_edge(g, rowid, sqlite3_column_int64(st, 1),
+                                   sqlite3_column_int64(st, 2), n_weights ? w : NULL);
+    if (erc) die("dyng_graph_load_edge(rowid %lld): %s", (long long)rowid, dyng_strerror(erc));
+    if (pool) pool_push(pool, rowid);
+  }
+  if (rc != SQLITE_DONE) die("scan: %s", sqlite3_errmsg(db));
+  sqlite3_finalize(st);
+  if ((rc = dyng_graph_seal(g)) != 0) die("dyng_graph_seal: %s", dyng_strerror(rc));
+  return g;
+}
+
+dyng_graph *load_graph(sqlite3 *db, int n_weights, int directed, rowid_pool *pool) {
+  sqlite3_stmt *st = prepare(db, "SELECT count(*) FROM edges");
+  if (sqlite3_step(st) != SQLITE_ROW) die("count(*): %s", sqlite3_errmsg(db));
+  long long n_rows = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  if (n_rows <= 0) die("table edges is empty");
+  dyng_graph *g = load_edges(db, n_rows, n_weights, directed, pool);
+  int rc;
+  if (directed && (rc = dyng_graph_build_in(g)) != 0)
+    die("dyng_graph_build_in: %s", dyng_strerror(rc));
+  return g;
+}
+
+uint32_t live_vertex(const dyng_graph *g, uint64_t *rng) {
+  uint32_t bound = dyng_graph_vertex_bound(g);
+  for (int tries = 0; tries < 1000000; tries++) {
+    uint32_t v = (uint32_t)(splitmix64(rng) % bound);
+    if (dyng_graph_out_degree(g, v) || dyng_graph_in_degree(g, v)) return v;
+  }
+  die("no live vertex found");
+}
+
+uint32_t nearby_vertex(const dyng_graph_view *view, uint32_t u, uint64_t *rng) {
+  int hops = 2 + (int)(splitmix64(rng) & 1);
+  uint32_t v = u;
+  for (int h = 0; h < hops; h++) {
+    uint32_t deg = view->out.deg[v];
+    if (deg == 0) return DYNG_NONE;
+    v = view->out.nbr[view->out.off[v] + (uint32_t)(splitmix64(rng) % deg)];
+  }
+  return v == u ? DYNG_NONE : v;
+}
+
+void draw_batch(const dyng_graph *g, rowid_pool *pool, dyng_batch *b, long n_del, long n_ins,
+                int local, uint64_t *rng) {
+  dyng_graph_view view;
+  dyng_graph_get_view(g, &view);
+  int n_weights = dyng_graph_n_weights(g);
+  dyng_batch_clear(b);
+  for (long i = 0; i < n_del; i++) {
+    int rc = dyng_batch_delete(b, pool_take(pool, rng));
+    if (rc) die("dyng_batch_delete: %s", dyng_strerror(rc));
+  }
+  for (long i = 0; i < n_ins; i++) {
+    uint32_t u, v;
+    if (local) {
+      do {
+        u = live_vertex(g, rng);
+        v = nearby_vertex(&view, u, rng);
+      } while (v == DYNG_NONE);
+    } else {
+      u = live_vertex(g, rng);
+      do v = live_vertex(g, rng);
+      while (v == u);
+    }
+    double w[DYNG_MAX_WEIGHTS];
+    if (n_weights) {
+      /* The batch is not applied yet, so every rowid of the pool but the
+      ** ones drawn for deletion above is live. */
+      uint32_t slot;
+      int64_t like;
+      do like = pool->rowid[splitmix64(rng) % pool->n];
+      while (dyng_graph_edge(g, like, &slot) != 0);
+      for (int k = 0; k < n_weights; k++) w[k] = dyng_graph_edge_weight(g, slot, k);
+    }
+    int64_t rowid = pool->next_rowid;
+    int rc = dyng_batch_insert(b, rowid, dyng_graph_node_id(g, u), dyng_graph_node_id(g, v),
+                               n_weights ? w : NULL);
+    if (rc) die("dyng_batch_insert: %s", dyng_strerror(rc));
+    pool_push(pool, rowid);
+  }
+}
+
+void restore_graph(dyng_graph *g, rowid_pool *pool, dyng_batch *b, const dyng_changes *changes) {
+  dyng_batch_clear(b);
+  int rc = 0;
+  int n_weights = dyng_graph_n_weights(g);
+  for (size_t i = 0; i < changes->n_added && !rc; i++)
+    rc = dyng_batch_delete(b, changes->added[i].rowid);
+  for (size_t i = 0; i < changes->n_removed && !rc; i++) {
+    const dyng_edge_change *c = &changes->removed[i];
+    rc = dyng_batch_insert(b, c->rowid, dyng_graph_node_id(g, c->src),
+                           dyng_graph_node_id(g, c->dst), n_weights ? c->w : NULL);
+  }
+  if (rc) die("restoring the graph: %s", dyng_strerror(rc));
+  pool->n -= changes->n_added;
+  for (size_t i = 0; i < changes->n_removed; i++) pool_push(pool, changes->removed[i].rowid);
+  dyng_apply_stats st;
+  if ((rc = dyng_graph_apply(g, b, &st)) != 0) die("restoring the graph: %s", dyng_strerror(rc));
+  if (st.inserted != changes->n_removed || st.deleted != changes->n_added || st.missing)
+    die("restoring the graph: %zu inserts and %zu deletes (%zu missing) instead of %zu and %zu",
+        st.inserted, st.deleted, st.missing, changes->n_removed, changes->n_added);
 }

@@ -1,20 +1,24 @@
 /*
-** bench/bench_util.h: the helpers that the benchmark drivers bench_graph
-** and bench_sync share, so that both die, time, summarise and report in
-** the same way.
+** bench/bench_util.h: the helpers that the benchmark drivers (bench_graph,
+** bench_sync, bench_dyn, bench_analyses) share, so that they die, time,
+** summarise, load and report in the same way.
 **
 ** What is here: dying with a message (prefixed with the program's name),
 ** allocation that cannot fail, a monotonic clock, a seeded generator, the
 ** median, minimum and maximum of a set of timings, a few SQLite calls
 ** (prepare, load the extension), a scratch copy of the database removed at
-** exit, and the report: one Markdown table row and one
-** `BENCH db=... metric=...` line per figure, kept until the end.
+** exit, the report: one Markdown table row and one
+** `BENCH db=... metric=...` line per figure, kept until the end, and for
+** the drivers that work on an engine graph: loading edges(...) into one,
+** and drawing, and undoing, random batches of inserts and deletes.
 **
 ** Each program that links bench_util.c defines bench_program, the name that
 ** its messages and its scratch file carry.
 */
 #ifndef DYNG_BENCH_UTIL_H
 #define DYNG_BENCH_UTIL_H
+
+#include "engine/graph.h"
 
 #include <sqlite3.h>
 
@@ -106,5 +110,58 @@ void report_print_rows(const report *r);
 
 /* Prints the BENCH lines, one a line. */
 void report_print_lines(const report *r);
+
+/* "1000" -> "1k", "50000" -> "50k", "1000000" -> "1m": batch names, into
+** out[0..n-1]. */
+void size_name(long k, char *out, size_t n);
+
+/* ---- engine graphs and batches (bench_graph, bench_dyn, bench_analyses) */
+
+/* The rowids of the graph's live edges, in no order, so that a delete can
+** draw one uniformly and remove it in O(1); next_rowid is above every rowid
+** ever used, for inserts.  Starts as {0}; the caller frees rowid. */
+typedef struct rowid_pool {
+  int64_t *rowid;      /* the live rowids, rowid[0..n-1] */
+  size_t n, cap;       /* used and allocated entries */
+  int64_t next_rowid;  /* above every rowid pushed so far */
+} rowid_pool;
+
+/* Appends rowid to p, growing it (dies when out of memory). */
+void pool_push(rowid_pool *p, int64_t rowid);
+
+/* Removes and returns a uniformly drawn rowid; dies when p is empty. */
+int64_t pool_take(rowid_pool *p, uint64_t *rng);
+
+/* Reads edges(rowid, src, dst[, length, minutes, toll]) of db, about n_rows
+** rows, into a new sealed engine graph (caller frees) with n_weights (0 or
+** 3) weights, directed or not, with no in adjacency built; every rowid goes
+** into *pool unless pool is NULL.  Dies on any error. */
+dyng_graph *load_edges(sqlite3 *db, long long n_rows, int n_weights, int directed,
+                       rowid_pool *pool);
+
+/* Counts edges(...) (dying when it is empty), then load_edges(); a directed
+** graph also gets its in adjacency, which updates need.  Caller frees. */
+dyng_graph *load_graph(sqlite3 *db, int n_weights, int directed, rowid_pool *pool);
+
+/* A uniformly drawn vertex of g that still has an edge. */
+uint32_t live_vertex(const dyng_graph *g, uint64_t *rng);
+
+/* A vertex 2 or 3 out-edges away from u along a random walk, other than u;
+** DYNG_NONE when the walk gets stuck or comes back. */
+uint32_t nearby_vertex(const dyng_graph_view *view, uint32_t u, uint64_t *rng);
+
+/* Fills b with n_del deletes drawn from pool (which loses them) and n_ins
+** inserts of new rowids (which pool gains, after the deletes are drawn, so
+** a batch never deletes its own inserts).  An insert joins two distinct
+** live vertices drawn uniformly, or with `local` a live vertex and one 2-3
+** hops downstream of it, and carries the weights of a random live edge. */
+void draw_batch(const dyng_graph *g, rowid_pool *pool, dyng_batch *b, long n_del, long n_ins,
+                int local, uint64_t *rng);
+
+/* Undoes the batch that `changes` records: deletes the edges it added and
+** puts back the ones it removed (same rowids, endpoints and weights).  The
+** added rowids are the last n_added of pool (draw_batch appended them after
+** drawing the deletes), so the pool gets its old contents back too. */
+void restore_graph(dyng_graph *g, rowid_pool *pool, dyng_batch *b, const dyng_changes *changes);
 
 #endif /* DYNG_BENCH_UTIL_H */
