@@ -58,9 +58,7 @@
 ** max, as a Markdown table and `BENCH db=... metric=...` lines.
 **
 ** How it works: one process, one thread, the drawing and restoring of
-** batches as in bench_dyn.c.  The first update after a from-scratch tree
-** builds the tree's child lists (O(V)); the kept trees have them built
-** (an empty update) before each batch, as a cache's trees would.
+** batches as in bench_dyn.c.
 */
 #include "bench/bench_util.h"
 #include "engine/cycles.h"
@@ -386,12 +384,10 @@ static int run_cycles(const options *o) {
 
 /* ---- MOSP --------------------------------------------------------------- */
 
-/* A from-scratch tree with its child lists built, as a kept tree has them
-** (the lists are built by the first update, here an empty one). */
+/* A from-scratch tree. */
 static void fresh_tree(const dyng_graph_view *view, uint32_t source, int objective,
                        dyng_sssp_tree *t) {
   int rc = dyng_sssp_dijkstra(view, source, objective, DYNG_NONE, t);
-  if (rc == 0) rc = dyng_sssp_update(view, t, NULL, 0, NULL, 0, 0, NULL);
   if (rc) die("computing the tree: %s", dyng_strerror(rc));
 }
 

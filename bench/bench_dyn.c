@@ -36,7 +36,7 @@
 **             and the recomputation are timed together.  Update, recompute
 **             and policy take turns going first.
 **   restore   untimed: the inverse batch puts the graph's edges back as they
-**             were, and the tree is computed again (child lists included),
+**             were, and the tree is computed again,
 **             so that every batch meets the graph of the table.
 **
 ** The updated tree and the policy's tree must each reach the same vertices
@@ -63,9 +63,7 @@
 ** recompute time; below it, the policy's (its update never gave up there).
 **
 ** How it works: one process, one thread, SQLite only to read the table.
-** The first update after a from-scratch tree builds the tree's child lists
-** (O(V)); that one-time cost is timed once on its own (an empty update) and
-** kept out of the per-size figures.  The graph's memory layout does change
+** The graph's memory layout does change
 ** with the batches (moved adjacency segments, reused edge slots), so a
 ** from-scratch tree is timed on the graph of the table before the batches
 ** and again after them.
@@ -100,21 +98,16 @@ static const long default_sizes[] = {1, 1000, 10000, 50000, 200000, 500000, 1000
 
 /* ---- trees ------------------------------------------------------------- */
 
-/* A from-scratch tree with its child lists built, as a kept tree has them
-** (the lists are built by the first update, here an empty one). */
+/* A from-scratch tree. */
 static void fresh_tree(const dyng_graph_view *view, uint32_t source, dyng_sssp_tree *t) {
   int rc = dyng_sssp_dijkstra(view, source, OBJECTIVE, DYNG_NONE, t);
-  if (rc == 0) rc = dyng_sssp_update(view, t, NULL, 0, NULL, 0, 0, NULL);
   if (rc) die("computing the tree: %s", dyng_strerror(rc));
 }
 
-/* Makes dst (initialized for src->n_vertices) a copy of src, which has its
-** child lists: the same arrays, child lists included (built by an empty
-** update when dst has none, from the same parents, so in the same order). */
-static void copy_tree(const dyng_graph_view *view, const dyng_sssp_tree *src,
-                      dyng_sssp_tree *dst) {
+/* Makes dst (initialized for src->n_vertices) a copy of src. */
+static void copy_tree(const dyng_sssp_tree *src, dyng_sssp_tree *dst) {
   uint32_t n = src->n_vertices;
-  if (dst->n_vertices != n || !src->first_child) die("copy_tree: trees do not match");
+  if (dst->n_vertices != n) die("copy_tree: trees do not match");
   dst->source = src->source;
   dst->objective = src->objective;
   dst->n_reached = src->n_reached;
@@ -123,14 +116,6 @@ static void copy_tree(const dyng_graph_view *view, const dyng_sssp_tree *src,
   memcpy(dst->parent, src->parent, n * sizeof *dst->parent);
   memcpy(dst->parent_edge, src->parent_edge, n * sizeof *dst->parent_edge);
   memcpy(dst->order, src->order, n * sizeof *dst->order);
-  if (dst->first_child) {
-    memcpy(dst->first_child, src->first_child, n * sizeof *dst->first_child);
-    memcpy(dst->next_sibling, src->next_sibling, n * sizeof *dst->next_sibling);
-    memcpy(dst->prev_sibling, src->prev_sibling, n * sizeof *dst->prev_sibling);
-  } else {
-    int rc = dyng_sssp_update(view, dst, NULL, 0, NULL, 0, 0, NULL);
-    if (rc) die("copying the tree: %s", dyng_strerror(rc));
-  }
 }
 
 /* The median time of 3 from-scratch trees into t. */
@@ -290,13 +275,7 @@ int main(int argc, char **argv) {
   }
   if ((rc = dyng_sssp_dijkstra(&view, source, OBJECTIVE, DYNG_NONE, &tree)) != 0)
     die("dyng_sssp_dijkstra: %s", dyng_strerror(rc));
-  /* The one-time cost of the child lists, paid by the first update after a
-  ** tree is computed from scratch: an update with an empty batch. */
-  t0 = now_s();
-  if ((rc = dyng_sssp_update(&view, &tree, NULL, 0, NULL, 0, 0, NULL)) != 0)
-    die("dyng_sssp_update (empty): %s", dyng_strerror(rc));
-  double t_child_lists = now_s() - t0;
-  copy_tree(&view, &tree, &ptree);
+  copy_tree(&tree, &ptree);
   size_t budget = view.n_vertices / UPDATE_BUDGET;
   if (budget < BUDGET_MIN) budget = BUDGET_MIN;
   double t_recompute_start = time_recompute(&view, source, &fresh);
@@ -304,9 +283,8 @@ int main(int argc, char **argv) {
   printf("# bench_dyn %s\n", db_path);
   printf("sqlite %s; %zu edges, %u vertices; loaded (with in adjacency) in %.2f s\n",
          sqlite3_libversion(), n_edges, n_live, t_load);
-  printf("source node %lld reaches %u vertices (%.1f%%); first update's child lists %.1f ms\n",
-         (long long)dyng_graph_node_id(g, source), best_reached, 100.0 * best_reached / n_live,
-         1e3 * t_child_lists);
+  printf("source node %lld reaches %u vertices (%.1f%%)\n",
+         (long long)dyng_graph_node_id(g, source), best_reached, 100.0 * best_reached / n_live);
   printf("inserts %s; %d runs per size (batches over %d: %d); policy's update budget %zu "
          "vertices\n",
          local ? "local (2-3 steps downstream)" : "random (uniform vertex pairs)", runs,
@@ -427,7 +405,7 @@ int main(int argc, char **argv) {
       restore_graph(g, &pool, batch, &changes);
       dyng_graph_get_view(g, &view);
       fresh_tree(&view, source, &tree);
-      copy_tree(&view, &tree, &ptree);
+      copy_tree(&tree, &ptree);
     }
     /* No crossing yet at the last default size: go on doubling, up to half
     ** of the edges. */

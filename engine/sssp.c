@@ -28,9 +28,6 @@ void dyng_sssp_tree_free(dyng_sssp_tree *t) {
   dyng_free(t->parent);
   dyng_free(t->parent_edge);
   dyng_free(t->order);
-  dyng_free(t->first_child);
-  dyng_free(t->next_sibling);
-  dyng_free(t->prev_sibling);
   memset(t, 0, sizeof *t);
 }
 
@@ -54,11 +51,6 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
   t->source = source;
   t->objective = objective;
   t->order_stale = 0;
-  /* Child lists describe the old tree: rebuilt when an update needs them. */
-  dyng_free(t->first_child);
-  dyng_free(t->next_sibling);
-  dyng_free(t->prev_sibling);
-  t->first_child = t->next_sibling = t->prev_sibling = NULL;
 
   dyng__radix_heap h;
   memset(&h, 0, sizeof h);

@@ -31,7 +31,8 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
 ** the graph `g` after it, given what the batch removed and added:
 **
 **   1. a removed edge that was a tree edge cuts its subtree: every vertex
-**      in it gets distance infinity (found through the child lists);
+**      in it gets distance infinity (its children are the out-neighbours
+**      whose parent edge leads from it);
 **   2. each cut vertex takes the best offer of its in-neighbours outside
 **      the cut, and each added edge relaxes its far end;
 **   3. a Dijkstra from the vertices that improved propagates until no

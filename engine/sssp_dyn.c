@@ -2,10 +2,10 @@
 ** engine/sssp_dyn.c: updating a shortest-path tree after a batch (see
 ** dyng_sssp_update in sssp.h), and rebuilding its distance order.
 **
-** The tree keeps, besides dist/parent/parent_edge, child lists (first
-** child, next and previous sibling per vertex) so that cutting the subtree
-** under a deleted tree edge costs the size of that subtree.  Every change of
-** a parent goes through dyng__set_parent, which keeps the lists right.
+** The tree is only dist/parent/parent_edge: the children of a vertex v are
+** the out-neighbours x with parent[x] == v through that very edge, so
+** cutting the subtree under a deleted tree edge costs the out-degrees of the
+** subtree's vertices, which the relaxation that follows pays anyway.
 */
 #include "engine/sssp.h"
 #include "engine/error.h"
@@ -14,78 +14,21 @@
 #include <math.h>
 #include <string.h>
 
-/* Unlinks v from its parent's child list. */
-static void dyng__unlink(dyng_sssp_tree *t, uint32_t v) {
-  uint32_t p = t->parent[v];
-  if (p == DYNG_NONE) return;
-  uint32_t prev = t->prev_sibling[v], next = t->next_sibling[v];
-  if (prev != DYNG_NONE) t->next_sibling[prev] = next;
-  else t->first_child[p] = next;
-  if (next != DYNG_NONE) t->prev_sibling[next] = prev;
-  t->prev_sibling[v] = t->next_sibling[v] = DYNG_NONE;
-}
-
-/* Makes p (possibly DYNG_NONE) the parent of v through edge slot e. */
-static void dyng__set_parent(dyng_sssp_tree *t, uint32_t v, uint32_t p, uint32_t e) {
-  dyng__unlink(t, v);
-  t->parent[v] = p;
-  t->parent_edge[v] = e;
-  if (p == DYNG_NONE) return;
-  uint32_t first = t->first_child[p];
-  t->next_sibling[v] = first;
-  t->prev_sibling[v] = DYNG_NONE;
-  if (first != DYNG_NONE) t->prev_sibling[first] = v;
-  t->first_child[p] = v;
-}
-
-/* Grows the per-vertex arrays to n vertices (new ones unreached) and builds
-** the child lists if the tree has none. */
+/* Grows the per-vertex arrays to n vertices (new ones unreached). */
 static int dyng__tree_prepare(dyng_sssp_tree *t, uint32_t n) {
   uint32_t old = t->n_vertices;
-  if (n > old) {
-    size_t m = n;
-    if (dyng_resize(&t->dist, m, sizeof *t->dist) ||
-        dyng_resize(&t->parent, m, sizeof *t->parent) ||
-        dyng_resize(&t->parent_edge, m, sizeof *t->parent_edge) ||
-        dyng_resize(&t->order, m, sizeof *t->order))
-      return DYNG_ENOMEM;
-    for (uint32_t v = old; v < n; v++) {
-      t->dist[v] = INFINITY;
-      t->parent[v] = t->parent_edge[v] = DYNG_NONE;
-    }
-    if (t->first_child) {
-      if (dyng_resize(&t->first_child, m, sizeof *t->first_child) ||
-          dyng_resize(&t->next_sibling, m, sizeof *t->next_sibling) ||
-          dyng_resize(&t->prev_sibling, m, sizeof *t->prev_sibling))
-        return DYNG_ENOMEM;
-      for (uint32_t v = old; v < n; v++)
-        t->first_child[v] = t->next_sibling[v] = t->prev_sibling[v] = DYNG_NONE;
-    }
-    t->n_vertices = n;
+  if (n <= old) return DYNG_OK;
+  size_t m = n;
+  if (dyng_resize(&t->dist, m, sizeof *t->dist) ||
+      dyng_resize(&t->parent, m, sizeof *t->parent) ||
+      dyng_resize(&t->parent_edge, m, sizeof *t->parent_edge) ||
+      dyng_resize(&t->order, m, sizeof *t->order))
+    return DYNG_ENOMEM;
+  for (uint32_t v = old; v < n; v++) {
+    t->dist[v] = INFINITY;
+    t->parent[v] = t->parent_edge[v] = DYNG_NONE;
   }
-  if (!t->first_child) {
-    size_t m = t->n_vertices ? t->n_vertices : 1;
-    t->first_child = dyng_malloc(m * sizeof *t->first_child);
-    t->next_sibling = dyng_malloc(m * sizeof *t->next_sibling);
-    t->prev_sibling = dyng_malloc(m * sizeof *t->prev_sibling);
-    if (!t->first_child || !t->next_sibling || !t->prev_sibling) {
-      dyng_free(t->first_child);
-      dyng_free(t->next_sibling);
-      dyng_free(t->prev_sibling);
-      t->first_child = t->next_sibling = t->prev_sibling = NULL;
-      return DYNG_ENOMEM;
-    }
-    for (uint32_t v = 0; v < t->n_vertices; v++)
-      t->first_child[v] = t->next_sibling[v] = t->prev_sibling[v] = DYNG_NONE;
-    for (uint32_t v = 0; v < t->n_vertices; v++) {
-      uint32_t p = t->parent[v];
-      if (p == DYNG_NONE) continue;
-      uint32_t first = t->first_child[p];
-      t->next_sibling[v] = first;
-      if (first != DYNG_NONE) t->prev_sibling[first] = v;
-      t->first_child[p] = v;
-    }
-  }
+  t->n_vertices = n;
   return DYNG_OK;
 }
 
@@ -100,6 +43,12 @@ static int dyng__push(dyng__stack *s, uint32_t v) {
   s->v[s->n++] = v;
   return DYNG_OK;
 }
+
+/* The best way into a cut vertex from outside the cut. */
+typedef struct dyng__offer {
+  double dist;
+  uint32_t parent, edge;
+} dyng__offer;
 
 /* Weight of in-entry p of vertex-side adjacency `in` (see types.h). */
 static inline double dyng__in_weight(const dyng_graph_view *g, int obj, uint32_t p) {
@@ -117,6 +66,9 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
   if ((rc = dyng__tree_prepare(t, g->n_vertices)) != DYNG_OK) return rc;
   const double *w = g->out.w[obj];
   double *dist = t->dist;
+  uint32_t *parent = t->parent, *pedge = t->parent_edge;
+  const uint32_t *out_off = g->out.off, *out_deg = g->out.deg, *out_nbr = g->out.nbr,
+                 *out_ref = g->out.ref;
   dyng__stack cut = {0}, work = {0};
   dyng__radix_heap h;
   memset(&h, 0, sizeof h);
@@ -124,13 +76,14 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
 
   /* 1. Cut the subtrees under removed tree edges (either direction of an
   **    undirected edge).  The removed record names the old edge, so a slot
-  **    reused by an added edge is told apart by its endpoints. */
+  **    reused by an added edge is told apart by its endpoints.  A cut vertex
+  **    loses its parent at once, so it is found as nobody else's child. */
   for (size_t i = 0; i < n_removed && rc == DYNG_OK; i++) {
     const dyng_edge_change *r = &removed[i];
     for (int side = 0; side < (g->directed ? 1 : 2); side++) {
       uint32_t u = side ? r->dst : r->src, v = side ? r->src : r->dst;
       if (v == t->source || t->parent_edge[v] != r->slot || t->parent[v] != u) continue;
-      dyng__set_parent(t, v, DYNG_NONE, DYNG_NONE);
+      parent[v] = pedge[v] = DYNG_NONE;
       rc = dyng__push(&work, v);
     }
   }
@@ -142,20 +95,20 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
       break;
     }
     if ((rc = dyng__push(&cut, v)) != DYNG_OK) break;
-    for (uint32_t c = t->first_child[v]; c != DYNG_NONE;) {
-      uint32_t next = t->next_sibling[c];
-      t->parent[c] = t->parent_edge[c] = DYNG_NONE;
-      t->next_sibling[c] = t->prev_sibling[c] = DYNG_NONE;
-      if ((rc = dyng__push(&work, c)) != DYNG_OK) break;
-      c = next;
+    for (uint32_t p = out_off[v], end = out_off[v] + out_deg[v]; p < end; p++) {
+      uint32_t x = out_nbr[p];
+      if (parent[x] != v || pedge[x] != out_ref[p] >> 1) continue;
+      parent[x] = pedge[x] = DYNG_NONE;
+      if ((rc = dyng__push(&work, x)) != DYNG_OK) break;
     }
-    t->first_child[v] = DYNG_NONE;
   }
 
-  /* 2. Cut vertices take the best offer of their in-neighbours (those
-  **    outside the cut, and cut ones already reattached here: any offer is a
-  **    real path, and step 3 lowers it if needed); added edges relax their
-  **    far end.  Whatever improved seeds the heap. */
+  /* 2. Cut vertices take the best offer of their in-neighbours outside the
+  **    cut (all cut vertices are at infinity until every offer is known, so
+  **    only the cut's border seeds the heap and its inside is reached once,
+  **    by step 3); added edges relax their far end. */
+  dyng__offer *offer = NULL;
+  if (rc == DYNG_OK && cut.n && !(offer = dyng_malloc(cut.n * sizeof *offer))) rc = DYNG_ENOMEM;
   for (size_t i = 0; i < cut.n && rc == DYNG_OK; i++) {
     uint32_t v = cut.v[i], best_u = DYNG_NONE, best_e = DYNG_NONE;
     double best = INFINITY;
@@ -167,11 +120,19 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
       double d = dist[u] + dyng__in_weight(g, obj, p);
       if (d < best) best = d, best_u = u, best_e = g->in.ref[p] >> 1;
     }
-    if (best_u == DYNG_NONE) continue;
-    dist[v] = best;
-    dyng__set_parent(t, v, best_u, best_e);
-    rc = dyng__heap_push(&h, dyng__key(best), v);
+    offer[i].dist = best;
+    offer[i].parent = best_u;
+    offer[i].edge = best_e;
   }
+  for (size_t i = 0; i < cut.n && rc == DYNG_OK; i++) {
+    if (offer[i].parent == DYNG_NONE) continue;
+    uint32_t v = cut.v[i];
+    dist[v] = offer[i].dist;
+    parent[v] = offer[i].parent;
+    pedge[v] = offer[i].edge;
+    rc = dyng__heap_push(&h, dyng__key(dist[v]), v);
+  }
+  dyng_free(offer);
   for (size_t i = 0; i < n_added && rc == DYNG_OK; i++) {
     const dyng_edge_change *a = &added[i];
     for (int side = 0; side < (g->directed ? 1 : 2) && rc == DYNG_OK; side++) {
@@ -179,7 +140,8 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
       double d = dist[u] + a->w[obj];
       if (!(d < dist[v])) continue;
       dist[v] = d;
-      dyng__set_parent(t, v, u, a->slot);
+      parent[v] = u;
+      pedge[v] = a->slot;
       if (++n_touched > max_touched) rc = DYNG_ETOOBIG;
       else rc = dyng__heap_push(&h, dyng__key(d), v);
     }
@@ -194,12 +156,13 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
     uint32_t u = it.vertex;
     double du = dist[u];
     if (it.key != dyng__key(du)) continue; /* stale */
-    for (uint32_t p = g->out.off[u], end = g->out.off[u] + g->out.deg[u]; p < end; p++) {
-      uint32_t x = g->out.nbr[p];
+    for (uint32_t p = out_off[u], end = out_off[u] + out_deg[u]; p < end; p++) {
+      uint32_t x = out_nbr[p];
       double nd = du + w[p];
       if (nd < dist[x]) {
         dist[x] = nd;
-        dyng__set_parent(t, x, u, g->out.ref[p] >> 1);
+        parent[x] = u;
+        pedge[x] = out_ref[p] >> 1;
         if (++n_touched > max_touched) rc = DYNG_ETOOBIG;
         else rc = dyng__heap_push(&h, dyng__key(nd), x);
         if (rc) break;

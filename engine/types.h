@@ -64,8 +64,7 @@ typedef struct dyng_graph_view {
 ** slot) are DYNG_NONE for the source and for unreached vertices.  order[]
 ** lists the n_reached reached vertices by non-decreasing distance, the
 ** source first, unless order_stale is set (after an incremental update;
-** dyng_sssp_tree_order rebuilds it).  The child lists let an update find a
-** subtree without scanning the whole tree; they are built on first need.
+** dyng_sssp_tree_order rebuilds it).
 */
 typedef struct dyng_sssp_tree {
   uint32_t n_vertices;     /* length of the per-vertex arrays */
@@ -77,9 +76,6 @@ typedef struct dyng_sssp_tree {
   uint32_t *parent;
   uint32_t *parent_edge;
   uint32_t *order;
-  uint32_t *first_child;   /* per vertex: a child in the tree, or DYNG_NONE */
-  uint32_t *next_sibling;  /* per vertex: the next child of its parent */
-  uint32_t *prev_sibling;  /* per vertex: the previous one */
 } dyng_sssp_tree;
 
 /* One edge a batch took out of the graph or put into it.  A replaced edge

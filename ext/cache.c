@@ -59,7 +59,6 @@ struct DyngTree {
 /* Bytes a tree holds. */
 static sqlite3_int64 dyngTreeBytes(const DyngTree *p) {
   size_t per = sizeof(double) + 3 * sizeof(uint32_t);
-  if (p->tree.first_child) per += 3 * sizeof(uint32_t);
   return (sqlite3_int64)(sizeof *p + (size_t)p->tree.n_vertices * per);
 }
 
