@@ -10,6 +10,7 @@ engine_libdyngengine_la_SOURCES = \
 	engine/sssp.c engine/sssp.h engine/sssp_dyn.c engine/radix_heap.h \
 	engine/mosp.c engine/mosp.h engine/pareto.c engine/pareto.h \
 	engine/cycles.c engine/cycles.h \
+	engine/parallel.c engine/parallel.h \
 	engine/backend_cpu.c engine/backend.h \
 	engine/types.h
 engine_libdyngengine_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden

@@ -31,21 +31,25 @@
 
 /* ---- stopping ----------------------------------------------------------- */
 
-/* Counts work (neighbour entries looked at) and asks the cancel callback
-** each time CHECK_EVERY more was done. */
+/* Counts one thread's work (neighbour entries looked at) and checks its
+** team each time CHECK_EVERY more was done (thread 0 then also asks the
+** cancel callback). */
 typedef struct dyng__meter {
-  const dyng_cancel *cancel; /* may be NULL */
+  dyng_team *team;
+  int thread;
   uint64_t work;             /* done so far */
-  uint64_t next;             /* when to ask next */
+  uint64_t next;             /* when to check next */
 } dyng__meter;
 
 static inline int dyng__meter_add(dyng__meter *m, uint64_t work) {
   m->work += work;
   if (m->work < m->next) return DYNG_OK;
   m->next = m->work + CHECK_EVERY;
-  if (m->cancel && m->cancel->should_stop && m->cancel->should_stop(m->cancel->ctx)) return DYNG_EINTERRUPTED;
-  return DYNG_OK;
+  return dyng_team_check(m->team, m->thread);
 }
+
+/* Roots handed out at a time: the first ones are the biggest hubs. */
+#define ROOT_CHUNK 64u
 
 static inline int dyng__add(uint64_t *sum, uint64_t x) {
   return __builtin_add_overflow(*sum, x, sum) ? DYNG_ETOOBIG : DYNG_OK;
@@ -198,45 +202,83 @@ done:
   return rc;
 }
 
+/* ---- from scratch: the loop over roots ---------------------------------- */
+
+/* What the threads of one count from scratch share: the snapshot, the
+** mode, and per thread a partial count and scratch arrays (up to three per
+** vertex, allocated before the threads start). */
+typedef struct dyng__count_job {
+  const dyng__snap *s;
+  int directed;
+  int k;
+  dyng_team team;
+  uint64_t *count;    /* per thread */
+  void **scratch[3];  /* per thread; NULL where unused */
+} dyng__count_job;
+
+/* Allocates `bytes` zeroed bytes of scratch slot `slot` for every thread. */
+static int dyng__job_scratch(dyng__count_job *j, int slot, size_t bytes) {
+  j->scratch[slot] = dyng_calloc((size_t)j->team.n_threads, sizeof *j->scratch[slot]);
+  if (!j->scratch[slot]) return DYNG_ENOMEM;
+  for (int t = 0; t < j->team.n_threads; t++)
+    if (!(j->scratch[slot][t] = dyng_calloc(bytes ? bytes : 1, 1))) return DYNG_ENOMEM;
+  return DYNG_OK;
+}
+
+static void dyng__job_free(dyng__count_job *j) {
+  for (int slot = 0; slot < 3; slot++) {
+    if (!j->scratch[slot]) continue;
+    for (int t = 0; t < j->team.n_threads; t++) dyng_free(j->scratch[slot][t]);
+    dyng_free(j->scratch[slot]);
+  }
+  dyng_free(j->count);
+}
+
 /* ---- from scratch: triangles -------------------------------------------- */
 
 /* Triangles x > y > z: for each x, mark its neighbours below it, then look
 ** through the lists (below y) of its neighbours y below it.  Lists below a
-** vertex hold its neighbours of higher degree, at most sqrt(2E) of them. */
-static int dyng__triangles(const dyng__snap *s, int directed, dyng__meter *m, uint64_t *count) {
-  uint8_t *mark = dyng_calloc(s->n ? s->n : 1, 1);
-  if (!mark) return DYNG_ENOMEM;
+** vertex hold its neighbours of higher degree, at most sqrt(2E) of them.
+** One thread's share; scratch 0: the marks (one byte per vertex). */
+static void dyng__triangles(void *ctx, int thread) {
+  dyng__count_job *j = ctx;
+  const dyng__snap *s = j->s;
+  const int directed = j->directed;
+  uint8_t *mark = j->scratch[0][thread];
   const uint32_t *off = s->off, *nbr = s->nbr;
   const uint8_t *arc = s->arc;
+  dyng__meter m = {&j->team, thread, 0, CHECK_EVERY};
   uint64_t c = 0;
+  uint32_t from, to;
   int rc = DYNG_OK;
-  for (uint32_t x = 0; x < s->n && rc == DYNG_OK; x++) {
-    uint32_t xb = off[x], xe = dyng__after(nbr, off[x], off[x + 1], x);
-    if (xe - xb < 2) continue;
-    for (uint32_t p = xb; p < xe; p++) mark[nbr[p]] = (uint8_t)(arc[p] | 4u);
-    uint64_t work = 0;
-    for (uint32_t p = xb; p < xe; p++) {
-      uint32_t y = nbr[p], ye = dyng__after(nbr, off[y], off[y + 1], y);
-      uint8_t fxy = arc[p];
-      work += ye - off[y];
-      for (uint32_t q = off[y]; q < ye; q++) {
-        uint8_t fxz = mark[nbr[q]];
-        if (!fxz) continue;
-        if (!directed) {
-          c++;
-        } else {
-          uint8_t fyz = arc[q];
-          c += (fxy & ARC_OUT) && (fyz & ARC_OUT) && (fxz & ARC_IN); /* x->y->z->x */
-          c += (fxz & ARC_OUT) && (fyz & ARC_IN) && (fxy & ARC_IN);  /* x->z->y->x */
+  while (rc == DYNG_OK && dyng_team_take(&j->team, &from, &to)) {
+    for (uint32_t x = from; x < to && rc == DYNG_OK; x++) {
+      uint32_t xb = off[x], xe = dyng__after(nbr, off[x], off[x + 1], x);
+      if (xe - xb < 2) continue;
+      for (uint32_t p = xb; p < xe; p++) mark[nbr[p]] = (uint8_t)(arc[p] | 4u);
+      uint64_t work = 0;
+      for (uint32_t p = xb; p < xe; p++) {
+        uint32_t y = nbr[p], ye = dyng__after(nbr, off[y], off[y + 1], y);
+        uint8_t fxy = arc[p];
+        work += ye - off[y];
+        for (uint32_t q = off[y]; q < ye; q++) {
+          uint8_t fxz = mark[nbr[q]];
+          if (!fxz) continue;
+          if (!directed) {
+            c++;
+          } else {
+            uint8_t fyz = arc[q];
+            c += (fxy & ARC_OUT) && (fyz & ARC_OUT) && (fxz & ARC_IN); /* x->y->z->x */
+            c += (fxz & ARC_OUT) && (fyz & ARC_IN) && (fxy & ARC_IN);  /* x->z->y->x */
+          }
         }
       }
+      for (uint32_t p = xb; p < xe; p++) mark[nbr[p]] = 0;
+      rc = dyng__meter_add(&m, work + (xe - xb));
     }
-    for (uint32_t p = xb; p < xe; p++) mark[nbr[p]] = 0;
-    rc = dyng__meter_add(m, work + (xe - xb));
   }
-  dyng_free(mark);
-  *count = c;
-  return rc;
+  j->count[thread] = c;
+  dyng_team_fail(&j->team, rc);
 }
 
 /* ---- from scratch: 4-cycles --------------------------------------------- */
@@ -245,62 +287,62 @@ static int dyng__triangles(const dyng__snap *s, int directed, dyng__meter *m, ui
 ** each u, the wedges u-v-w with v, w > u are counted per w; a pair of them
 ** through different middles is a cycle.  Directed: wedges u->v->w (fwd[w])
 ** and w->v->u (bwd[w]) pair up, except the same middle taken twice
-** (both[w]). */
-static int dyng__quads(const dyng__snap *s, int directed, dyng__meter *m, uint64_t *count) {
-  const uint32_t n = s->n ? s->n : 1;
-  uint32_t *fwd = dyng_calloc(n, sizeof *fwd), *bwd = NULL, *both = NULL;
-  if (fwd && directed) {
-    bwd = dyng_calloc(n, sizeof *bwd);
-    both = dyng_calloc(n, sizeof *both);
-  }
-  int rc = DYNG_ENOMEM;
-  if (!fwd || (directed && (!bwd || !both))) goto done;
+** (both[w]).  One thread's share; scratch 0..2: fwd, bwd, both (bwd and
+** both only when directed). */
+static void dyng__quads(void *ctx, int thread) {
+  dyng__count_job *j = ctx;
+  const dyng__snap *s = j->s;
+  const int directed = j->directed;
+  uint32_t *fwd = j->scratch[0][thread];
+  uint32_t *bwd = directed ? j->scratch[1][thread] : NULL;
+  uint32_t *both = directed ? j->scratch[2][thread] : NULL;
   const uint32_t *off = s->off, *nbr = s->nbr;
   const uint8_t *arc = s->arc;
+  dyng__meter m = {&j->team, thread, 0, CHECK_EVERY};
   uint64_t c = 0;
-  rc = DYNG_OK;
-  for (uint32_t u = 0; u < s->n && rc == DYNG_OK; u++) {
-    uint32_t ub = dyng__after(nbr, off[u], off[u + 1], u), ue = off[u + 1];
-    if (ue - ub < 2) continue;
-    /* For one u, sum over w of C(wedges to w, 2) <= (wedges)^2 / 2 < 2^63:
-    ** c_u cannot overflow, c is checked. */
-    uint64_t work = 0, c_u = 0;
-    for (uint32_t p = ub; p < ue; p++) {
-      uint32_t v = nbr[p];
-      uint8_t fuv = arc[p];
-      for (uint32_t q = off[v + 1]; q > off[v] && nbr[q - 1] > u; q--) {
-        uint32_t w = nbr[q - 1];
-        work++;
-        if (!directed) {
-          c_u += fwd[w]++;
-        } else {
-          uint8_t fvw = arc[q - 1];
-          uint32_t f = (fuv & ARC_OUT) && (fvw & ARC_OUT), b = (fvw & ARC_IN) && (fuv & ARC_IN);
-          fwd[w] += f;
-          bwd[w] += b;
-          both[w] += f & b;
+  uint32_t from, to;
+  int rc = DYNG_OK;
+  while (rc == DYNG_OK && dyng_team_take(&j->team, &from, &to)) {
+    for (uint32_t u = from; u < to && rc == DYNG_OK; u++) {
+      uint32_t ub = dyng__after(nbr, off[u], off[u + 1], u), ue = off[u + 1];
+      if (ue - ub < 2) continue;
+      /* For one u, sum over w of C(wedges to w, 2) <= (wedges)^2 / 2 < 2^63:
+      ** c_u cannot overflow, c is checked. */
+      uint64_t work = 0, c_u = 0;
+      for (uint32_t p = ub; p < ue; p++) {
+        uint32_t v = nbr[p];
+        uint8_t fuv = arc[p];
+        for (uint32_t q = off[v + 1]; q > off[v] && nbr[q - 1] > u; q--) {
+          uint32_t w = nbr[q - 1];
+          work++;
+          if (!directed) {
+            c_u += fwd[w]++;
+          } else {
+            uint8_t fvw = arc[q - 1];
+            uint32_t f = (fuv & ARC_OUT) && (fvw & ARC_OUT), b = (fvw & ARC_IN) && (fuv & ARC_IN);
+            fwd[w] += f;
+            bwd[w] += b;
+            both[w] += f & b;
+          }
         }
       }
-    }
-    /* Collect (directed) and clear, over the same wedges. */
-    rc = dyng__add(&c, c_u);
-    for (uint32_t p = ub; p < ue && rc == DYNG_OK; p++) {
-      uint32_t v = nbr[p];
-      for (uint32_t q = off[v + 1]; q > off[v] && nbr[q - 1] > u; q--) {
-        uint32_t w = nbr[q - 1];
-        if (directed && (fwd[w] | bwd[w])) rc = dyng__add(&c, (uint64_t)fwd[w] * bwd[w] - both[w]);
-        fwd[w] = 0;
-        if (directed) bwd[w] = both[w] = 0;
+      /* Collect (directed) and clear, over the same wedges. */
+      rc = dyng__add(&c, c_u);
+      for (uint32_t p = ub; p < ue; p++) {
+        uint32_t v = nbr[p];
+        for (uint32_t q = off[v + 1]; q > off[v] && nbr[q - 1] > u; q--) {
+          uint32_t w = nbr[q - 1];
+          if (directed && (fwd[w] | bwd[w]) && rc == DYNG_OK)
+            rc = dyng__add(&c, (uint64_t)fwd[w] * bwd[w] - both[w]);
+          fwd[w] = 0;
+          if (directed) bwd[w] = both[w] = 0;
+        }
       }
+      if (rc == DYNG_OK) rc = dyng__meter_add(&m, 2 * work + (ue - ub));
     }
-    if (rc == DYNG_OK) rc = dyng__meter_add(m, 2 * work + (ue - ub));
   }
-  *count = c;
-done:
-  dyng_free(fwd);
-  dyng_free(bwd);
-  dyng_free(both);
-  return rc;
+  j->count[thread] = c;
+  dyng_team_fail(&j->team, rc);
 }
 
 /* ---- from scratch: a DFS for longer cycles ------------------------------ */
@@ -352,83 +394,105 @@ static int dyng__dfs_step(dyng__dfs *c, uint32_t x, int d) {
   return DYNG_OK;
 }
 
-static int dyng__dfs_count(const dyng__snap *s, int k, int directed, dyng__meter *m, uint64_t *count) {
-  const uint32_t n = s->n ? s->n : 1;
+/* One thread's share of the roots.  Scratch 0: closes and on_path (two
+** bytes per vertex); 1: dist (one byte per vertex, starts all `far`); 2:
+** the BFS queue. */
+static void dyng__dfs_count(void *ctx, int thread) {
+  dyng__count_job *j = ctx;
+  const dyng__snap *s = j->s;
+  const int k = j->k, directed = j->directed;
   const uint8_t depth = (uint8_t)(k / 2); /* of the BFS around each root */
+  dyng__meter m = {&j->team, thread, 0, CHECK_EVERY};
   dyng__dfs c;
   memset(&c, 0, sizeof c);
   c.g = s;
   c.k = k;
   c.directed = directed;
   c.far = (uint8_t)(depth + 1);
-  c.m = m;
-  c.closes = dyng_calloc(n, 1);
-  c.on_path = dyng_calloc(n, 1);
-  c.dist = dyng_malloc(n);
-  uint32_t *queue = dyng_malloc((size_t)n * sizeof *queue);
-  int rc = DYNG_ENOMEM;
-  if (!c.closes || !c.on_path || !c.dist || !queue) goto done;
-  memset(c.dist, c.far, n);
+  c.m = &m;
+  c.closes = j->scratch[0][thread];
+  c.on_path = c.closes + s->n;
+  c.dist = j->scratch[1][thread];
+  uint32_t *queue = j->scratch[2][thread];
+  memset(c.dist, c.far, s->n);
   const uint32_t *off = s->off, *nbr = s->nbr;
   const uint8_t *arc = s->arc;
-  rc = DYNG_OK;
-  for (uint32_t r = 0; r < s->n && rc == DYNG_OK; r++) {
-    uint32_t rb = dyng__after(nbr, off[r], off[r + 1], r), re = off[r + 1];
-    int n_in = 0, n_out = 0;
-    for (uint32_t p = rb; p < re; p++) {
-      n_in += (arc[p] & ARC_IN) != 0;
-      n_out += (arc[p] & ARC_OUT) != 0;
-      c.closes[nbr[p]] = !directed || (arc[p] & ARC_IN);
-    }
-    if (directed ? n_in && n_out : re - rb >= 2) {
-      /* Hops to r within labels >= r (against the arcs), up to `depth`. */
-      uint32_t head = 0, tail = 0;
-      c.dist[r] = 0;
-      queue[tail++] = r;
-      while (head < tail && rc == DYNG_OK) {
-        uint32_t z = queue[head++];
-        if (c.dist[z] >= depth) continue;
-        uint32_t zb = dyng__after(nbr, off[z], off[z + 1], r);
-        for (uint32_t p = zb; p < off[z + 1]; p++) {
-          uint32_t y = nbr[p];
-          if (c.dist[y] != c.far || (directed && !(arc[p] & ARC_IN))) continue;
-          c.dist[y] = (uint8_t)(c.dist[z] + 1);
-          queue[tail++] = y;
+  uint32_t from, to;
+  int rc = DYNG_OK;
+  while (rc == DYNG_OK && dyng_team_take(&j->team, &from, &to)) {
+    for (uint32_t r = from; r < to && rc == DYNG_OK; r++) {
+      uint32_t rb = dyng__after(nbr, off[r], off[r + 1], r), re = off[r + 1];
+      int n_in = 0, n_out = 0;
+      for (uint32_t p = rb; p < re; p++) {
+        n_in += (arc[p] & ARC_IN) != 0;
+        n_out += (arc[p] & ARC_OUT) != 0;
+        c.closes[nbr[p]] = !directed || (arc[p] & ARC_IN);
+      }
+      if (directed ? n_in && n_out : re - rb >= 2) {
+        /* Hops to r within labels >= r (against the arcs), up to `depth`. */
+        uint32_t head = 0, tail = 0;
+        c.dist[r] = 0;
+        queue[tail++] = r;
+        while (head < tail && rc == DYNG_OK) {
+          uint32_t z = queue[head++];
+          if (c.dist[z] >= depth) continue;
+          uint32_t zb = dyng__after(nbr, off[z], off[z + 1], r);
+          for (uint32_t p = zb; p < off[z + 1]; p++) {
+            uint32_t y = nbr[p];
+            if (c.dist[y] != c.far || (directed && !(arc[p] & ARC_IN))) continue;
+            c.dist[y] = (uint8_t)(c.dist[z] + 1);
+            queue[tail++] = y;
+          }
+          rc = dyng__meter_add(&m, off[z + 1] - zb + 1);
         }
-        rc = dyng__meter_add(m, off[z + 1] - zb + 1);
+        if (rc == DYNG_OK) {
+          c.s = r;
+          c.path[0] = r;
+          c.on_path[r] = 1;
+          rc = dyng__dfs_step(&c, r, 0);
+          c.on_path[r] = 0;
+        }
+        for (uint32_t i = 0; i < tail; i++) c.dist[queue[i]] = c.far;
       }
-      if (rc == DYNG_OK) {
-        c.s = r;
-        c.path[0] = r;
-        c.on_path[r] = 1;
-        rc = dyng__dfs_step(&c, r, 0);
-        c.on_path[r] = 0;
-      }
-      for (uint32_t i = 0; i < tail; i++) c.dist[queue[i]] = c.far;
+      for (uint32_t p = rb; p < re; p++) c.closes[nbr[p]] = 0;
     }
-    for (uint32_t p = rb; p < re; p++) c.closes[nbr[p]] = 0;
   }
-  *count = c.count;
-done:
-  dyng_free(c.closes);
-  dyng_free(c.on_path);
-  dyng_free(c.dist);
-  dyng_free(queue);
-  return rc;
+  j->count[thread] = c.count;
+  dyng_team_fail(&j->team, rc);
 }
 
 int dyng_cycles_count(const dyng_graph_view *g, int k, int directed, const dyng_cancel *cancel,
                       uint64_t *count) {
   if (k < DYNG_CYCLES_MIN_K || k > DYNG_CYCLES_MAX_K) return DYNG_EINVAL;
   dyng__snap s;
-  dyng__meter m = {cancel, 0, CHECK_EVERY};
-  uint64_t c = 0;
   int rc = dyng__snap_build(g, &s);
   if (rc) return rc;
-  directed = directed != 0;
-  if (k == 3) rc = dyng__triangles(&s, directed, &m, &c);
-  else if (k == 4) rc = dyng__quads(&s, directed, &m, &c);
-  else rc = dyng__dfs_count(&s, k, directed, &m, &c);
+  dyng__count_job j;
+  memset(&j, 0, sizeof j);
+  j.s = &s;
+  j.k = k;
+  j.directed = directed != 0;
+  dyng_team_init(&j.team, s.n, ROOT_CHUNK, 0, cancel);
+  const size_t n = s.n;
+  void (*fn)(void *, int);
+  if (!(j.count = dyng_calloc((size_t)j.team.n_threads, sizeof *j.count))) rc = DYNG_ENOMEM;
+  if (k == 3) {
+    fn = dyng__triangles;
+    if (rc == DYNG_OK) rc = dyng__job_scratch(&j, 0, n);
+  } else if (k == 4) {
+    fn = dyng__quads;
+    for (int slot = 0; slot < (j.directed ? 3 : 1) && rc == DYNG_OK; slot++)
+      rc = dyng__job_scratch(&j, slot, n * sizeof(uint32_t));
+  } else {
+    fn = dyng__dfs_count;
+    if (rc == DYNG_OK) rc = dyng__job_scratch(&j, 0, 2 * n);
+    if (rc == DYNG_OK) rc = dyng__job_scratch(&j, 1, n);
+    if (rc == DYNG_OK) rc = dyng__job_scratch(&j, 2, n * sizeof(uint32_t));
+  }
+  if (rc == DYNG_OK) rc = dyng_team_run(&j.team, fn, &j);
+  uint64_t c = 0;
+  for (int t = 0; t < j.team.n_threads && rc == DYNG_OK; t++) rc = dyng__add(&c, j.count[t]);
+  dyng__job_free(&j);
   dyng__snap_free(&s);
   if (rc == DYNG_OK) *count = c;
   return rc;
@@ -477,8 +541,13 @@ typedef struct dyng__delta {
   int dir;                  /* walk along (DYNG__OUT) or against the arcs */
   uint32_t end;             /* where the paths end */
   uint32_t path[DYNG_CYCLES_MAX_K];
-  uint32_t *ends;           /* the admitted neighbours of `end`, increasing */
+  uint32_t *ends;           /* the admitted neighbours of `end` */
   size_t n_ends, cap_ends;
+  /* Per vertex stamps of this search state: seen[v] == seen_gen when v is
+  ** already in the list being gathered, at_end[v] == end_gen when v is in
+  ** ends[].  Allocated on first use (8 bytes per vertex). */
+  uint32_t *seen, seen_gen;
+  uint32_t *at_end, end_gen;
   uint32_t *buf[DYNG_CYCLES_MAX_K]; /* per depth: a vertex's neighbours */
   size_t cap[DYNG_CYCLES_MAX_K];
   uint64_t count;           /* paths found for this edge */
@@ -567,11 +636,6 @@ static int dyng__cmp_u64(const void *pa, const void *pb) {
   return (a > b) - (a < b);
 }
 
-static int dyng__cmp_u32(const void *pa, const void *pb) {
-  uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-  return (a > b) - (a < b);
-}
-
 /* Fills the table from the batch's records, decides each touched edge's
 ** status from its copies before and after, ranks the changed ones and
 ** builds the overlay of the removed ones. */
@@ -634,9 +698,18 @@ static void dyng__over_range(const uint64_t *o, size_t n, uint32_t x, size_t *b,
   *e = lo;
 }
 
-/* x's neighbours in direction dir in the union of the old and the new
-** graph, sorted, each once, x itself left out: into *pbuf (grown as needed),
-** their number into *pn. */
+/* A new generation of stamps[0 .. n): stamps of older ones mean nothing. */
+static inline uint32_t dyng__next_gen(uint32_t *stamps, uint32_t *gen, uint32_t n) {
+  if (++*gen == 0) { /* wrapped: forget every stamp */
+    memset(stamps, 0, (size_t)n * sizeof *stamps);
+    *gen = 1;
+  }
+  return *gen;
+}
+
+/* Gathers the distinct neighbours of x other than x, in the union of the
+** old and the new graph, walking along (dir DYNG__OUT) or against the arcs
+** of a directed count, into *pbuf (grown as needed; *pn of them). */
 static int dyng__neighbours(dyng__delta *c, uint32_t x, int dir, uint32_t **pbuf, size_t *pcap, size_t *pn) {
   const dyng_graph_view *g = c->g;
   const dyng_adj_view *a = &g->out, *b = NULL;
@@ -654,29 +727,28 @@ static int dyng__neighbours(dyng__delta *c, uint32_t x, int dir, uint32_t **pbuf
   int rc = dyng__meter_add(&c->m, need);
   if (rc) return rc;
   if (need > *pcap && dyng_grow((void **)pbuf, pcap, need, sizeof **pbuf)) return DYNG_ENOMEM;
-  uint32_t *buf = *pbuf;
-  for (uint32_t p = a->off[x], e = a->off[x] + a->deg[x]; p < e; p++)
-    if (a->nbr[p] != x) buf[n++] = a->nbr[p];
+  uint32_t *buf = *pbuf, *seen = c->seen;
+  const uint32_t gen = dyng__next_gen(c->seen, &c->seen_gen, g->n_vertices);
+  seen[x] = gen; /* no self-loops */
+  for (uint32_t p = a->off[x], e = a->off[x] + a->deg[x]; p < e; p++) {
+    uint32_t y = a->nbr[p];
+    if (seen[y] != gen) seen[y] = gen, buf[n++] = y;
+  }
   if (b)
-    for (uint32_t p = b->off[x], e = b->off[x] + b->deg[x]; p < e; p++)
-      if (b->nbr[p] != x) buf[n++] = b->nbr[p];
-  for (size_t i = ob; i < oe; i++) buf[n++] = (uint32_t)over[i];
-  if (n > 1) qsort(buf, n, sizeof *buf, dyng__cmp_u32);
-  size_t w = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!w || buf[w - 1] != buf[i]) buf[w++] = buf[i];
-  *pn = w;
+    for (uint32_t p = b->off[x], e = b->off[x] + b->deg[x]; p < e; p++) {
+      uint32_t y = b->nbr[p];
+      if (seen[y] != gen) seen[y] = gen, buf[n++] = y;
+    }
+  for (size_t i = ob; i < oe; i++) {
+    uint32_t y = (uint32_t)over[i];
+    if (seen[y] != gen) seen[y] = gen, buf[n++] = y;
+  }
+  *pn = n;
   return DYNG_OK;
 }
 
 static inline int dyng__is_end_neighbour(const dyng__delta *c, uint32_t y) {
-  size_t lo = 0, hi = c->n_ends;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (c->ends[mid] < y) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < c->n_ends && c->ends[lo] == y;
+  return c->at_end[y] == c->end_gen;
 }
 
 static inline dyng__hop *dyng__hop_cell(const dyng__delta *c, uint32_t v) {
@@ -811,12 +883,22 @@ static int dyng__cycles_of(dyng__delta *c, uint64_t key) {
     end_dir = DYNG__OUT;
   }
   size_t n;
+  if (!c->seen) {
+    size_t cells = g->n_vertices ? g->n_vertices : 1;
+    c->seen = dyng_calloc(cells, sizeof *c->seen);
+    c->at_end = dyng_calloc(cells, sizeof *c->at_end);
+    if (!c->seen || !c->at_end) return DYNG_ENOMEM;
+  }
   int rc = dyng__neighbours(c, c->end, end_dir, &c->ends, &c->cap_ends, &n);
   if (rc) return rc;
   c->n_ends = 0;
+  const uint32_t gen = dyng__next_gen(c->at_end, &c->end_gen, g->n_vertices);
   for (size_t i = 0; i < n; i++) {
     uint32_t y = c->ends[i];
-    if (y != start && dyng__admits(c, dyng__step_key(c, c->end, y, end_dir))) c->ends[c->n_ends++] = y;
+    if (y != start && dyng__admits(c, dyng__step_key(c, c->end, y, end_dir))) {
+      c->ends[c->n_ends++] = y;
+      c->at_end[y] = gen;
+    }
   }
   if (!c->n_ends) return DYNG_OK;
   /* Paths of k - 1 >= 4 edges: a vertex too far from the end is dropped
@@ -825,6 +907,43 @@ static int dyng__cycles_of(dyng__delta *c, uint64_t key) {
   if (c->depth && (rc = dyng__hops_from_end(c, end_dir)) != DYNG_OK) return rc;
   c->path[0] = start;
   return dyng__paths(c, start, 0);
+}
+
+/* What the threads of one dyng_cycles_delta share: the prepared batch
+** (read only while they run) and per thread a search state of its own. */
+typedef struct dyng__delta_job {
+  const dyng__delta *shared;
+  dyng_team team;
+  dyng__delta *mine;         /* per thread */
+  dyng_cycles_diff *sum;     /* per thread */
+} dyng__delta_job;
+
+/* Frees what one search state owns beyond the shared batch. */
+static void dyng__search_free(dyng__delta *c) {
+  dyng_free(c->ends);
+  dyng_free(c->seen);
+  dyng_free(c->at_end);
+  dyng_free(c->hops);
+  dyng_free(c->queue);
+  for (int d = 0; d < DYNG_CYCLES_MAX_K; d++) dyng_free(c->buf[d]);
+}
+
+static void dyng__delta_worker(void *ctx, int thread) {
+  dyng__delta_job *j = ctx;
+  dyng__delta *c = &j->mine[thread];
+  dyng_cycles_diff *sum = &j->sum[thread];
+  c->m.team = &j->team;
+  c->m.thread = thread;
+  c->m.next = CHECK_EVERY;
+  uint32_t from, to;
+  int rc = DYNG_OK;
+  while (rc == DYNG_OK && dyng_team_take(&j->team, &from, &to)) {
+    for (uint32_t i = from; i < to && rc == DYNG_OK; i++) {
+      if ((rc = dyng__cycles_of(c, j->shared->changed[i])) != DYNG_OK) break;
+      rc = dyng__add(c->phase == DYNG__REMOVED ? &sum->lost : &sum->gained, c->count);
+    }
+  }
+  dyng_team_fail(&j->team, rc);
 }
 
 int dyng_cycles_delta(const dyng_graph_view *g, const dyng_changes *changes, int k, int directed,
@@ -836,22 +955,40 @@ int dyng_cycles_delta(const dyng_graph_view *g, const dyng_changes *changes, int
   c.g = g;
   c.k = k;
   c.directed = directed != 0;
-  c.m.cancel = cancel;
-  c.m.next = CHECK_EVERY;
-  dyng_cycles_diff sum = {0, 0};
+  dyng__delta_job j;
+  memset(&j, 0, sizeof j);
+  j.shared = &c;
   int rc = dyng__delta_prepare(&c, changes);
-  for (size_t i = 0; i < c.n_changed && rc == DYNG_OK; i++) {
-    if ((rc = dyng__cycles_of(&c, c.changed[i])) != DYNG_OK) break;
-    rc = dyng__add(c.phase == DYNG__REMOVED ? &sum.lost : &sum.gained, c.count);
+  if (rc == DYNG_OK && c.n_changed > UINT32_MAX) rc = DYNG_ETOOBIG;
+  /* Changed edges are handed out a few at a time: one hub's can cost more
+  ** than thousands of others. */
+  /* Each thread's search state takes 8 bytes per vertex: at most 256 MiB
+  ** of them. */
+  size_t per_thread = 8 * (size_t)(g->n_vertices ? g->n_vertices : 1);
+  size_t fit = ((size_t)256 << 20) / per_thread;
+  int max_threads = fit < 1 ? 1 : fit > 1024 ? 1024 : (int)fit;
+  dyng_team_init(&j.team, rc == DYNG_OK ? (uint32_t)c.n_changed : 0, 4, max_threads, cancel);
+  if (rc == DYNG_OK) {
+    j.mine = dyng_calloc((size_t)j.team.n_threads, sizeof *j.mine);
+    j.sum = dyng_calloc((size_t)j.team.n_threads, sizeof *j.sum);
+    if (!j.mine || !j.sum) rc = DYNG_ENOMEM;
   }
+  if (rc == DYNG_OK) {
+    for (int t = 0; t < j.team.n_threads; t++) j.mine[t] = c; /* the shared batch, no buffers yet */
+    rc = dyng_team_run(&j.team, dyng__delta_worker, &j);
+  }
+  dyng_cycles_diff sum = {0, 0};
+  for (int t = 0; t < j.team.n_threads && rc == DYNG_OK; t++) {
+    if ((rc = dyng__add(&sum.lost, j.sum[t].lost)) == DYNG_OK) rc = dyng__add(&sum.gained, j.sum[t].gained);
+  }
+  if (j.mine)
+    for (int t = 0; t < j.team.n_threads; t++) dyng__search_free(&j.mine[t]);
+  dyng_free(j.mine);
+  dyng_free(j.sum);
   dyng_free(c.tab);
   dyng_free(c.changed);
   dyng_free(c.over_out);
   dyng_free(c.over_in);
-  dyng_free(c.ends);
-  dyng_free(c.hops);
-  dyng_free(c.queue);
-  for (int d = 0; d < DYNG_CYCLES_MAX_K; d++) dyng_free(c.buf[d]);
   if (rc == DYNG_OK) *delta = sum;
   return rc;
 }

@@ -42,10 +42,16 @@
 ** the new graph for an added one, and through no smaller changed edge.
 ** Only the new graph exists; the old one is read through an overlay (new
 ** minus the edges added to the simple view plus those removed from it), so
-** nothing of size O(E) is built.  Cost: per changed edge, a DFS of k-2
-** levels from its lower-degree end, each step sorting the visited vertex's
-** neighbours (O(d log d) for triangles, about d^(k-2) log d in general), for
-** k >= 5 pruned by a BFS of depth (k-1)/2 from the other end.
+** nothing of size O(E) is built.  Cost: per changed edge, the neighbours
+** of its higher-degree end are stamped, then a DFS of k-2 levels runs from
+** its lower-degree end, each step gathering the visited vertex's distinct
+** neighbours by per-vertex stamps (O(d) per step: O(d_a + d_b) for
+** triangles, about d^(k-2) in general), for k >= 5 pruned by a BFS of
+** depth (k-1)/2 from the other end.  Each thread keeps 8 bytes of stamps
+** per vertex (the thread count is capped so that all of them fit 256 MiB).
+**
+** Both run on several threads (see parallel.h): from scratch each takes
+** chunks of roots, per batch chunks of changed edges; the counts add up.
 **
 ** Long runs call a cancel callback every few thousand steps and stop with
 ** DYNG_EINTERRUPTED when it says so (ext/ passes sqlite3_is_interrupted).
@@ -56,18 +62,12 @@
 #include <stdint.h>
 
 #include "engine/graph.h"
+#include "engine/parallel.h"
 #include "engine/types.h"
 
 #define DYNG_CYCLES_MIN_K 3
 #define DYNG_CYCLES_MAX_K 10
 
-/* A way to stop a long count: `should_stop(ctx)` is called every few
-** thousand steps; nonzero makes the count return DYNG_EINTERRUPTED.  A NULL
-** dyng_cancel (or a NULL should_stop) never stops. */
-typedef struct dyng_cancel {
-  int (*should_stop)(void *ctx); /* nonzero: stop now */
-  void *ctx;                     /* passed to should_stop */
-} dyng_cancel;
 
 /* The number of simple cycles of exactly k edges in the graph of view `g`:
 ** of the undirected simple graph when `directed` is 0, of directed simple

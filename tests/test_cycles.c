@@ -627,6 +627,85 @@ static void test_cancel_stops_a_long_count(void **state) {
   list_free(&l);
 }
 
+/* A graph big enough for the counts to run on several threads (roots and
+** changed edges are handed out in chunks): a ring of 3,000 nodes with random
+** chords between nearby nodes, so that short cycles abound.  Counts from
+** scratch and updates after a batch must not depend on how many threads
+** ran them, and the updates must equal a recount. */
+static void test_counts_do_not_depend_on_threads(void **state) {
+  (void)state;
+  test_rng r;
+  rng_for(&r, 500);
+  const uint32_t n = 3000;
+  for (int directed_graph = 0; directed_graph < 2; directed_graph++) {
+    edge_list l;
+    list_init(&l, directed_graph);
+    for (uint32_t v = 0; v < n; v++) list_add(&l, v, (v + 1) % n);
+    for (uint32_t i = 0; i < 3 * n; i++) {
+      uint32_t u = (uint32_t)test_rng_below(&r, n), d = 1 + (uint32_t)test_rng_below(&r, 6);
+      if (test_rng_below(&r, 2)) list_add(&l, u, (u + d) % n);
+      else list_add(&l, (u + d) % n, u);
+    }
+    dyng_graph *g = graph_of_list(&l, directed_graph);
+    const int k_max = under_valgrind() ? 4 : 6;
+    uint64_t one[8][2], many[8][2];
+    for (int k = 3; k <= k_max; k++)
+      for (int directed = 0; directed < 2; directed++) {
+        dyng_set_max_threads(1);
+        one[k][directed] = count_of(g, k, directed);
+        dyng_set_max_threads(0);
+        many[k][directed] = count_of(g, k, directed);
+        if (one[k][directed] != many[k][directed])
+          fail_msg("k = %d, %s: %llu cycles on one thread, %llu on %d", k, directed ? "directed" : "undirected",
+                   (unsigned long long)one[k][directed], (unsigned long long)many[k][directed], dyng_threads());
+        assert_true(one[k][directed] > 0);
+      }
+    /* A batch of 600 deletes and 600 inserts. */
+    dyng_batch *b = dyng_batch_new(0);
+    assert_non_null(b);
+    dyng_changes ch;
+    memset(&ch, 0, sizeof ch);
+    for (int i = 0; i < 600; i++) {
+      size_t e = (size_t)test_rng_below(&r, l.n_edges);
+      l.present[e] = 0;
+      assert_int_equal(dyng_batch_delete(b, rowid_of(e)), DYNG_OK);
+      uint32_t u = (uint32_t)test_rng_below(&r, n), v = (u + 1 + (uint32_t)test_rng_below(&r, 5)) % n;
+      size_t f = list_add(&l, u, v);
+      assert_int_equal(dyng_batch_insert(b, rowid_of(f), node_id_of(u), node_id_of(v), NULL), DYNG_OK);
+    }
+    assert_int_equal(dyng_graph_apply_tracked(g, b, NULL, &ch), DYNG_OK);
+    dyng_graph_view view;
+    dyng_graph_get_view(g, &view);
+    for (int k = 3; k <= k_max; k++)
+      for (int directed = 0; directed < 2; directed++) {
+        dyng_set_max_threads(1);
+        assert_int_equal(dyng_cycles_update(&view, &ch, k, directed, NULL, &one[k][directed]), DYNG_OK);
+        dyng_set_max_threads(0);
+        assert_int_equal(dyng_cycles_update(&view, &ch, k, directed, NULL, &many[k][directed]), DYNG_OK);
+        uint64_t again = count_of(g, k, directed);
+        if (one[k][directed] != again || many[k][directed] != again)
+          fail_msg("after the batch, k = %d, %s: updated %llu on one thread, %llu on %d, recounted %llu", k,
+                   directed ? "directed" : "undirected", (unsigned long long)one[k][directed],
+                   (unsigned long long)many[k][directed], dyng_threads(), (unsigned long long)again);
+      }
+    /* A stop asked on the calling thread ends the work of all of them. */
+    for (int k = 3; k <= k_max; k++) {
+      stopper s = {0, 1};
+      dyng_cancel cancel = {stop_when_told, &s};
+      uint64_t c = 42;
+      int rc = dyng_cycles_count(&view, k, 0, &cancel, &c);
+      if (rc != DYNG_OK) {
+        assert_int_equal(rc, DYNG_EINTERRUPTED);
+        assert_int_equal(c, 42);
+      }
+    }
+    dyng_changes_free(&ch);
+    dyng_batch_free(b);
+    dyng_graph_free(g);
+    list_free(&l);
+  }
+}
+
 /* Every allocation of a count and of an update failing in turn: DYNG_ENOMEM,
 ** nothing leaked (valgrind / ASan), and then the right answer. */
 static void test_out_of_memory_is_enomem(void **state) {
@@ -842,6 +921,7 @@ int main(void) {
       cmocka_unit_test(test_complete_graphs_match_closed_form),
       cmocka_unit_test(test_a_ring_is_one_cycle),
       cmocka_unit_test(test_empty_graph_has_no_cycles),
+      cmocka_unit_test(test_counts_do_not_depend_on_threads),
       cmocka_unit_test(test_update_after_batches_undirected_matches_recount),
       cmocka_unit_test(test_update_after_batches_directed_matches_recount),
       cmocka_unit_test(test_parallel_copies_change_nothing_until_the_last),

@@ -1,0 +1,64 @@
+/*
+** engine/parallel.h: running a loop over items on several threads.
+**
+** A team hands out items 0..n-1 in chunks to however many threads
+** dyng_threads() allows; every thread keeps its own scratch and partial
+** result, and the first failure (or a stop asked through dyng_cancel) ends
+** the work of all of them.  The threads are OpenMP's when dyng is built with
+** it (OMP_NUM_THREADS sets how many); otherwise, and in a process forked
+** after dyng was loaded (GNU OpenMP's thread pool does not survive fork()),
+** everything runs on the calling thread.
+*/
+#ifndef DYNG_PARALLEL_H
+#define DYNG_PARALLEL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* A way to stop a long computation: `should_stop(ctx)` is called every few
+** thousand steps, on the calling thread only; nonzero makes the computation
+** return DYNG_EINTERRUPTED.  A NULL dyng_cancel (or a NULL should_stop)
+** never stops. */
+typedef struct dyng_cancel {
+  int (*should_stop)(void *ctx); /* nonzero: stop now */
+  void *ctx;                     /* passed to should_stop */
+} dyng_cancel;
+
+/* Threads a parallel loop may use now: at least 1. */
+int dyng_threads(void);
+
+/* Caps dyng_threads() for the whole process at n (0 or less: no cap). */
+void dyng_set_max_threads(int n);
+
+/* One loop's threads and what they share. */
+typedef struct dyng_team {
+  int n_threads;             /* threads that run the loop */
+  uint32_t n_items;          /* items 0 .. n_items - 1 */
+  uint32_t chunk;            /* items handed out at a time */
+  _Atomic uint32_t next;     /* the first item not handed out */
+  _Atomic int rc;            /* the first failure; DYNG_OK while none */
+  const dyng_cancel *cancel; /* may be NULL */
+} dyng_team;
+
+/* Prepares a team for n_items items handed out `chunk` at a time, on at
+** most max_threads threads (0: no limit other than dyng_threads()); a
+** loop of fewer than `chunk` * 2 items runs on one thread. */
+void dyng_team_init(dyng_team *t, uint32_t n_items, uint32_t chunk, int max_threads,
+                    const dyng_cancel *cancel);
+
+/* Runs fn(ctx, thread) once per thread, thread = 0 .. t->n_threads - 1
+** (0 is the calling thread), and returns the team's result. */
+int dyng_team_run(dyng_team *t, void (*fn)(void *ctx, int thread), void *ctx);
+
+/* Hands the next chunk [*begin, *end) to the caller: 0 when nothing is
+** left or the team failed. */
+int dyng_team_take(dyng_team *t, uint32_t *begin, uint32_t *end);
+
+/* Records a failure (the first one wins) and returns the team's result. */
+int dyng_team_fail(dyng_team *t, int rc);
+
+/* The team's result so far; on thread 0 it also asks t->cancel, and a stop
+** becomes the team's failure DYNG_EINTERRUPTED. */
+int dyng_team_check(dyng_team *t, int thread);
+
+#endif /* DYNG_PARALLEL_H */
