@@ -28,6 +28,7 @@ typedef struct dyng__adj {
   size_t used;    /* entries handed out to segments (end of the last one) */
   size_t size;    /* entries allocated in every per-entry array */
   size_t garbage; /* entries in segments that were moved away */
+  uint32_t moved; /* segments moved out of vertex order since the last layout */
 } dyng__adj;
 
 /* One pending operation of a batch. */
@@ -390,6 +391,7 @@ static int dyng__adj_layout(dyng__adj *a, uint32_t n_vert) {
   }
   a->used = total;
   a->garbage = 0;
+  a->moved = 0;
   return DYNG_OK;
 }
 
@@ -518,6 +520,7 @@ static void dyng__adj_compact(dyng_graph *g, dyng__adj *a) {
   a->size = fresh.size;
   a->used = total;
   a->garbage = 0;
+  a->moved = 0;
 }
 
 /* Ensures vertex v's segment in pool a has room for `extra` more entries,
@@ -547,10 +550,15 @@ static int dyng__adj_reserve(dyng_graph *g, dyng__adj *a, uint32_t v, uint32_t e
   a->off[v] = (uint32_t)to;
   a->cap[v] = (uint32_t)cap;
   a->used += cap;
+  a->moved++;
   /* Segments at least double when they move, so abandoned room stays below
-  ** half of the pool; compact at a third.  Compaction trims every segment's
-  ** slack, so v's room is checked again afterwards. */
-  if (a->garbage > 4096 && a->garbage * 3 > a->used) {
+  ** half of the pool; compact at a third.  Moved segments also scatter
+  ** neighbouring vertices' lists over the pool, which slows every traversal
+  ** (Dijkstra by half once a quarter of a grid's vertices moved), so compact
+  ** too when an eighth of the vertices moved: O(V + E) for at least V/8
+  ** moves.  Compaction trims every segment's slack, so v's room is checked
+  ** again afterwards. */
+  if (a->garbage > 4096 && (a->garbage * 3 > a->used || (size_t)a->moved * 8 > g->n_vert)) {
     dyng__adj_compact(g, a);
     if (a->deg[v] + (size_t)extra > a->cap[v]) return dyng__adj_reserve(g, a, v, extra);
   }

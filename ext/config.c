@@ -12,14 +12,11 @@
 #include "ext/dyng_ext.h"
 
 #include "config.h"
+#include "engine/parallel.h"
 
 #include <jansson.h>
 #include <string.h>
 #include <time.h>
-
-#ifdef DYNG_HAVE_OPENMP
-#include <omp.h>
-#endif
 
 SQLITE_EXTENSION_INIT3
 
@@ -86,10 +83,7 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
   json_t *pBuild = json_object();
   json_t *pBackend = json_object();
   json_t *pGraphs = json_array();
-  int nThread = 1;
-#ifdef DYNG_HAVE_OPENMP
-  nThread = omp_get_max_threads();
-#endif
+  int nThread = dyng_threads();
   json_object_set_new(pBuild, "flags", json_string(DYNG_BUILD_FLAGS));
 #ifdef DYNG_HAVE_OPENMP
   json_object_set_new(pBuild, "openmp", json_true());
