@@ -22,7 +22,7 @@
 #include "engine/types.h"
 
 /* Bumped whenever this struct or engine/types.h changes incompatibly. */
-#define DYNG_BACKEND_ABI 2
+#define DYNG_BACKEND_ABI 3
 
 typedef struct dyng_backend dyng_backend;
 
@@ -30,6 +30,8 @@ struct dyng_backend {
   const char *name;    /* "cpu", "cuda13", ... */
   const char *version; /* the dyng version the backend was built for */
   int abi;             /* DYNG_BACKEND_ABI of the header it was built with */
+  int concurrent;      /* nonzero: sssp and sssp_update may run on several
+                          trees of one state at once, on several threads */
 
   /* Creates the backend's mirror of the graph in `view`; *state is new and
   ** released with graph_detach. */

@@ -42,8 +42,8 @@ void dyng_team_init(dyng_team *t, uint32_t n_items, uint32_t chunk, int max_thre
   if (!chunk) chunk = 1;
   int n = dyng_threads();
   if (max_threads > 0 && n > max_threads) n = max_threads;
-  /* Threads beyond one per two chunks would find nothing to take. */
-  uint64_t useful = ((uint64_t)n_items + chunk - 1) / chunk / 2;
+  /* Threads beyond one per chunk would find nothing to take. */
+  uint64_t useful = ((uint64_t)n_items + chunk - 1) / chunk;
   if ((uint64_t)n > useful) n = useful > 1 ? (int)useful : 1;
   t->n_threads = n;
   t->n_items = n_items;

@@ -41,8 +41,8 @@ typedef struct dyng_team {
 } dyng_team;
 
 /* Prepares a team for n_items items handed out `chunk` at a time, on at
-** most max_threads threads (0: no limit other than dyng_threads()); a
-** loop of fewer than `chunk` * 2 items runs on one thread. */
+** most max_threads threads (0: no limit other than dyng_threads()) and
+** never more than there are chunks. */
 void dyng_team_init(dyng_team *t, uint32_t n_items, uint32_t chunk, int max_threads,
                     const dyng_cancel *cancel);
 

@@ -16,6 +16,7 @@
 */
 #include "ext/dyng_ext.h"
 #include "engine/error.h"
+#include "engine/parallel.h"
 #include "engine/sssp.h"
 
 #include <jansson.h>
@@ -149,72 +150,146 @@ int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, dyng_sssp_tree **ppTr
 
 void dyngTreeRelease(DyngTree *pOwned) { dyngTreeFree(pOwned); }
 
+/* One tree's part of a batch: what was decided and how it went. */
+typedef struct DyngTreeJob {
+  DyngTree *p;
+  sqlite3_int64 nBefore;  /* its bytes before */
+  int erc;                /* DYNG_OK or why it could not follow */
+  int bRecompute;         /* it was computed again */
+  size_t nTouched;        /* vertex entries changed */
+  double ms;              /* time taken */
+} DyngTreeJob;
+
+/* What the threads of one dyngTreesUpdate share. */
+typedef struct DyngTreesRun {
+  DyngGraph *pG;
+  const dyng_changes *pCh;
+  const dyng_graph_view *pView;
+  int bHuge;              /* the batch is past 1/DYNG_RECOMPUTE_SHARE */
+  size_t nBudget;         /* max_touched of an update */
+  DyngTreeJob *aJob;
+  dyng_team team;
+} DyngTreesRun;
+
+/* Updates or recomputes one tree (no SQLite call: may run on any thread). */
+static void dyngTreeFollow(DyngTreesRun *pRun, DyngTreeJob *pJob) {
+  DyngGraph *pG = pRun->pG;
+  const dyng_changes *pCh = pRun->pCh;
+  const dyng_graph_view *pView = pRun->pView;
+  DyngTree *p = pJob->p;
+  size_t nChanged = pCh->n_removed + pCh->n_added;
+  double t0 = dyngNowMs();
+  int erc = DYNG_OK;
+  size_t nTouched = 0;
+  int bRecompute = pRun->bHuge;
+  if (!bRecompute && p->nGaveUpAt && nChanged >= p->nGaveUpAt) {
+    bRecompute = 1;
+    if (++p->nSkipped >= DYNG_RETRY_AFTER) p->nGaveUpAt *= 2, p->nSkipped = 0;
+  }
+  if (!bRecompute) {
+    erc = pG->pBackend->sssp_update(pG->pBackendState, pView, &p->tree, pCh->removed, pCh->n_removed,
+                                    pCh->added, pCh->n_added, pRun->nBudget, &nTouched);
+    if (erc == DYNG_ETOOBIG) {
+      if (!p->nGaveUpAt || nChanged < p->nGaveUpAt) p->nGaveUpAt = nChanged;
+      p->nSkipped = 0;
+      bRecompute = 1;
+    }
+  }
+  if (bRecompute) {
+    if (p->tree.n_vertices < pView->n_vertices) {
+      uint32_t src = p->tree.source;
+      int obj = p->tree.objective;
+      dyng_sssp_tree_free(&p->tree);
+      erc = dyng_sssp_tree_init(&p->tree, pView->n_vertices);
+      p->tree.source = src;
+      p->tree.objective = obj;
+    } else {
+      erc = DYNG_OK;
+    }
+    if (erc == DYNG_OK)
+      erc = pG->pBackend->sssp(pG->pBackendState, pView, p->tree.source, p->tree.objective, DYNG_NONE,
+                               &p->tree);
+    nTouched = pView->n_vertices;
+  }
+  pJob->erc = erc;
+  pJob->bRecompute = bRecompute;
+  pJob->nTouched = nTouched;
+  pJob->ms = dyngNowMs() - t0;
+}
+
+static void dyngTreesWorker(void *pCtx, int iThread) {
+  DyngTreesRun *pRun = pCtx;
+  uint32_t iFrom, iTo;
+  (void)iThread;
+  while (dyng_team_take(&pRun->team, &iFrom, &iTo))
+    for (uint32_t i = iFrom; i < iTo; i++) dyngTreeFollow(pRun, &pRun->aJob[i]);
+}
+
+/* Batches smaller than this update a graph's trees one after the other:
+** below it an update costs microseconds, less than waking threads. */
+#define DYNG_TREES_PARALLEL_FROM 256
+
 void dyngTreesUpdate(DyngGraph *pG, const dyng_changes *pCh) {
   DyngConn *pConn = pG->pConn;
   if (!pG->pTrees) return;
+  pConn->iUpdateStamp++;
+  size_t nChanged = pCh->n_removed + pCh->n_added;
+  if (nChanged == 0) return;
   dyng_graph_view view;
   dyng_graph_get_view(pG->pGraph, &view);
-  size_t nChanged = pCh->n_removed + pCh->n_added;
-  int bHuge = nChanged * DYNG_RECOMPUTE_SHARE > (size_t)dyng_graph_n_edges(pG->pGraph);
-  size_t nBudget = view.n_vertices / DYNG_UPDATE_BUDGET;
-  if (nBudget < 1024) nBudget = 1024;
-  pConn->iUpdateStamp++;
-  for (DyngTree **pp = &pG->pTrees; *pp;) {
+  DyngTreesRun run;
+  memset(&run, 0, sizeof run);
+  run.pG = pG;
+  run.pCh = pCh;
+  run.pView = &view;
+  run.bHuge = nChanged * DYNG_RECOMPUTE_SHARE > (size_t)dyng_graph_n_edges(pG->pGraph);
+  run.nBudget = view.n_vertices / DYNG_UPDATE_BUDGET;
+  if (run.nBudget < 1024) run.nBudget = 1024;
+  uint32_t nTree = 0;
+  for (DyngTree *p = pG->pTrees; p; p = p->pNext) nTree++;
+  run.aJob = sqlite3_malloc64((sqlite3_uint64)nTree * sizeof *run.aJob);
+  if (!run.aJob) {
+    /* No room to keep track: drop the trees, the next queries recompute. */
+    while (pG->pTrees) {
+      DyngTree *p = pG->pTrees;
+      pG->pTrees = p->pNext;
+      pConn->nTreeBytes -= dyngTreeBytes(p);
+      dyngTreeFree(p);
+    }
+    return;
+  }
+  uint32_t i = 0;
+  for (DyngTree *p = pG->pTrees; p; p = p->pNext, i++) {
+    memset(&run.aJob[i], 0, sizeof run.aJob[i]);
+    run.aJob[i].p = p;
+    run.aJob[i].nBefore = dyngTreeBytes(p);
+  }
+  int bParallel = pG->pBackend->concurrent && nTree > 1 && nChanged >= DYNG_TREES_PARALLEL_FROM;
+  dyng_team_init(&run.team, nTree, 1, bParallel ? 0 : 1, NULL);
+  dyng_team_run(&run.team, dyngTreesWorker, &run);
+
+  /* Book-keeping, in list order, on the calling thread. */
+  i = 0;
+  for (DyngTree **pp = &pG->pTrees; *pp; i++) {
     DyngTree *p = *pp;
-    if (nChanged == 0) {
-      pp = &p->pNext;
-      continue;
-    }
-    sqlite3_int64 nBefore = dyngTreeBytes(p);
-    double t0 = dyngNowMs();
-    int erc = DYNG_OK;
-    size_t nTouched = 0;
-    int bRecompute = bHuge;
-    if (!bRecompute && p->nGaveUpAt && nChanged >= p->nGaveUpAt) {
-      bRecompute = 1;
-      if (++p->nSkipped >= DYNG_RETRY_AFTER) p->nGaveUpAt *= 2, p->nSkipped = 0;
-    }
-    if (!bRecompute) {
-      erc = pG->pBackend->sssp_update(pG->pBackendState, &view, &p->tree, pCh->removed,
-                                      pCh->n_removed, pCh->added, pCh->n_added, nBudget, &nTouched);
-      if (erc == DYNG_ETOOBIG) {
-        if (!p->nGaveUpAt || nChanged < p->nGaveUpAt) p->nGaveUpAt = nChanged;
-        p->nSkipped = 0;
-        bRecompute = 1;
-      }
-    }
-    if (bRecompute) {
-      if (p->tree.n_vertices < view.n_vertices) {
-        uint32_t src = p->tree.source;
-        int obj = p->tree.objective;
-        dyng_sssp_tree_free(&p->tree);
-        erc = dyng_sssp_tree_init(&p->tree, view.n_vertices);
-        p->tree.source = src;
-        p->tree.objective = obj;
-      } else {
-        erc = DYNG_OK;
-      }
-      if (erc == DYNG_OK)
-        erc = pG->pBackend->sssp(pG->pBackendState, &view, p->tree.source, p->tree.objective,
-                                 DYNG_NONE, &p->tree);
-      nTouched = view.n_vertices;
-    }
-    pConn->nTreeBytes += dyngTreeBytes(p) - nBefore;
-    if (erc != DYNG_OK) {
+    DyngTreeJob *pJob = &run.aJob[i];
+    pConn->nTreeBytes += dyngTreeBytes(p) - pJob->nBefore;
+    if (pJob->erc != DYNG_OK) {
       /* A tree that could not follow is dropped; the next query recomputes. */
       *pp = p->pNext;
       pConn->nTreeBytes -= dyngTreeBytes(p);
       dyngTreeFree(p);
       continue;
     }
-    p->lastMs = dyngNowMs() - t0;
-    p->bLastRecompute = bRecompute;
-    p->nLastTouched = nTouched;
+    p->lastMs = pJob->ms;
+    p->bLastRecompute = pJob->bRecompute;
+    p->nLastTouched = pJob->nTouched;
     p->iStamp = pConn->iUpdateStamp;
-    if (bRecompute) p->nRecompute++;
+    if (pJob->bRecompute) p->nRecompute++;
     else p->nUpdate++;
     pp = &p->pNext;
   }
+  sqlite3_free(run.aJob);
   dyngTreesMakeRoom(pConn, 0);
 }
 

@@ -846,6 +846,38 @@ static void test_kept_trees_follow_changes_and_the_budget(void **state) {
   sqlite3_close(db);
 }
 
+/* Batches of a few hundred changes reach several kept trees at once (they
+** are updated on several threads where the machine has them): every tree
+** must still equal Bellman-Ford, after updates and after recomputations. */
+static void test_many_kept_trees_follow_large_batches(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, test_seed() + 6);
+  sqlite3 *db = open_db(":memory:");
+  random_edges(db, &r, "e", 400, 4000, 1);
+  exec_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')");
+  enum { N_TREES = 5 };
+  sqlite3_int64 src[N_TREES];
+  const char *azW[N_TREES] = {"a", "b", "a", "b", "a"};
+  for (int i = 0; i < N_TREES; i++) {
+    src[i] = random_node(db, &r, "e");
+    check_sssp(db, "g", "e", azW[i], src[i], 1);
+  }
+  for (int round = 0; round < 4; round++) {
+    /* 300 changes (under an eighth of the edges: updated), then 700 (over:
+    ** recomputed). */
+    exec_ok(db, "BEGIN");
+    random_changes(db, &r, "e", 400, round % 2 ? 700 : 300);
+    exec_ok(db, "COMMIT");
+    char *z = query_text(db, "SELECT dyng_update('g')");
+    assert_non_null(strstr(z, "\"trees\""));
+    sqlite3_free(z);
+    for (int i = 0; i < N_TREES; i++) check_sssp(db, "g", "e", azW[i], src[i], 1);
+  }
+  assert_true(query_int(db, "SELECT json_array_length(dyng_config(), '$.graphs[0].trees')") >= 3);
+  sqlite3_close(db);
+}
+
 /* The MOSP path from s to t against the heuristic rebuilt here: the trees
 ** of every objective read from dyng_sssp (parent and edge per node), the
 ** ensemble graph with weight K + 1 - (trees containing the edge), and a
@@ -1306,6 +1338,7 @@ int main(void) {
       cmocka_unit_test(test_rows_removed_by_replace_conflicts_leave_the_graph),
       cmocka_unit_test(test_renamed_edge_table_is_followed),
       cmocka_unit_test(test_kept_trees_follow_changes_and_the_budget),
+      cmocka_unit_test(test_many_kept_trees_follow_large_batches),
       cmocka_unit_test(test_mosp_follows_the_ensemble_of_the_trees),
       cmocka_unit_test(test_cycle_counts_match_brute_force_and_follow_changes),
       cmocka_unit_test(test_pareto_front_matches_brute_force),
