@@ -22,7 +22,9 @@
 #include "engine/graph.h"
 
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static uint64_t g_seed; /* from test_seed(), once per run */
 
@@ -706,6 +708,49 @@ static void test_counts_do_not_depend_on_threads(void **state) {
   }
 }
 
+/* After a parallel count, a forked child counts too (on one thread: GNU
+** OpenMP's pool does not survive fork) and gets the parent's answer; a hang
+** is caught by an alarm in the child. */
+static void test_a_forked_child_still_counts(void **state) {
+  (void)state;
+  edge_list l;
+  list_init(&l, 0);
+  for (uint32_t v = 0; v < 2000; v++) {
+    list_add(&l, v, (v + 1) % 2000);
+    list_add(&l, v, (v + 2) % 2000);
+  }
+  dyng_graph *g = graph_of_list(&l, 0);
+  uint64_t want = count_of(g, 3, 0);
+  assert_true(want > 0);
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    alarm(20);
+    close(fds[0]);
+    uint64_t got[2] = {0, 0};
+    dyng_graph_view view;
+    dyng_graph_get_view(g, &view);
+    int rc = dyng_cycles_count(&view, 3, 0, NULL, &got[0]);
+    got[1] = (uint64_t)dyng_threads();
+    _exit(rc == DYNG_OK && write(fds[1], got, sizeof got) == (ssize_t)sizeof got ? 0 : 1);
+  }
+  close(fds[1]);
+  uint64_t got[2] = {0, 0};
+  ssize_t n = read(fds[0], got, sizeof got);
+  close(fds[0]);
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  assert_int_equal(n, (ssize_t)sizeof got);
+  assert_int_equal(got[0], want);
+  assert_int_equal(got[1], 1);
+  assert_int_equal(count_of(g, 3, 0), want); /* the parent is unaffected */
+  dyng_graph_free(g);
+  list_free(&l);
+}
+
 /* Every allocation of a count and of an update failing in turn: DYNG_ENOMEM,
 ** nothing leaked (valgrind / ASan), and then the right answer. */
 static void test_out_of_memory_is_enomem(void **state) {
@@ -922,6 +967,7 @@ int main(void) {
       cmocka_unit_test(test_a_ring_is_one_cycle),
       cmocka_unit_test(test_empty_graph_has_no_cycles),
       cmocka_unit_test(test_counts_do_not_depend_on_threads),
+      cmocka_unit_test(test_a_forked_child_still_counts),
       cmocka_unit_test(test_update_after_batches_undirected_matches_recount),
       cmocka_unit_test(test_update_after_batches_directed_matches_recount),
       cmocka_unit_test(test_parallel_copies_change_nothing_until_the_last),
