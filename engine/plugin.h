@@ -1,0 +1,48 @@
+/*
+** engine/plugin.h: what a backend plugin (dyng_cuda<MAJOR>.so) exports.
+**
+** A plugin exports exactly one symbol, DYNG_PLUGIN_ENTRY, a function that
+** returns a static description of the plugin.  Calling it must not touch the
+** GPU or initialize any runtime: dyng reads the description of every plugin
+** it finds (to report it and to choose one) before it decides to use one.
+** Only `init` starts the runtime, once, when the first graph needs the
+** backend; a plugin whose `init` fails is passed over with its reason.
+**
+** The description's layout is fixed for every ABI: `abi` and `version` are
+** read first, and a plugin whose ABI or dyng version differs from the host's
+** is never used (nothing else of it is read).
+*/
+#ifndef DYNG_PLUGIN_H
+#define DYNG_PLUGIN_H
+
+#include <stddef.h>
+
+#include "engine/backend.h"
+
+/* The name of the one exported symbol. */
+#define DYNG_PLUGIN_ENTRY "dyng_plugin_entry"
+
+/* File names: dyng_cuda<MAJOR>.so, next to dyng.so or in DYNG_PLUGIN_PATH. */
+#define DYNG_PLUGIN_PREFIX "dyng_cuda"
+#define DYNG_PLUGIN_SUFFIX ".so"
+
+typedef struct dyng_plugin {
+  int abi;                  /* DYNG_BACKEND_ABI it was built with */
+  const char *version;      /* the dyng version it was built for */
+  int cuda_major;           /* the CUDA toolkit's major, e.g. 13 */
+  int cuda_runtime;         /* its runtime version, e.g. 13000 */
+  const char *archs;        /* device code it carries, e.g. "sm_75,...,compute_120" */
+
+  /* Starts the runtime on the device of ordinal `device` (among the visible
+  ** ones).  Returns 0, or a negative DYNG_E... code with a sentence in
+  ** err[0 .. n_err) saying why (no device, too old a driver, fork, ...).
+  ** Called at most once per process. */
+  int (*init)(int device, char *err, size_t n_err);
+
+  /* The backend table; valid after a successful init. */
+  const dyng_backend *backend;
+} dyng_plugin;
+
+typedef const dyng_plugin *(*dyng_plugin_entry_fn)(void);
+
+#endif /* DYNG_PLUGIN_H */
