@@ -40,6 +40,8 @@ static json_t *dyngGraphJson(DyngGraph *pG) {
   json_object_set_new(pObj, "dst", json_string(pG->zDst));
   json_object_set_new(pObj, "weights", pW);
   json_object_set_new(pObj, "directed", json_boolean(pG->bDirected));
+  json_object_set_new(pObj, "backend_option",
+                      pG->eBackendPref >= 0 ? json_string(dyngBackendPrefName(pG->eBackendPref)) : json_null());
   json_object_set_new(pObj, "change_log", json_string(pG->zLog));
   json_object_set_new(pObj, "loaded", json_boolean(pG->pGraph != NULL));
   if (pG->pGraph) {
@@ -49,7 +51,8 @@ static json_t *dyngGraphJson(DyngGraph *pG) {
     json_object_set_new(pObj, "edges", json_integer(dyng_graph_n_edges(pG->pGraph)));
     json_object_set_new(pObj, "memory_bytes", json_integer((json_int_t)dyng_graph_bytes(pG->pGraph)));
     json_object_set_new(pObj, "backend", json_string(pG->pBackend->name));
-    json_object_set_new(pObj, "residency", json_string(nDevice ? "device" : "host"));
+    json_object_set_new(pObj, "backend_reason", json_string(pG->zBackendWhy));
+    json_object_set_new(pObj, "residency", json_string(pG->pBackend == dyng_backend_cpu() ? "host" : "device"));
     json_object_set_new(pObj, "device_bytes", json_integer((json_int_t)nDevice));
     dyngIsoTime(pG->loadTime, zTime);
     json_object_set_new(pObj, "last_load", json_string(zTime));
@@ -96,15 +99,19 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
   json_object_set_new(pBuild, "sanitizers", json_false());
 #endif
   json_object_set_new(pBuild, "sqlite_compiled", json_string(SQLITE_VERSION));
-  json_object_set_new(pBackend, "name", json_string(pConn->pBackend->name));
-  json_object_set_new(pBackend, "reason", json_string(pConn->zBackendReason));
-  json_object_set_new(pBackend, "abi", json_integer(pConn->pBackend->abi));
+  char zWhy[400];
+  const char *zName = dyngBackendPreview(pConn->eBackendPref, zWhy, (int)sizeof zWhy);
+  json_object_set_new(pBackend, "preference", json_string(dyngBackendPrefName(pConn->eBackendPref)));
+  json_object_set_new(pBackend, "name", json_string(zName));
+  json_object_set_new(pBackend, "reason", json_string(zWhy));
+  json_object_set_new(pBackend, "abi", json_integer(DYNG_BACKEND_ABI));
   for (DyngGraph *p = pConn->pGraphs; p; p = p->pNext)
     json_array_append_new(pGraphs, dyngGraphJson(p));
   json_object_set_new(pRoot, "version", json_string(PACKAGE_VERSION));
   json_object_set_new(pRoot, "sqlite", json_string(sqlite3_libversion()));
   json_object_set_new(pRoot, "build", pBuild);
   json_object_set_new(pRoot, "backend", pBackend);
+  dyngBackendsJson(pRoot);
   json_object_set_new(pRoot, "threads", json_integer(nThread));
   json_object_set_new(pRoot, "cache_mb", json_real((double)pConn->nCacheLimit / (1 << 20)));
   json_object_set_new(pRoot, "cache_bytes", json_integer(pConn->nTreeBytes));
@@ -116,8 +123,23 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
 ** one is 'cache_mb', the memory budget of kept shortest-path trees. */
 static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey,
                          sqlite3_value *pVal) {
+  if (sqlite3_stricmp(zKey, "backend") == 0) {
+    int ePref = 0;
+    if (sqlite3_value_type(pVal) != SQLITE_TEXT ||
+        !dyngBackendPrefParse((const char *)sqlite3_value_text(pVal), &ePref)) {
+      sqlite3_result_error(ctx, "dyng_config: backend must be 'auto', 'cpu' or 'cuda'", -1);
+      return 0;
+    }
+    if (ePref != pConn->eBackendPref) {
+      pConn->eBackendPref = ePref;
+      /* Graphs without a backend= option move at their next use. */
+      for (DyngGraph *p = pConn->pGraphs; p; p = p->pNext)
+        if (p->eBackendPref < 0 && p->pGraph) p->bReattach = 1;
+    }
+    return 1;
+  }
   if (sqlite3_stricmp(zKey, "cache_mb") != 0) {
-    char *zMsg = sqlite3_mprintf("dyng_config: '%s' cannot be set (settable: cache_mb)", zKey);
+    char *zMsg = sqlite3_mprintf("dyng_config: '%s' cannot be set (settable: backend, cache_mb)", zKey);
     sqlite3_result_error(ctx, zMsg ? zMsg : "dyng_config: not settable", -1);
     sqlite3_free(zMsg);
     return 0;
@@ -156,7 +178,7 @@ static void dyngConfigFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     pOut = json_object_get(pRoot, zKey);
     if (!pOut) {
       char *zMsg = sqlite3_mprintf("dyng_config: unknown key '%s' (known: version, sqlite, build, "
-                                   "backend, threads, cache_mb, cache_bytes, graphs)",
+                                   "backend, driver, devices, plugins, discovery, threads, cache_mb, cache_bytes, graphs)",
                                    zKey);
       json_decref(pRoot);
       sqlite3_result_error(ctx, zMsg ? zMsg : "dyng_config: unknown key", -1);

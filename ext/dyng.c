@@ -172,8 +172,7 @@ int sqlite3_dyng_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
   pConn->db = db;
   pConn->nCacheLimit = (sqlite3_int64)DYNG_DEFAULT_CACHE_MB << 20;
   pConn->iPinFrom = INT64_MAX;
-  pConn->pBackend = dyng_backend_cpu();
-  pConn->zBackendReason = "the CPU backend is built in; this build has no GPU plugin support";
+  pConn->eBackendPref = DYNG_BACKEND_AUTO;
 
   /* The graph module owns pConn: its destructor frees it, also when the
   ** registration itself fails. */

@@ -61,6 +61,9 @@ struct DyngGraph {
   dyng_graph *pGraph;       /* the mirror; NULL until first loaded */
   const dyng_backend *pBackend; /* backend that computes on it */
   void *pBackendState;      /* the backend's per-graph state */
+  int eBackendPref;         /* backend= option; -1: the connection's choice */
+  int bReattach;            /* the preference changed: attach again */
+  char zBackendWhy[800];    /* why pBackend */
 
   /* Sync state (see dyngGraphSync in graph_vtab.c). */
   sqlite3_int64 iLogSeq;    /* last log entry the mirror reflects */
@@ -103,8 +106,7 @@ struct DyngGraph {
 struct DyngConn {
   sqlite3 *db;
   DyngGraph *pGraphs;       /* graphs of this connection */
-  const dyng_backend *pBackend; /* backend for new graphs */
-  const char *zBackendReason; /* why that backend (static text) */
+  int eBackendPref;         /* DYNG_BACKEND_AUTO/CPU/CUDA for new graphs */
   struct DyngLoad *pLoad;   /* the load in progress, fed by dyng__load() */
   sqlite3_int64 nCacheLimit; /* bytes the kept trees may take (cache_mb) */
   sqlite3_int64 nTreeBytes; /* bytes they take */
@@ -226,6 +228,33 @@ struct json_t *dyngCountsJson(const DyngGraph *pG, sqlite3_int64 iSinceStamp);
 /* ---- sssp_vtab.c ----------------------------------------------------- */
 
 int dyngRegisterSsspModules(sqlite3 *db, DyngConn *pConn);
+
+/* ---- backends.c ------------------------------------------------------ */
+
+/* Backend preferences, of a connection or of a graph. */
+#define DYNG_BACKEND_AUTO 0
+#define DYNG_BACKEND_CPU 1
+#define DYNG_BACKEND_CUDA 2
+
+/* "auto", "cpu" or "cuda"; parsing accepts those (and "gpu"), any case. */
+const char *dyngBackendPrefName(int ePref);
+int dyngBackendPrefParse(const char *z, int *pePref); /* 1 when understood */
+
+/* The backend a graph with preference ePref gets now, starting the GPU
+** plugin if it is the one (see ext/backends.c), with the reason in zWhy.
+** SQLITE_ERROR (zWhy says why) when CUDA is required and cannot be used;
+** the CPU backend otherwise. */
+int dyngBackendChoose(int ePref, const dyng_backend **ppBackend, char *zWhy, int nWhy);
+
+/* 1 when a graph with preference ePref must run on CUDA or fail. */
+int dyngBackendRequired(int ePref);
+
+/* The name of the backend dyngBackendChoose would give, and why, without
+** starting anything ("none" when CUDA is required and cannot be used). */
+const char *dyngBackendPreview(int ePref, char *zWhy, int nWhy);
+
+/* Adds driver, devices, plugins and discovery to a dyng_config() report. */
+void dyngBackendsJson(struct json_t *pRoot);
 
 /* ---- config.c -------------------------------------------------------- */
 

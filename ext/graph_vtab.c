@@ -110,15 +110,16 @@ static int dyngParseBool(const char *z, int *pb) {
 ** On error returns NULL with *pzErr set. */
 static DyngGraph *dyngGraphParse(DyngConn *pConn, int argc, const char *const *argv,
                                  char **pzErr) {
-  static const char zKnown[] = "edges, src, dst, weights, directed, log_limit";
+  static const char zKnown[] = "edges, src, dst, weights, directed, log_limit, backend";
   DyngGraph *pG = sqlite3_malloc(sizeof *pG);
-  int seen[6] = {0, 0, 0, 0, 0, 0};
+  int seen[7] = {0, 0, 0, 0, 0, 0, 0};
   if (!pG) return NULL;
   memset(pG, 0, sizeof *pG);
   pG->pConn = pConn;
   pG->bDirected = 1;
   pG->iDataVersion = -1;
   pG->nLogLimit = DYNG_DEFAULT_LOG_LIMIT;
+  pG->eBackendPref = -1;
   pG->zDb = sqlite3_mprintf("%s", argv[1]);
   pG->zName = sqlite3_mprintf("%s", argv[2]);
   pG->zLog = sqlite3_mprintf("%s_log", argv[2]);
@@ -145,6 +146,7 @@ static DyngGraph *dyngGraphParse(DyngConn *pConn, int argc, const char *const *a
                : sqlite3_stricmp(zKey, "weights") == 0 ? 3
                : sqlite3_stricmp(zKey, "directed") == 0 ? 4
                : sqlite3_stricmp(zKey, "log_limit") == 0 ? 5
+               : sqlite3_stricmp(zKey, "backend") == 0 ? 6
                                                          : -1;
     if (iKey < 0) {
       *pzErr = sqlite3_mprintf("dyng: unknown option '%s' for graph '%s' (known: %s)", zKey,
@@ -167,6 +169,10 @@ static DyngGraph *dyngGraphParse(DyngConn *pConn, int argc, const char *const *a
                                  "from 1 to 1000000000",
                                  zVal, pG->zName);
       else pG->nLogLimit = (int)n;
+    } else if (iKey == 6) {
+      if (!dyngBackendPrefParse(zVal, &pG->eBackendPref))
+        *pzErr = sqlite3_mprintf("dyng: option backend='%s' of graph '%s' must be auto, cpu or cuda",
+                                 zVal, pG->zName);
     } else if (iKey == 4) {
       if (!dyngParseBool(zVal, &pG->bDirected))
         *pzErr = sqlite3_mprintf("dyng: option directed='%s' of graph '%s' must be 0 or 1 "

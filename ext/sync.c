@@ -39,6 +39,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -403,11 +404,38 @@ int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
   }
   sqlite3_finalize(pStmt);
   void *pState = NULL;
+  const dyng_backend *pBe = NULL;
+  char zWhy[sizeof pG->zBackendWhy];
+  if (rc == SQLITE_OK) {
+    int ePref = pG->eBackendPref >= 0 ? pG->eBackendPref : pG->pConn->eBackendPref;
+    rc = dyngBackendChoose(ePref, &pBe, zWhy, (int)sizeof zWhy);
+    if (rc != SQLITE_OK) {
+      sqlite3_free(*pzErr);
+      *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, zWhy);
+    }
+  }
   if (rc == SQLITE_OK) {
     dyng_graph_view view;
     dyng_graph_get_view(pGraph, &view);
-    erc = pG->pConn->pBackend->graph_attach(pG->pConn->pBackend, &view, &pState);
-    if (erc != DYNG_OK) rc = dyngEngineFailure(pG, erc, pzErr);
+    erc = pBe->graph_attach(pBe, &view, &pState);
+    if (erc != DYNG_OK && pBe != dyng_backend_cpu()) {
+      /* The GPU could not take this graph (out of device memory, say): it
+      ** is computed on the CPU, unless CUDA was required. */
+      int ePref = pG->eBackendPref >= 0 ? pG->eBackendPref : pG->pConn->eBackendPref;
+      char zGpu[400];
+      snprintf(zGpu, sizeof zGpu, "the %s backend could not take the graph: %s", pBe->name,
+               dyng_strerror(erc));
+      if (dyngBackendRequired(ePref)) {
+        sqlite3_free(*pzErr);
+        *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, zGpu);
+        rc = SQLITE_ERROR;
+      } else {
+        snprintf(zWhy, sizeof zWhy, "%s; computed on the CPU", zGpu);
+        pBe = dyng_backend_cpu();
+        erc = pBe->graph_attach(pBe, &view, &pState);
+      }
+    }
+    if (rc == SQLITE_OK && erc != DYNG_OK) rc = dyngEngineFailure(pG, erc, pzErr);
   }
   if (rc != SQLITE_OK) {
     dyng_graph_free(pGraph);
@@ -415,8 +443,10 @@ int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
   }
   dyngGraphDropMirror(pG);
   pG->pGraph = pGraph;
-  pG->pBackend = pG->pConn->pBackend;
+  pG->pBackend = pBe;
   pG->pBackendState = pState;
+  pG->bReattach = 0;
+  memcpy(pG->zBackendWhy, zWhy, sizeof zWhy);
   pG->iLogSeq = iSeq;
   pG->iDataVersion = iDataVersion;
   pG->iSchemaVersion = iSchemaVersion;
@@ -778,7 +808,7 @@ static int dyngCatchUp(DyngGraph *pG, int bUndoable, int *pbReload, char **pzErr
 
 int dyngGraphSync(DyngGraph *pG, char **pzErr) {
   sqlite3 *db = pG->pConn->db;
-  if (!pG->pGraph || pG->bStale) return dyngGraphLoad(pG, 0, pzErr);
+  if (!pG->pGraph || pG->bStale || pG->bReattach) return dyngGraphLoad(pG, 0, pzErr);
   sqlite3_int64 iDataVersion = 0, iSchemaVersion = 0, iMax = 0;
   int rc = dyngDataVersion(pG, &iDataVersion);
   if (rc != SQLITE_OK) {
