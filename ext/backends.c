@@ -3,7 +3,8 @@
 **
 **   DYNG_CPU_ONLY=1            never look for a GPU
 **   DYNG_REQUIRE_CUDA=1        a graph that cannot run on CUDA is an error
-**   DYNG_PLUGIN_PATH=dir:dir   more folders to look for plugins in
+**   DYNG_PLUGIN_PATH=dir:dir   folders to look for plugins in, instead of
+**                              dyng.so's own (an empty entry stands for it)
 **   SELECT dyng_config('backend', 'auto' | 'cpu' | 'cuda');  -- per connection
 **   CREATE VIRTUAL TABLE g USING dyng(..., backend=cuda);   -- per graph
 **
@@ -17,8 +18,8 @@
 **   3. Devices, their compute capability and memory come from NVML
 **      (libnvidia-ml.so.1), filtered by CUDA_VISIBLE_DEVICES.  Only when
 **      NVML is missing does cuInit run, as the last resort.
-**   4. Plugins dyng_cuda<MAJOR>.so are looked for in DYNG_PLUGIN_PATH and
-**      next to dyng.so.  Each one's description (engine/plugin.h) is read
+**   4. Plugins dyng_cuda<MAJOR>.so are looked for next to dyng.so (or in
+**      DYNG_PLUGIN_PATH).  Each one's description (engine/plugin.h) is read
 **      without starting it; one built for another dyng version or backend
 **      ABI is never used, nor one whose major the driver cannot run.  The
 **      candidates are ranked: the driver's own major first, then the newest
@@ -75,6 +76,7 @@ typedef struct DyngPlugin {
   char zReason[DYNG_REASON];
   int bTried;              /* init was called */
   char zName[16];          /* its backend's name, "cuda<MAJOR>" */
+  char zBrief[48];         /* the reason in a few words, for the warning */
 } DyngPlugin;
 
 /* Everything the process found; written under dyng__mutex. */
@@ -332,12 +334,14 @@ static void dyngInspectPlugin(DyngPlugin *p) {
   if (!h) {
     const char *z = dlerror();
     snprintf(p->zReason, DYNG_REASON, "cannot be loaded: %s", z ? z : "dlopen failed");
+    snprintf(p->zBrief, sizeof p->zBrief, "not loadable");
     return;
   }
   dyng_plugin_entry_fn xEntry = (dyng_plugin_entry_fn)dlsym(h, DYNG_PLUGIN_ENTRY);
   const dyng_plugin *d = xEntry ? xEntry() : NULL;
   if (!d) {
     snprintf(p->zReason, DYNG_REASON, "not a dyng plugin: no %s", DYNG_PLUGIN_ENTRY);
+    snprintf(p->zBrief, sizeof p->zBrief, "no entry point");
     dlclose(h);
     return;
   }
@@ -347,11 +351,13 @@ static void dyngInspectPlugin(DyngPlugin *p) {
   if (d->abi != DYNG_BACKEND_ABI) {
     snprintf(p->zReason, DYNG_REASON, "built for backend ABI %d; this dyng has ABI %d", d->abi,
              DYNG_BACKEND_ABI);
+    snprintf(p->zBrief, sizeof p->zBrief, "ABI %d", d->abi);
     dlclose(h);
     return;
   }
   if (!d->version || strcmp(d->version, PACKAGE_VERSION) != 0) {
     snprintf(p->zReason, DYNG_REASON, "built for dyng %s; this is dyng %s", p->zVersion, PACKAGE_VERSION);
+    snprintf(p->zBrief, sizeof p->zBrief, "dyng %.30s", p->zVersion);
     dlclose(h);
     return;
   }
@@ -362,23 +368,28 @@ static void dyngInspectPlugin(DyngPlugin *p) {
   if (d->cuda_major != p->nameMajor) {
     snprintf(p->zReason, DYNG_REASON, "its name says CUDA %d but it was built with CUDA %d",
              p->nameMajor, d->cuda_major);
+    snprintf(p->zBrief, sizeof p->zBrief, "built with CUDA %d", d->cuda_major);
     return;
   }
   if (!d->init || !d->backend) {
     snprintf(p->zReason, DYNG_REASON, "incomplete description (no init or backend)");
+    snprintf(p->zBrief, sizeof p->zBrief, "incomplete");
     return;
   }
   int drv = dyng__b.driverVersion;
   if (!drv) {
     snprintf(p->zReason, DYNG_REASON, "%s", dyng__b.zDriverNote);
+    snprintf(p->zBrief, sizeof p->zBrief, "no driver");
     return;
   }
   if (d->cuda_major > drv / 1000) {
     snprintf(p->zReason, DYNG_REASON, "needs a driver for CUDA %d; the driver supports CUDA %d.%d",
              d->cuda_major, drv / 1000, drv % 1000 / 10);
+    snprintf(p->zBrief, sizeof p->zBrief, "driver too old");
     return;
   }
   if (dyng__b.iDevice < 0) {
+    snprintf(p->zBrief, sizeof p->zBrief, "no usable device");
     if (!dyng__b.nDevice) {
       snprintf(p->zReason, DYNG_REASON, "no visible CUDA device%s%s",
                getenv("CUDA_VISIBLE_DEVICES") ? " (CUDA_VISIBLE_DEVICES=" : "",
@@ -431,28 +442,38 @@ static int dyngPluginRank(const DyngPlugin *p) {
   return p->cudaMajor == drv ? 100000 : p->cudaMajor;
 }
 
+/* Scans the folder dyng.so was loaded from. */
+static void dyngScanOwnFolder(void) {
+  Dl_info info;
+  if (!dladdr((void *)dyngScanOwnFolder, &info) || !info.dli_fname) return;
+  char *zSelf = sqlite3_mprintf("%s", info.dli_fname);
+  char *zSlash = zSelf ? strrchr(zSelf, '/') : NULL;
+  if (zSlash) {
+    *zSlash = 0;
+    dyngScanFolder(zSelf[0] ? zSelf : "/");
+  } else if (zSelf) {
+    dyngScanFolder(".");
+  }
+  sqlite3_free(zSelf);
+}
+
+/* DYNG_PLUGIN_PATH, when set, lists the folders to look in instead of the
+** one dyng.so was loaded from; an empty entry stands for that one. */
 static void dyngFindPlugins(void) {
   const char *zPath = getenv("DYNG_PLUGIN_PATH");
-  if (zPath && *zPath) {
+  if (zPath) {
     char *zCopy = sqlite3_mprintf("%s", zPath);
-    for (char *z = zCopy, *zNext; z && *z; z = zNext) {
-      zNext = strchr(z, ':');
+    char *z = zCopy;
+    while (z) {
+      char *zNext = strchr(z, ':');
       if (zNext) *zNext++ = 0;
       if (*z) dyngScanFolder(z);
+      else dyngScanOwnFolder();
+      z = zNext;
     }
     sqlite3_free(zCopy);
-  }
-  Dl_info info;
-  if (dladdr((void *)dyngFindPlugins, &info) && info.dli_fname) {
-    char *zSelf = sqlite3_mprintf("%s", info.dli_fname);
-    char *zSlash = zSelf ? strrchr(zSelf, '/') : NULL;
-    if (zSlash) {
-      *zSlash = 0;
-      dyngScanFolder(zSelf);
-    } else if (zSelf) {
-      dyngScanFolder(".");
-    }
-    sqlite3_free(zSelf);
+  } else {
+    dyngScanOwnFolder();
   }
   for (int i = 0; i < dyng__b.nPlugin; i++) dyngInspectPlugin(&dyng__b.aPlugin[i]);
   for (int i = 1; i < dyng__b.nPlugin; i++) {
@@ -468,19 +489,22 @@ static void dyngFindPlugins(void) {
     dyng__b.aPlugin[0].eState = DYNG_PLUGIN_SELECTED;
 }
 
-/* Logs, once, why no plugin is used, naming each one's reason. */
+/* Logs, once, why no plugin is used, naming each one with its reason in a
+** few words (SQLite cuts a logged message at about 200 bytes; the full
+** reasons are in dyng_config('plugins')). */
 static void dyngWarnUnusable(void) {
   if (dyng__b.bWarned || !dyng__b.nPlugin) return;
   dyng__b.bWarned = 1;
   sqlite3_str *pStr = sqlite3_str_new(NULL);
-  sqlite3_str_appendf(pStr, "dyng: no usable GPU backend plugin, computing on the CPU:");
+  sqlite3_str_appendf(pStr, "dyng: no usable GPU plugin, using the CPU:");
   for (int i = 0; i < dyng__b.nPlugin; i++) {
     const DyngPlugin *p = &dyng__b.aPlugin[i];
     const char *zBase = strrchr(p->zPath, '/');
-    sqlite3_str_appendf(pStr, "%s %s: %s", i ? ";" : "", zBase ? zBase + 1 : p->zPath, p->zReason);
+    sqlite3_str_appendf(pStr, "%s %s (%s)", i ? "," : "", zBase ? zBase + 1 : p->zPath, p->zBrief);
   }
+  sqlite3_str_appendf(pStr, "; see dyng_config('plugins')");
   char *z = sqlite3_str_finish(pStr);
-  sqlite3_log(SQLITE_WARNING, "%s", z ? z : "dyng: no usable GPU backend plugin");
+  sqlite3_log(SQLITE_WARNING, "%s", z ? z : "dyng: no usable GPU plugin");
   sqlite3_free(z);
 }
 
@@ -548,6 +572,7 @@ static int dyngStart(void) {
     }
     p->eState = DYNG_PLUGIN_UNUSABLE;
     snprintf(p->zReason, DYNG_REASON, "failed to start: %s", zErr[0] ? zErr : "init failed");
+    snprintf(p->zBrief, sizeof p->zBrief, "failed to start");
     if (i + 1 < dyng__b.nPlugin && dyng__b.aPlugin[i + 1].eState == DYNG_PLUGIN_AVAILABLE)
       dyng__b.aPlugin[i + 1].eState = DYNG_PLUGIN_SELECTED;
   }

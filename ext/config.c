@@ -105,8 +105,9 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
   json_object_set_new(pBackend, "name", json_string(zName));
   json_object_set_new(pBackend, "reason", json_string(zWhy));
   json_object_set_new(pBackend, "abi", json_integer(DYNG_BACKEND_ABI));
+  /* The list holds the newest first; the report lists them oldest first. */
   for (DyngGraph *p = pConn->pGraphs; p; p = p->pNext)
-    json_array_append_new(pGraphs, dyngGraphJson(p));
+    json_array_insert_new(pGraphs, 0, dyngGraphJson(p));
   json_object_set_new(pRoot, "version", json_string(PACKAGE_VERSION));
   json_object_set_new(pRoot, "sqlite", json_string(sqlite3_libversion()));
   json_object_set_new(pRoot, "build", pBuild);

@@ -28,8 +28,8 @@ EXTRA_DIST += tests/test_python.py tests/test_examples.sh tests/test_util.h test
 
 if HAVE_CMOCKA
 UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles
-SQL_TESTS = tests/test_sql tests/test_sync_model
-check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS)
+SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_backends
+check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
 TESTS += $(UNIT_TESTS) $(SQL_TESTS)
 endif
 TESTS += tests/test_python.py tests/test_examples.sh
@@ -72,3 +72,57 @@ tests_test_sync_model_SOURCES = tests/test_sync_model.c tests/test_util.h
 tests_test_sync_model_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_sync_model_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_sync_model_DEPENDENCIES = dyng.la
+
+# Backend discovery: a probe process per scenario, with a fake driver, a
+# fake NVML and fake plugins (modules that compute on the CPU).
+tests_test_backends_SOURCES = tests/test_backends.c tests/test_util.h
+tests_test_backends_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(JANSSON_CFLAGS)
+tests_test_backends_LDADD = $(JANSSON_LIBS) $(CMOCKA_LIBS)
+EXTRA_tests_test_backends_DEPENDENCIES = dyng.la tests/backend_probe $(FAKE_MODULES)
+
+tests_backend_probe_SOURCES = tests/backend_probe.c
+tests_backend_probe_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+tests_backend_probe_LDADD = $(SQLITE_LIBS)
+
+FAKE_MODULES = tests/fakes/libfakecuda.la tests/fakes/libfakenvml.la \
+	tests/fakes/fakeplugin11.la tests/fakes/fakeplugin12.la tests/fakes/fakeplugin13.la \
+	tests/fakes/fakeplugin14.la tests/fakes/fakeplugin_abi.la tests/fakes/fakeplugin_version.la \
+	tests/fakes/fakeplugin_noentry.la
+check_LTLIBRARIES = $(FAKE_MODULES)
+FAKE_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+FAKE_PLUGIN_SOURCES = tests/fakes/fake_plugin.c
+FAKE_PLUGIN_LIBADD = engine/libdyngengine.la -lm
+
+tests_fakes_libfakecuda_la_SOURCES = tests/fakes/fake_cuda.c tests/fakes/fake_devices.h
+tests_fakes_libfakecuda_la_LDFLAGS = $(FAKE_LDFLAGS)
+tests_fakes_libfakenvml_la_SOURCES = tests/fakes/fake_nvml.c tests/fakes/fake_devices.h
+tests_fakes_libfakenvml_la_LDFLAGS = $(FAKE_LDFLAGS)
+tests_fakes_fakeplugin11_la_SOURCES = $(FAKE_PLUGIN_SOURCES)
+tests_fakes_fakeplugin11_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -DFAKE_MAJOR=11
+tests_fakes_fakeplugin11_la_LDFLAGS = $(FAKE_LDFLAGS)
+tests_fakes_fakeplugin11_la_LIBADD = $(FAKE_PLUGIN_LIBADD)
+tests_fakes_fakeplugin12_la_SOURCES = $(FAKE_PLUGIN_SOURCES)
+tests_fakes_fakeplugin12_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -DFAKE_MAJOR=12
+tests_fakes_fakeplugin12_la_LDFLAGS = $(FAKE_LDFLAGS)
+tests_fakes_fakeplugin12_la_LIBADD = $(FAKE_PLUGIN_LIBADD)
+tests_fakes_fakeplugin13_la_SOURCES = $(FAKE_PLUGIN_SOURCES)
+tests_fakes_fakeplugin13_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -DFAKE_MAJOR=13
+tests_fakes_fakeplugin13_la_LDFLAGS = $(FAKE_LDFLAGS)
+tests_fakes_fakeplugin13_la_LIBADD = $(FAKE_PLUGIN_LIBADD)
+tests_fakes_fakeplugin14_la_SOURCES = $(FAKE_PLUGIN_SOURCES)
+tests_fakes_fakeplugin14_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -DFAKE_MAJOR=14
+tests_fakes_fakeplugin14_la_LDFLAGS = $(FAKE_LDFLAGS)
+tests_fakes_fakeplugin14_la_LIBADD = $(FAKE_PLUGIN_LIBADD)
+tests_fakes_fakeplugin_abi_la_SOURCES = $(FAKE_PLUGIN_SOURCES)
+tests_fakes_fakeplugin_abi_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -DFAKE_MAJOR=13 -DFAKE_ABI=999
+tests_fakes_fakeplugin_abi_la_LDFLAGS = $(FAKE_LDFLAGS)
+tests_fakes_fakeplugin_abi_la_LIBADD = $(FAKE_PLUGIN_LIBADD)
+tests_fakes_fakeplugin_version_la_SOURCES = $(FAKE_PLUGIN_SOURCES)
+tests_fakes_fakeplugin_version_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -DFAKE_MAJOR=15 \
+	-DFAKE_VERSION='"0.0.0-other"'
+tests_fakes_fakeplugin_version_la_LDFLAGS = $(FAKE_LDFLAGS)
+tests_fakes_fakeplugin_version_la_LIBADD = $(FAKE_PLUGIN_LIBADD)
+tests_fakes_fakeplugin_noentry_la_SOURCES = $(FAKE_PLUGIN_SOURCES)
+tests_fakes_fakeplugin_noentry_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -DFAKE_MAJOR=16 -DFAKE_NO_ENTRY
+tests_fakes_fakeplugin_noentry_la_LDFLAGS = $(FAKE_LDFLAGS)
+tests_fakes_fakeplugin_noentry_la_LIBADD = $(FAKE_PLUGIN_LIBADD)

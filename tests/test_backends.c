@@ -1,0 +1,577 @@
+/*
+** tests/test_backends.c: how dyng finds the driver, the devices and its
+** backend plugins, and which backend it chooses (ext/backends.c), on any
+** machine: every scenario runs tests/backend_probe in a process of its own
+** with a fake driver (libcuda.so.1), a fake NVML (libnvidia-ml.so.1) and
+** fake plugins (tests/fakes/) found through LD_LIBRARY_PATH and
+** DYNG_PLUGIN_PATH, and checks the dyng_config() report, the warnings
+** logged, which fake functions ran, and that queries still answer.
+*/
+#include "tests/test_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static char g_root[256];      /* scratch folder of this run */
+static char g_fakes[512];     /* where the fakes were built */
+
+/* ---- files -------------------------------------------------------------- */
+
+static void copy_file(const char *from, const char *to) {
+  int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+  if (in < 0 || out < 0) fail_msg("copy %s -> %s: %s", from, to, strerror(errno));
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(in, buf, sizeof buf)) > 0) assert_int_equal(write(out, buf, (size_t)n), n);
+  close(in);
+  close(out);
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* A folder under the root, created empty; its path in a static ring. */
+static const char *folder(const char *name) {
+  static char paths[8][512];
+  static int next;
+  char *p = paths[next++ % 8];
+  snprintf(p, 512, "%s/%s", g_root, name);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", p);
+  assert_int_equal(system(cmd), 0);
+  assert_int_equal(mkdir(p, 0755), 0);
+  return p;
+}
+
+/* Installs the built fake `variant` (fakeplugin13, ...) as `as` in dir. */
+static void install(const char *dir, const char *variant, const char *as) {
+  char from[700], to[700];
+  snprintf(from, sizeof from, "%s/.libs/%s.so", g_fakes, variant);
+  snprintf(to, sizeof to, "%s/%s", dir, as);
+  copy_file(from, to);
+}
+
+/* A folder with the fake driver (and the fake NVML unless !nvml). */
+static const char *driver_folder(const char *name, int nvml) {
+  const char *dir = folder(name);
+  install(dir, "libfakecuda", "libcuda.so.1");
+  if (nvml) {
+    install(dir, "libfakenvml", "libnvidia-ml.so.1");
+  } else {
+    /* Found before a real NVML on a GPU machine, and not loadable. */
+    char path[700];
+    snprintf(path, sizeof path, "%s/libnvidia-ml.so.1", dir);
+    write_file(path, "not NVML\n");
+  }
+  return dir;
+}
+
+/* ---- running a probe ---------------------------------------------------- */
+
+typedef struct probe {
+  char *out;     /* stdout */
+  char *err;     /* stderr: the LOG lines */
+  char *calls;   /* what the fakes recorded */
+  json_t *config; /* the last line of out that parses as a JSON object */
+} probe;
+
+static char *slurp(int fd) {
+  size_t cap = 4096, n = 0;
+  char *s = malloc(cap);
+  ssize_t r;
+  while ((r = read(fd, s + n, cap - n - 1)) > 0) {
+    n += (size_t)r;
+    if (cap - n < 2) s = realloc(s, cap *= 2);
+  }
+  s[n] = 0;
+  return s;
+}
+
+/* Runs the probe with the environment changed by `env` ("K=V" sets, "K"
+** unsets; NULL-terminated) and the SQL statements `sql` (NULL-terminated);
+** "SELECT dyng_config()" runs last. */
+static probe run(const char *const *env, const char *const *sql) {
+  probe p = {0};
+  char log_path[600];
+  snprintf(log_path, sizeof log_path, "%s/calls.log", g_root);
+  unlink(log_path);
+  int out_pipe[2], err_pipe[2];
+  assert_int_equal(pipe(out_pipe), 0);
+  assert_int_equal(pipe(err_pipe), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    close(out_pipe[0]), close(err_pipe[0]);
+    /* A clean slate: nothing of the machine's own GPU setup leaks in. */
+    unsetenv("DYNG_CPU_ONLY"), unsetenv("DYNG_REQUIRE_CUDA"), unsetenv("CUDA_VISIBLE_DEVICES");
+    unsetenv("FAKE_CUDA_DEVICES"), unsetenv("FAKE_CUDA_DRIVER"), unsetenv("FAKE_PLUGIN_FAIL_INIT");
+    setenv("FAKE_CUDA_LOG", log_path, 1);
+    setenv("DYNG_PLUGIN_PATH", folder("no-plugins"), 1);
+    setenv("LD_LIBRARY_PATH", folder("no-driver"), 1);
+    for (int i = 0; env && env[i]; i++) {
+      const char *eq = strchr(env[i], '=');
+      if (!eq) {
+        unsetenv(env[i]);
+        continue;
+      }
+      char key[128];
+      snprintf(key, sizeof key, "%.*s", (int)(eq - env[i]), env[i]);
+      setenv(key, eq + 1, 1);
+    }
+    char probe_path[600];
+    snprintf(probe_path, sizeof probe_path, "%s/tests/backend_probe", getenv("DYNG_BUILDDIR"));
+    const char *argv[32];
+    int argc = 0;
+    argv[argc++] = probe_path;
+    for (int i = 0; sql && sql[i] && argc < 30; i++) argv[argc++] = sql[i];
+    argv[argc++] = "SELECT dyng_config()";
+    argv[argc] = NULL;
+    execve(probe_path, (char *const *)argv, environ);
+    _exit(127);
+  }
+  close(out_pipe[1]), close(err_pipe[1]);
+  p.out = slurp(out_pipe[0]);
+  p.err = slurp(err_pipe[0]);
+  close(out_pipe[0]), close(err_pipe[0]);
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    fail_msg("probe failed (status %d): %s\n%s", status, p.out, p.err);
+  FILE *f = fopen(log_path, "r");
+  if (f) {
+    p.calls = slurp(fileno(f));
+    fclose(f);
+  } else {
+    p.calls = strdup("");
+  }
+  const char *last = p.out, *line = p.out;
+  while ((line = strstr(line, "\n{")) != NULL) last = ++line;
+  p.config = json_loads(last, JSON_DISABLE_EOF_CHECK, NULL);
+  if (!p.config || !json_is_object(p.config)) fail_msg("no dyng_config() report in:\n%s", p.out);
+  return p;
+}
+
+static void probe_free(probe *p) {
+  free(p->out), free(p->err), free(p->calls);
+  json_decref(p->config);
+}
+
+/* ---- reading the report ------------------------------------------------- */
+
+/* The string at a path of keys and array indices ("backend.name",
+** "plugins.0.state"); fails the test when it is missing. */
+static const char *str_at(const probe *p, const char *path) {
+  json_t *j = p->config;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *tok = strtok(buf, "."); tok && j; tok = strtok(NULL, "."))
+    j = json_is_array(j) ? json_array_get(j, (size_t)atoi(tok)) : json_object_get(j, tok);
+  if (!j) fail_msg("no %s in the report:\n%s", path, p->out);
+  if (json_is_string(j)) return json_string_value(j);
+  if (json_is_true(j)) return "true";
+  if (json_is_false(j)) return "false";
+  if (json_is_null(j)) return "null";
+  static char num[64];
+  snprintf(num, sizeof num, "%lld", (long long)json_integer_value(j));
+  return num;
+}
+
+static size_t len_at(const probe *p, const char *key) {
+  json_t *j = json_object_get(p->config, key);
+  assert_true(json_is_array(j));
+  return json_array_size(j);
+}
+
+static void contains(const char *haystack, const char *needle) {
+  if (!strstr(haystack, needle)) fail_msg("'%s' not found in:\n%s", needle, haystack);
+}
+
+static void lacks(const char *haystack, const char *needle) {
+  if (strstr(haystack, needle)) fail_msg("'%s' unexpectedly in:\n%s", needle, haystack);
+}
+
+/* The index of the plugin whose file is `file`, failing when absent. */
+static int plugin_index(const probe *p, const char *file) {
+  json_t *a = json_object_get(p->config, "plugins");
+  for (size_t i = 0; i < json_array_size(a); i++) {
+    const char *path = json_string_value(json_object_get(json_array_get(a, i), "path"));
+    const char *base = path ? strrchr(path, '/') : NULL;
+    if (base && strcmp(base + 1, file) == 0) return (int)i;
+  }
+  fail_msg("plugin %s not reported:\n%s", file, p->out);
+  return -1;
+}
+
+static const char *plugin_field(const probe *p, const char *file, const char *field) {
+  char path[128];
+  snprintf(path, sizeof path, "plugins.%d.%s", plugin_index(p, file), field);
+  return str_at(p, path);
+}
+
+/* A small graph and a query that must answer through whatever backend. */
+static const char *const k_graph[] = {
+    "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL);"
+    "INSERT INTO e VALUES (1,2,1),(2,3,2),(1,3,5),(3,4,1);"
+    "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)",
+    "SELECT group_concat(node || ':' || dist, ' ') FROM dyng_sssp('g', 1)",
+    NULL};
+
+/* ---- scenarios ---------------------------------------------------------- */
+
+static void test_no_plugin_is_silent_and_uses_the_cpu(void **state) {
+  (void)state;
+  const char *lib = driver_folder("lib", 1);
+  char ld[600];
+  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
+  const char *env[] = {ld, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", NULL};
+  probe p = run(env, k_graph);
+  assert_string_equal(str_at(&p, "backend.name"), "cpu");
+  contains(str_at(&p, "backend.reason"), "no GPU backend plugin");
+  assert_int_equal(len_at(&p, "plugins"), 0);
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cpu");
+  assert_string_equal(str_at(&p, "graphs.0.residency"), "host");
+  contains(p.out, "1:0.0 2:1.0 3:3.0 4:4.0");
+  /* The driver and the device were read, and nothing logged. */
+  assert_string_equal(str_at(&p, "driver.cuda_version"), "13000");
+  assert_string_equal(str_at(&p, "devices.0.name"), "NVIDIA H200");
+  assert_string_equal(str_at(&p, "devices.0.compute_capability"), "9.0");
+  assert_string_equal(str_at(&p, "discovery.devices_from"), "nvml");
+  assert_string_equal(p.err, "");
+  lacks(p.calls, "cuInit");
+  probe_free(&p);
+}
+
+static void test_matching_plugin_is_chosen_on_first_use(void **state) {
+  (void)state;
+  const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
+  install(dir, "fakeplugin12", "dyng_cuda12.so");
+  install(dir, "fakeplugin13", "dyng_cuda13.so");
+  char ld[600], pp[600];
+  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
+  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", NULL};
+  /* Reporting starts nothing. */
+  const char *none[] = {NULL};
+  probe p = run(env, none);
+  assert_string_equal(str_at(&p, "backend.name"), "cuda13");
+  contains(str_at(&p, "backend.reason"), "selected, started by the first graph");
+  assert_string_equal(plugin_field(&p, "dyng_cuda13.so", "state"), "selected");
+  assert_string_equal(plugin_field(&p, "dyng_cuda13.so", "started"), "false");
+  assert_string_equal(plugin_field(&p, "dyng_cuda12.so", "state"), "available");
+  lacks(p.calls, "init ");
+  lacks(p.calls, "cuInit");
+  probe_free(&p);
+  /* A graph starts it, on the H200, and answers. */
+  p = run(env, k_graph);
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cuda13");
+  assert_string_equal(str_at(&p, "graphs.0.residency"), "device");
+  assert_string_equal(str_at(&p, "graphs.0.device_bytes"), "4096");
+  assert_string_equal(plugin_field(&p, "dyng_cuda13.so", "started"), "true");
+  contains(plugin_field(&p, "dyng_cuda13.so", "reason"), "started on NVIDIA H200");
+  contains(p.calls, "init 13 0");
+  lacks(p.calls, "init 12");
+  lacks(p.calls, "cuInit");
+  contains(p.out, "1:0.0 2:1.0 3:3.0 4:4.0");
+  assert_string_equal(p.err, "");
+  probe_free(&p);
+}
+
+static void test_older_driver_takes_the_newest_plugin_it_can_run(void **state) {
+  (void)state;
+  const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
+  install(dir, "fakeplugin12", "dyng_cuda12.so");
+  install(dir, "fakeplugin13", "dyng_cuda13.so");
+  install(dir, "fakeplugin14", "dyng_cuda14.so");
+  install(dir, "fakeplugin11", "dyng_cuda11.so");
+  char ld[600], pp[600];
+  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
+  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  /* A CUDA 12.4 driver: 12 matches; 13 and 14 need a newer driver. */
+  const char *env[] = {ld, pp, "FAKE_CUDA_DRIVER=12040", "FAKE_CUDA_DEVICES=NVIDIA A100:80:40960", NULL};
+  probe p = run(env, k_graph);
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cuda12");
+  assert_string_equal(str_at(&p, "driver.cuda"), "12.4");
+  contains(plugin_field(&p, "dyng_cuda13.so", "reason"), "needs a driver for CUDA 13; the driver supports CUDA 12.4");
+  assert_string_equal(plugin_field(&p, "dyng_cuda14.so", "state"), "unusable");
+  assert_string_equal(plugin_field(&p, "dyng_cuda11.so", "state"), "available");
+  /* Ranked: the match first, the usable older one next, unusable last. */
+  assert_int_equal(plugin_index(&p, "dyng_cuda12.so"), 0);
+  assert_int_equal(plugin_index(&p, "dyng_cuda11.so"), 1);
+  probe_free(&p);
+  /* No match for a CUDA 13 driver among 11 and 12: the newest older. */
+  dir = folder("plugins");
+  install(dir, "fakeplugin11", "dyng_cuda11.so");
+  install(dir, "fakeplugin12", "dyng_cuda12.so");
+  const char *env13[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", NULL};
+  p = run(env13, k_graph);
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cuda12");
+  assert_string_equal(plugin_field(&p, "dyng_cuda11.so", "state"), "available");
+  probe_free(&p);
+}
+
+static void test_foreign_plugins_are_never_used(void **state) {
+  (void)state;
+  const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
+  install(dir, "fakeplugin_abi", "dyng_cuda13.so");
+  install(dir, "fakeplugin_version", "dyng_cuda15.so");
+  install(dir, "fakeplugin_noentry", "dyng_cuda16.so");
+  install(dir, "fakeplugin11", "dyng_cuda10.so"); /* built with 11 */
+  char broken[700];
+  snprintf(broken, sizeof broken, "%s/dyng_cuda9.so", dir);
+  write_file(broken, "not a shared object\n");
+  char ld[600], pp[600];
+  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
+  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  const char *env[] = {ld, pp, "FAKE_CUDA_DRIVER=16000", "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", NULL};
+  probe p = run(env, k_graph);
+  contains(plugin_field(&p, "dyng_cuda13.so", "reason"), "built for backend ABI");
+  contains(plugin_field(&p, "dyng_cuda15.so", "reason"), "built for dyng 0.0.0-other");
+  contains(plugin_field(&p, "dyng_cuda16.so", "reason"), "not a dyng plugin: no dyng_plugin_entry");
+  contains(plugin_field(&p, "dyng_cuda10.so", "reason"), "its name says CUDA 10 but it was built with CUDA 11");
+  contains(plugin_field(&p, "dyng_cuda9.so", "reason"), "cannot be loaded");
+  for (int i = 0; i < 5; i++) {
+    char path[64];
+    snprintf(path, sizeof path, "plugins.%d.state", i);
+    assert_string_equal(str_at(&p, path), "unusable");
+  }
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cpu");
+  contains(p.out, "1:0.0 2:1.0 3:3.0 4:4.0");
+  /* One warning, naming every plugin and its reason. */
+  contains(p.err, "LOG 28: dyng: no usable GPU plugin, using the CPU:");
+  contains(p.err, "dyng_cuda13.so (ABI 999)");
+  contains(p.err, "dyng_cuda15.so (dyng 0.0.0-other)");
+  contains(p.err, "dyng_cuda16.so (no entry point)");
+  contains(p.err, "dyng_cuda10.so (built with CUDA 11)");
+  contains(p.err, "dyng_cuda9.so (not loadable)");
+  const char *second = strstr(strstr(p.err, "no usable GPU") + 1, "no usable GPU");
+  assert_null(second);
+  lacks(p.calls, "init ");
+  probe_free(&p);
+}
+
+static void test_a_plugin_that_fails_to_start_passes_to_the_next(void **state) {
+  (void)state;
+  const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
+  install(dir, "fakeplugin12", "dyng_cuda12.so");
+  install(dir, "fakeplugin13", "dyng_cuda13.so");
+  char ld[600], pp[600];
+  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
+  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", "FAKE_PLUGIN_FAIL_INIT=13", NULL};
+  probe p = run(env, k_graph);
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cuda12");
+  assert_string_equal(plugin_field(&p, "dyng_cuda13.so", "state"), "unusable");
+  contains(plugin_field(&p, "dyng_cuda13.so", "reason"), "failed to start: cudaSetDevice: fake failure of CUDA 13");
+  assert_string_equal(plugin_field(&p, "dyng_cuda12.so", "state"), "selected");
+  contains(p.calls, "init 13 0\ninit 12 0");
+  assert_string_equal(p.err, "");
+  probe_free(&p);
+  /* When the only one fails: the CPU, with the reason and the warning. */
+  dir = folder("plugins");
+  install(dir, "fakeplugin13", "dyng_cuda13.so");
+  p = run(env, k_graph);
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cpu");
+  contains(str_at(&p, "graphs.0.backend_reason"), "fake failure of CUDA 13");
+  contains(p.err, "dyng_cuda13.so (failed to start)");
+  probe_free(&p);
+}
+
+static void test_devices_follow_visibility_and_capability(void **state) {
+  (void)state;
+  const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
+  install(dir, "fakeplugin13", "dyng_cuda13.so");
+  char ld[600], pp[600];
+  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
+  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  const char *two = "FAKE_CUDA_DEVICES=Tesla V100:70:16384;NVIDIA H200:90:143771";
+  /* A 7.0 device is listed but not used: the H200 (ordinal 1) is. */
+  const char *env[] = {ld, pp, two, NULL};
+  probe p = run(env, k_graph);
+  assert_string_equal(str_at(&p, "devices.0.usable"), "false");
+  assert_string_equal(str_at(&p, "devices.1.chosen"), "true");
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cuda13");
+  contains(p.calls, "init 13 1");
+  probe_free(&p);
+  /* Only the V100 visible: nothing usable, said why. */
+  const char *v100[] = {ld, pp, two, "CUDA_VISIBLE_DEVICES=0", NULL};
+  p = run(v100, k_graph);
+  assert_int_equal(len_at(&p, "devices"), 1);
+  contains(plugin_field(&p, "dyng_cuda13.so", "reason"),
+           "no device of compute capability 7.5 or newer (Tesla V100 is 7.0)");
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cpu");
+  contains(p.err, "no usable GPU plugin");
+  probe_free(&p);
+  /* By UUID, the H200 becomes ordinal 0. */
+  const char *by_uuid[] = {ld, pp, two, "CUDA_VISIBLE_DEVICES=GPU-fake-1", NULL};
+  p = run(by_uuid, k_graph);
+  assert_int_equal(len_at(&p, "devices"), 1);
+  assert_string_equal(str_at(&p, "devices.0.name"), "NVIDIA H200");
+  contains(p.calls, "init 13 0");
+  probe_free(&p);
+  /* Hidden entirely. */
+  const char *hidden[] = {ld, pp, two, "CUDA_VISIBLE_DEVICES=", NULL};
+  p = run(hidden, k_graph);
+  assert_int_equal(len_at(&p, "devices"), 0);
+  contains(plugin_field(&p, "dyng_cuda13.so", "reason"), "no visible CUDA device (CUDA_VISIBLE_DEVICES=)");
+  probe_free(&p);
+}
+
+static void test_without_nvml_devices_come_from_cuinit(void **state) {
+  (void)state;
+  const char *lib = driver_folder("lib-no-nvml", 0), *dir = folder("plugins");
+  install(dir, "fakeplugin13", "dyng_cuda13.so");
+  char ld[600], pp[600];
+  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
+  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA L4:89:23034", NULL};
+  probe p = run(env, k_graph);
+  assert_string_equal(str_at(&p, "discovery.devices_from"), "cuInit");
+  contains(str_at(&p, "discovery.devices_note"), "cannot use CUDA");
+  assert_string_equal(str_at(&p, "devices.0.name"), "NVIDIA L4");
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cuda13");
+  contains(p.calls, "cuInit");
+  probe_free(&p);
+}
+
+static void test_without_a_driver_plugins_say_so(void **state) {
+  (void)state;
+  const char *lib = folder("bad-driver"), *dir = folder("plugins");
+  char bogus[700];
+  snprintf(bogus, sizeof bogus, "%s/libcuda.so.1", lib);
+  write_file(bogus, "not a driver\n");
+  snprintf(bogus, sizeof bogus, "%s/libnvidia-ml.so.1", lib);
+  write_file(bogus, "not NVML\n");
+  install(dir, "fakeplugin13", "dyng_cuda13.so");
+  char ld[600], pp[600];
+  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
+  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  const char *env[] = {ld, pp, NULL};
+  probe p = run(env, k_graph);
+  assert_string_equal(str_at(&p, "driver.cuda_version"), "null");
+  contains(str_at(&p, "driver.note"), "no NVIDIA driver");
+  contains(plugin_field(&p, "dyng_cuda13.so", "reason"), "no NVIDIA driver");
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cpu");
+  contains(p.err, "no usable GPU plugin");
+  probe_free(&p);
+}
+
+static void test_cpu_only_and_require_cuda(void **state) {
+  (void)state;
+  const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
+  install(dir, "fakeplugin13", "dyng_cuda13.so");
+  char ld[600], pp[600];
+  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
+  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  /* DYNG_CPU_ONLY: nothing is looked at. */
+  const char *cpu[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", "DYNG_CPU_ONLY=yes", NULL};
+  probe p = run(cpu, k_graph);
+  assert_string_equal(str_at(&p, "backend.name"), "cpu");
+  assert_string_equal(str_at(&p, "backend.reason"), "DYNG_CPU_ONLY is set");
+  assert_string_equal(str_at(&p, "discovery.cpu_only"), "true");
+  assert_int_equal(len_at(&p, "plugins"), 0);
+  assert_string_equal(p.calls, "");
+  assert_string_equal(p.err, "");
+  probe_free(&p);
+  /* A value that is not a boolean is ignored, with a warning. */
+  const char *odd[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", "DYNG_CPU_ONLY=perhaps", NULL};
+  p = run(odd, k_graph);
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cuda13");
+  contains(p.err, "DYNG_CPU_ONLY='perhaps' is not a boolean");
+  probe_free(&p);
+  /* DYNG_REQUIRE_CUDA: a graph that cannot run on CUDA is an error... */
+  const char *req_none[] = {ld, pp, "DYNG_REQUIRE_CUDA=1", NULL};
+  p = run(req_none, k_graph);
+  contains(p.out, "ERROR: dyng: graph 'g': CUDA was required (DYNG_REQUIRE_CUDA) but cannot be used: ");
+  contains(p.out, "no visible CUDA device");
+  assert_string_equal(str_at(&p, "backend.name"), "none");
+  probe_free(&p);
+  /* ...and fine when it can. */
+  const char *req[] = {ld, pp, "DYNG_REQUIRE_CUDA=1", "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", NULL};
+  p = run(req, k_graph);
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cuda13");
+  lacks(p.out, "ERROR");
+  probe_free(&p);
+}
+
+static void test_connection_and_graph_preferences(void **state) {
+  (void)state;
+  const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
+  install(dir, "fakeplugin13", "dyng_cuda13.so");
+  char ld[600], pp[600];
+  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
+  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", NULL};
+  const char *sql[] = {
+      "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL);"
+      "INSERT INTO e VALUES (1,2,1),(2,3,2),(1,3,5),(3,4,1);"
+      "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w);"
+      "CREATE VIRTUAL TABLE h USING dyng(edges=e, weights=w, backend=cuda)",
+      "SELECT json_extract(dyng_config(), '$.graphs[0].backend')",
+      /* The connection moves to the CPU: g follows at its next use, h not. */
+      "SELECT dyng_config('backend', 'cpu') IS NOT NULL",
+      "SELECT group_concat(node || ':' || dist, ' ') FROM dyng_sssp('g', 1)",
+      "SELECT group_concat(node || ':' || dist, ' ') FROM dyng_sssp('h', 1)",
+      "SELECT dyng_config('backend', 'sometimes')",
+      "CREATE VIRTUAL TABLE k USING dyng(edges=e, backend=tpu)",
+      NULL};
+  probe p = run(env, sql);
+  contains(p.out, "cuda13\n1\n1:0.0 2:1.0 3:3.0 4:4.0\n1:0.0 2:1.0 3:3.0 4:4.0\n");
+  contains(p.out, "ERROR: dyng_config: backend must be 'auto', 'cpu' or 'cuda'");
+  contains(p.out, "ERROR: dyng: option backend='tpu' of graph 'k' must be auto, cpu or cuda");
+  assert_string_equal(str_at(&p, "backend.preference"), "cpu");
+  assert_string_equal(str_at(&p, "backend.name"), "cpu");
+  assert_string_equal(str_at(&p, "graphs.0.name"), "g");
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cpu");
+  assert_string_equal(str_at(&p, "graphs.0.backend_option"), "null");
+  assert_string_equal(str_at(&p, "graphs.1.backend"), "cuda13");
+  assert_string_equal(str_at(&p, "graphs.1.backend_option"), "cuda");
+  probe_free(&p);
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+static int setup(void **state) {
+  (void)state;
+  const char *build = getenv("DYNG_BUILDDIR");
+  assert_non_null(build);
+  snprintf(g_fakes, sizeof g_fakes, "%s/tests/fakes", build);
+  snprintf(g_root, sizeof g_root, "/tmp/dyng-backends-XXXXXX");
+  assert_non_null(mkdtemp(g_root));
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_root);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_no_plugin_is_silent_and_uses_the_cpu),
+      cmocka_unit_test(test_matching_plugin_is_chosen_on_first_use),
+      cmocka_unit_test(test_older_driver_takes_the_newest_plugin_it_can_run),
+      cmocka_unit_test(test_foreign_plugins_are_never_used),
+      cmocka_unit_test(test_a_plugin_that_fails_to_start_passes_to_the_next),
+      cmocka_unit_test(test_devices_follow_visibility_and_capability),
+      cmocka_unit_test(test_without_nvml_devices_come_from_cuinit),
+      cmocka_unit_test(test_without_a_driver_plugins_say_so),
+      cmocka_unit_test(test_cpu_only_and_require_cuda),
+      cmocka_unit_test(test_connection_and_graph_preferences),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
