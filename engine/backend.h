@@ -19,6 +19,7 @@
 #ifndef DYNG_BACKEND_H
 #define DYNG_BACKEND_H
 
+#include "engine/graph.h"
 #include "engine/types.h"
 
 /* Bumped whenever this struct or engine/types.h changes incompatibly. */
@@ -37,8 +38,10 @@ struct dyng_backend {
   ** released with graph_detach. */
   int (*graph_attach)(const dyng_backend *be, const dyng_graph_view *view, void **state);
 
-  /* The host graph has changed; `view` is its current state. */
-  int (*graph_update)(void *state, const dyng_graph_view *view);
+  /* The host graph has changed; `view` is its current state and `changes`
+  ** (engine/graph.h) the edges the batch removed and added, or NULL when
+  ** they were not recorded (the backend then takes the whole view). */
+  int (*graph_update)(void *state, const dyng_graph_view *view, const dyng_changes *changes);
 
   /* Releases a state; accepts NULL. */
   void (*graph_detach)(void *state);

@@ -22,9 +22,10 @@ static int dyng__cpu_attach(const dyng_backend *be, const dyng_graph_view *view,
   return DYNG_OK;
 }
 
-static int dyng__cpu_update(void *state, const dyng_graph_view *view) {
+static int dyng__cpu_update(void *state, const dyng_graph_view *view, const dyng_changes *changes) {
   (void)state;
   (void)view;
+  (void)changes;
   return DYNG_OK;
 }
 

@@ -125,6 +125,8 @@ int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, dyng_sssp_tree **ppTr
   int erc = dyng_sssp_tree_init(&p->tree, view.n_vertices);
   if (erc == DYNG_OK)
     erc = pG->pBackend->sssp(pG->pBackendState, &view, vSource, iObj, DYNG_NONE, &p->tree);
+  /* A backend may leave the distance order to the host. */
+  if (erc == DYNG_OK) erc = dyng_sssp_tree_order(&p->tree);
   if (erc != DYNG_OK) {
     dyngTreeFree(p);
     if (erc == DYNG_ENOMEM) return SQLITE_NOMEM;

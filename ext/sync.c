@@ -547,19 +547,21 @@ static int dyngUndoMatches(DyngGraph *pG, int i, const DyngLogRow *r) {
 ** mirror is marked stale (part of the batch may be in it). */
 static int dyngApplyBatch(DyngGraph *pG, dyng_batch *pBatch, dyng_apply_stats *pStats,
                           char **pzErr) {
-  /* With trees or counts kept, record what changed so that they follow. */
-  dyng_changes *pChanges = pG->pTrees || dyngCountsKept(pG) ? &pG->changes : NULL;
+  /* With trees or counts kept, or a backend with its own copy of the graph,
+  ** record what changed so that they follow. */
+  int bTrack = pG->pTrees || dyngCountsKept(pG) || pG->pBackend != dyng_backend_cpu();
+  dyng_changes *pChanges = bTrack ? &pG->changes : NULL;
   int erc = dyng_graph_apply_tracked(pG->pGraph, pBatch, pStats, pChanges);
   if (erc == DYNG_OK) {
     dyng_graph_view view;
     dyng_graph_get_view(pG->pGraph, &view);
-    erc = pG->pBackend->graph_update(pG->pBackendState, &view);
+    erc = pG->pBackend->graph_update(pG->pBackendState, &view, pChanges);
   }
   if (erc != DYNG_OK) {
     pG->bStale = 1;
     return dyngEngineFailure(pG, erc, pzErr);
   }
-  if (pChanges) {
+  if (pChanges && (pG->pTrees || dyngCountsKept(pG))) {
     dyngTreesUpdate(pG, pChanges);
     dyngCountsUpdate(pG, pChanges);
   }
