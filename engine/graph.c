@@ -29,6 +29,7 @@ typedef struct dyng__adj {
   size_t size;    /* entries allocated in every per-entry array */
   size_t garbage; /* entries in segments that were moved away */
   uint32_t moved; /* segments moved out of vertex order since the last layout */
+  uint32_t layout; /* counts rewrites of the whole pool (layouts, compactions) */
 } dyng__adj;
 
 /* One pending operation of a batch. */
@@ -392,6 +393,7 @@ static int dyng__adj_layout(dyng__adj *a, uint32_t n_vert) {
   a->used = total;
   a->garbage = 0;
   a->moved = 0;
+  a->layout++;
   return DYNG_OK;
 }
 
@@ -521,6 +523,7 @@ static void dyng__adj_compact(dyng_graph *g, dyng__adj *a) {
   a->used = total;
   a->garbage = 0;
   a->moved = 0;
+  a->layout++;
 }
 
 /* Ensures vertex v's segment in pool a has room for `extra` more entries,
@@ -732,6 +735,8 @@ static void dyng__adj_view(const dyng__adj *a, int n_obj, dyng_adj_view *v) {
   v->nbr = a->nbr;
   v->ref = a->ref;
   for (int k = 0; k < DYNG_MAX_WEIGHTS; k++) v->w[k] = (a->has_w && k < n_obj) ? a->w[k] : NULL;
+  v->n_entries = a->used;
+  v->layout = a->layout;
 }
 
 void dyng_graph_get_view(const dyng_graph *g, dyng_graph_view *view) {

@@ -23,6 +23,11 @@
 ** w[k][p] is the weight of entry p in objective k.  The in-direction of a
 ** directed graph stores no weights (w[k] is NULL): the weight of in-entry p
 ** is out.w[k][edge_pos_out[ref[p] >> 1]].
+**
+** Between two views with the same `layout`, only the entries of vertices
+** that a batch's edges touch (the ends of the edges it removed and added)
+** have moved or changed: a device copy can follow by copying those
+** vertices' entries again.
 */
 typedef struct dyng_adj_view {
   const uint32_t *off;               /* per vertex: first entry */
@@ -30,6 +35,10 @@ typedef struct dyng_adj_view {
   const uint32_t *nbr;               /* per entry: the vertex at the other end */
   const uint32_t *ref;               /* per entry: edge slot << 1 | side */
   const double *w[DYNG_MAX_WEIGHTS]; /* per objective, per entry: weight */
+  size_t n_entries;                  /* positions in use: every off[v] + deg[v]
+                                        is at most this */
+  uint32_t layout;                   /* changes whenever entries are rewritten
+                                        wholesale (not by a batch's own edges) */
 } dyng_adj_view;
 
 /*
