@@ -69,6 +69,12 @@ struct dyng_backend {
 
   /* Text of the last failure of `state`, or NULL. */
   const char *(*error_message)(void *state);
+
+  /* The host is about to free tree `t`, which sssp or sssp_update filled: a
+  ** backend that keeps its own copy of the trees it computed (in device
+  ** memory) lets t's go.  Trees still held when the state is detached go
+  ** with it.  NULL when the backend keeps nothing. */
+  void (*tree_release)(void *state, const dyng_sssp_tree *t);
 };
 
 /* The built-in CPU backend. */

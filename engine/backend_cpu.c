@@ -67,6 +67,7 @@ static const dyng_backend dyng__cpu = {
     .sssp = dyng__cpu_sssp,
     .sssp_update = dyng__cpu_sssp_update,
     .error_message = dyng__cpu_error,
+    .tree_release = NULL,
 };
 
 const dyng_backend *dyng_backend_cpu(void) { return &dyng__cpu; }

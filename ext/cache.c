@@ -44,6 +44,7 @@ SQLITE_EXTENSION_INIT3
 
 struct DyngTree {
   DyngTree *pNext;          /* next tree of the same graph */
+  DyngGraph *pG;            /* the graph it belongs to */
   dyng_sssp_tree tree;      /* the tree; its source is a vertex index */
   sqlite3_int64 iLastUse;   /* the connection's clock at the last use */
   sqlite3_int64 nHit;       /* queries answered from it */
@@ -65,6 +66,10 @@ static sqlite3_int64 dyngTreeBytes(const DyngTree *p) {
 
 static void dyngTreeFree(DyngTree *p) {
   if (!p) return;
+  /* Its backend may keep a copy (trees go before their graph's state). */
+  DyngGraph *pG = p->pG;
+  if (pG && pG->pBackend && pG->pBackendState && pG->pBackend->tree_release)
+    pG->pBackend->tree_release(pG->pBackendState, &p->tree);
   dyng_sssp_tree_free(&p->tree);
   sqlite3_free(p);
 }
@@ -122,6 +127,7 @@ int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, dyng_sssp_tree **ppTr
   DyngTree *p = sqlite3_malloc(sizeof *p);
   if (!p) return SQLITE_NOMEM;
   memset(p, 0, sizeof *p);
+  p->pG = pG;
   int erc = dyng_sssp_tree_init(&p->tree, view.n_vertices);
   if (erc == DYNG_OK)
     erc = pG->pBackend->sssp(pG->pBackendState, &view, vSource, iObj, DYNG_NONE, &p->tree);
