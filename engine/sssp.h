@@ -18,6 +18,10 @@
 int dyng_sssp_tree_init(dyng_sssp_tree *t, uint32_t n_vertices) DYNG_WARN_UNUSED;
 void dyng_sssp_tree_free(dyng_sssp_tree *t);
 
+/* Grows a tree's per-vertex arrays to n vertices (the new ones unreached);
+** nothing when it has that many.  DYNG_ENOMEM leaves it as it was. */
+int dyng_sssp_tree_grow(dyng_sssp_tree *t, uint32_t n) DYNG_WARN_UNUSED;
+
 /* Computes the shortest-path tree from vertex `source` in objective
 ** `objective` of the graph `g` into `t` (initialized for at least
 ** g->n_vertices).  When `target` is not DYNG_NONE the search stops once the

@@ -14,8 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-/* Grows the per-vertex arrays to n vertices (new ones unreached). */
-static int dyng__tree_prepare(dyng_sssp_tree *t, uint32_t n) {
+int dyng_sssp_tree_grow(dyng_sssp_tree *t, uint32_t n) {
   uint32_t old = t->n_vertices;
   if (n <= old) return DYNG_OK;
   size_t m = n;
@@ -63,7 +62,7 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
   int obj = t->objective, rc;
   if (obj < 0 || obj >= g->n_objectives) return DYNG_EINVAL;
   if (!g->in.nbr) return DYNG_EINVAL; /* a directed graph's in adjacency */
-  if ((rc = dyng__tree_prepare(t, g->n_vertices)) != DYNG_OK) return rc;
+  if ((rc = dyng_sssp_tree_grow(t, g->n_vertices)) != DYNG_OK) return rc;
   const double *w = g->out.w[obj];
   double *dist = t->dist;
   uint32_t *parent = t->parent, *pedge = t->parent_edge;

@@ -194,7 +194,8 @@ static void dyngTreeFollow(DyngTreesRun *pRun, DyngTreeJob *pJob) {
     bRecompute = 1;
     if (++p->nSkipped >= DYNG_RETRY_AFTER) p->nGaveUpAt *= 2, p->nSkipped = 0;
   }
-  if (!bRecompute) {
+  if (!bRecompute) erc = dyng_sssp_tree_grow(&p->tree, pView->n_vertices);
+  if (!bRecompute && erc == DYNG_OK) {
     erc = pG->pBackend->sssp_update(pG->pBackendState, pView, &p->tree, pCh->removed, pCh->n_removed,
                                     pCh->added, pCh->n_added, pRun->nBudget, &nTouched);
     if (erc == DYNG_ETOOBIG) {
