@@ -1,0 +1,239 @@
+/*
+** bench/bench_gpu.c: the CUDA backend against the CPU backend, through SQL.
+**
+**   bench_gpu DB.db [--runs N] [--batch K] [--extension PATH]
+**
+** On a scratch copy of DB.db (a table edges(src, dst, length, minutes,
+** toll), as bench/gen_graph writes) it creates two graphs over the same
+** table, `gc` (backend=cpu) and `gg` (backend=cuda), directed, weights
+** length,minutes,toll, and measures, N times over (default 5; medians):
+**
+**   create_cpu / create_cuda   CREATE VIRTUAL TABLE (load; for CUDA with the
+**                              copy to the device), once
+**   sssp_cpu / sssp_cuda       SELECT count(*), max(dist) FROM dyng_sssp(g,
+**                              S, 'length') with cache_mb = 0, so the tree
+**                              is computed from scratch every time; the two
+**                              answers must be equal
+**   update_cpu / update_cuda   after keeping the trees of all three
+**                              objectives from S on both graphs, one batch
+**                              of K changes (default 50,000: K/2 inserts of
+**                              new edges between existing nodes, K/2 deletes
+**                              of random rows) in one transaction, then
+**                              dyng_update(g): reading the log, applying the
+**                              batch and bringing the three trees up to date
+**   trees_cpu / trees_cuda     the part of that spent on the trees (the sum
+**                              of their last_update_ms in dyng_update's
+**                              report)
+**   read_log                   the bare read of the same batch's log rows:
+**                              SELECT count(*), sum(src), sum(dst) FROM
+**                              <log> WHERE seq > P
+**
+** Every tree of gg must then equal gc's (count of reached vertices and the
+** largest distance); the program aborts otherwise.  The whole CUDA update
+** is compared with read_log (goal: within 2x) and the CUDA tree time with
+** 3 ms per objective.  Without a usable GPU the program says why and exits
+** with status 77.
+*/
+#include "bench/bench_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char bench_program[] = "bench_gpu";
+
+static void exec(sqlite3 *db, const char *sql) {
+  char *err = NULL;
+  if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) die("%s\n  in: %.200s", err, sql);
+}
+
+static char *text(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = prepare(db, sql);
+  char *out = NULL;
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+    out = strdup((const char *)sqlite3_column_text(st, 0));
+  else if (sqlite3_errcode(db) != SQLITE_OK && sqlite3_errcode(db) != SQLITE_DONE && sqlite3_errcode(db) != SQLITE_ROW)
+    die("%s\n  in: %s", sqlite3_errmsg(db), sql);
+  sqlite3_finalize(st);
+  return out;
+}
+
+static double number(sqlite3 *db, const char *sql) {
+  char *z = text(db, sql);
+  double x = z ? atof(z) : NAN;
+  free(z);
+  return x;
+}
+
+/* count(*) and max(dist) of a whole tree. */
+static void tree_summary(sqlite3 *db, const char *g, long long s, const char *obj, long long *count, double *maxd) {
+  char sql[256];
+  snprintf(sql, sizeof sql, "SELECT count(*), max(dist) FROM dyng_sssp('%s', %lld, '%s')", g, s, obj);
+  sqlite3_stmt *st = prepare(db, sql);
+  if (sqlite3_step(st) != SQLITE_ROW) die("%s", sqlite3_errmsg(db));
+  *count = sqlite3_column_int64(st, 0);
+  *maxd = sqlite3_column_double(st, 1);
+  sqlite3_finalize(st);
+}
+
+int main(int argc, char **argv) {
+  const char *db_path = NULL, *ext = ".libs/dyng.so";
+  int runs = 5;
+  long batch = 50000;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--batch") && i + 1 < argc) batch = atol(argv[++i]);
+    else if (!strcmp(argv[i], "--extension") && i + 1 < argc) ext = argv[++i];
+    else if (argv[i][0] != '-' && !db_path) db_path = argv[i];
+    else die("usage: bench_gpu DB.db [--runs N] [--batch K] [--extension PATH]");
+  }
+  if (!db_path || runs < 1 || batch < 2) die("usage: bench_gpu DB.db [--runs N] [--batch K] [--extension PATH]");
+  const char *scratch = scratch_name();
+  copy_file(db_path, scratch);
+  sqlite3 *db = NULL;
+  if (sqlite3_open(scratch, &db) != SQLITE_OK) die("cannot open %s", scratch);
+  char *why = NULL;
+  if (!load_extension(db, ext, &why)) die("cannot load %s: %s", ext, why);
+  char *be = text(db, "SELECT json_extract(dyng_config(), '$.backend.name')");
+  if (!be || strncmp(be, "cuda", 4) != 0) {
+    char *reason = text(db, "SELECT json_extract(dyng_config(), '$.backend.reason')");
+    printf("bench_gpu: no usable GPU backend: %s\n", reason ? reason : "?");
+    return 77;
+  }
+  free(be);
+  exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+  report r;
+  report_init(&r, strrchr(db_path, '/') ? strrchr(db_path, '/') + 1 : db_path);
+
+  double t0 = now_s();
+  exec(db, "CREATE VIRTUAL TABLE gc USING dyng(edges=edges, weights='length,minutes,toll', backend=cpu)");
+  double t_create_cpu = now_s() - t0;
+  t0 = now_s();
+  exec(db, "CREATE VIRTUAL TABLE gg USING dyng(edges=edges, weights='length,minutes,toll', backend=cuda)");
+  double t_create_cuda = now_s() - t0;
+  char *dev = text(db, "SELECT json_extract(dyng_config(), '$.devices[0].name')");
+  char *gg_be = text(db, "SELECT json_extract(dyng_config(), '$.graphs[1].backend')");
+  long long n_edges = (long long)number(db, "SELECT count(*) FROM edges");
+  long long n_nodes = (long long)number(db, "SELECT json_extract(dyng_config(), '$.graphs[0].vertices')");
+  printf("# bench_gpu %s\n%lld edges, %lld vertices; graph gg on %s (%s)\n", db_path, n_edges, n_nodes,
+         gg_be ? gg_be : "?", dev ? dev : "?");
+  report_add(&r, "create_cpu", "ms", 1e3, &t_create_cpu, 1, NULL);
+  report_add(&r, "create_cuda", "ms", 1e3, &t_create_cuda, 1, NULL);
+
+  /* From scratch: no kept trees. */
+  exec(db, "SELECT dyng_config('cache_mb', 0)");
+  double *x_cpu = xmalloc(sizeof(double) * (size_t)runs), *x_cuda = xmalloc(sizeof(double) * (size_t)runs);
+  long long src = (long long)number(db, "SELECT src FROM edges ORDER BY rowid LIMIT 1 OFFSET (SELECT count(*) / 2 FROM edges)");
+  for (int i = 0; i < runs; i++) {
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT src FROM edges LIMIT 1 OFFSET %lld", (long long)((i * 7919LL) % n_edges));
+    long long s = (long long)number(db, sql);
+    long long c1, c2;
+    double m1, m2;
+    for (int order = 0; order < 2; order++) {
+      int cuda_first = (i & 1) ^ order;
+      t0 = now_s();
+      if (cuda_first) tree_summary(db, "gg", s, "length", &c2, &m2);
+      else tree_summary(db, "gc", s, "length", &c1, &m1);
+      (cuda_first ? x_cuda : x_cpu)[i] = now_s() - t0;
+    }
+    if (c1 != c2 || m1 != m2) die("source %lld: CPU reaches %lld at most %.17g, CUDA %lld at most %.17g", s, c1, m1, c2, m2);
+  }
+  char ratio[96];
+  report_add(&r, "sssp_cpu", "ms", 1e3, x_cpu, runs, NULL);
+  snprintf(ratio, sizeof ratio, "cpu / cuda = %.2fx", median_of(x_cpu, runs) / median_of(x_cuda, runs));
+  report_add(&r, "sssp_cuda", "ms", 1e3, x_cuda, runs, ratio);
+  report_ratio(&r, "sssp_cpu_over_cuda", median_of(x_cpu, runs) / median_of(x_cuda, runs));
+
+  /* Kept trees, one per objective, then batches. */
+  exec(db, "SELECT dyng_config('cache_mb', 65536)");
+  static const char *objs[3] = {"length", "minutes", "toll"};
+  long long cnt;
+  double mx;
+  for (int k = 0; k < 3; k++) {
+    tree_summary(db, "gc", src, objs[k], &cnt, &mx);
+    tree_summary(db, "gg", src, objs[k], &cnt, &mx);
+  }
+  double *u_cpu = xmalloc(sizeof(double) * (size_t)runs), *u_cuda = xmalloc(sizeof(double) * (size_t)runs);
+  double *tr_cpu = xmalloc(sizeof(double) * (size_t)runs), *tr_cuda = xmalloc(sizeof(double) * (size_t)runs);
+  double *rl = xmalloc(sizeof(double) * (size_t)runs);
+  uint64_t rng = 42;
+  sqlite3_stmt *ins = prepare(db, "INSERT INTO edges(src, dst, length, minutes, toll) "
+                                  "SELECT a.src, b.dst, a.length, a.minutes, a.toll FROM "
+                                  "(SELECT * FROM edges WHERE rowid = ?1) a, (SELECT * FROM edges WHERE rowid = ?2) b");
+  sqlite3_stmt *del = prepare(db, "DELETE FROM edges WHERE rowid = ?1");
+  long long max_rowid = (long long)number(db, "SELECT max(rowid) FROM edges");
+  for (int i = 0; i < runs; i++) {
+    double pos_c = number(db, "SELECT json_extract(dyng_config(), '$.graphs[0].log_position')");
+    exec(db, "BEGIN");
+    for (long j = 0; j < batch; j++) {
+      long long a = 1 + (long long)(splitmix64(&rng) % (uint64_t)max_rowid);
+      if (j & 1) {
+        sqlite3_bind_int64(del, 1, a);
+        sqlite3_step(del);
+        sqlite3_reset(del);
+      } else {
+        long long b = 1 + (long long)(splitmix64(&rng) % (uint64_t)max_rowid);
+        sqlite3_bind_int64(ins, 1, a);
+        sqlite3_bind_int64(ins, 2, b);
+        sqlite3_step(ins);
+        sqlite3_reset(ins);
+      }
+    }
+    exec(db, "COMMIT");
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT count(*), sum(src), sum(dst) FROM gg_log WHERE seq > %.0f", pos_c);
+    t0 = now_s();
+    free(text(db, sql));
+    rl[i] = now_s() - t0;
+    for (int order = 0; order < 2; order++) {
+      int cuda_first = (i & 1) ^ order;
+      const char *g = cuda_first ? "gg" : "gc";
+      snprintf(sql, sizeof sql, "SELECT dyng_update('%s')", g);
+      t0 = now_s();
+      free(text(db, sql));
+      (cuda_first ? u_cuda : u_cpu)[i] = now_s() - t0;
+      snprintf(sql, sizeof sql,
+               "SELECT sum(json_extract(value, '$.last_update_ms')) FROM "
+               "json_each(json_extract(dyng_config(), '$.graphs[%d].trees'))",
+               cuda_first ? 1 : 0);
+      (cuda_first ? tr_cuda : tr_cpu)[i] = number(db, sql) / 1e3;
+    }
+    for (int k = 0; k < 3; k++) {
+      long long c1, c2;
+      double m1, m2;
+      tree_summary(db, "gc", src, objs[k], &c1, &m1);
+      tree_summary(db, "gg", src, objs[k], &c2, &m2);
+      if (c1 != c2 || m1 != m2) die("after batch %d, objective %s: CPU %lld / %.17g, CUDA %lld / %.17g", i, objs[k], c1, m1, c2, m2);
+    }
+  }
+  sqlite3_finalize(ins);
+  sqlite3_finalize(del);
+  char bname[32];
+  size_name(batch, bname, sizeof bname);
+  char name[64];
+  snprintf(name, sizeof name, "read_log_%s", bname);
+  report_add(&r, name, "ms", 1e3, rl, runs, NULL);
+  snprintf(name, sizeof name, "update_cpu_%s", bname);
+  report_add(&r, name, "ms", 1e3, u_cpu, runs, NULL);
+  snprintf(name, sizeof name, "update_cuda_%s", bname);
+  snprintf(ratio, sizeof ratio, "cuda / read_log = %.2fx", median_of(u_cuda, runs) / median_of(rl, runs));
+  report_add(&r, name, "ms", 1e3, u_cuda, runs, ratio);
+  snprintf(name, sizeof name, "trees_cpu_%s", bname);
+  report_add(&r, name, "ms", 1e3, tr_cpu, runs, NULL);
+  snprintf(name, sizeof name, "trees_cuda_%s", bname);
+  snprintf(ratio, sizeof ratio, "per objective %.2f ms", 1e3 * median_of(tr_cuda, runs) / 3);
+  report_add(&r, name, "ms", 1e3, tr_cuda, runs, ratio);
+  report_ratio(&r, "update_cuda_over_read_log", median_of(u_cuda, runs) / median_of(rl, runs));
+  report_ratio(&r, "trees_cuda_ms_per_objective", 1e3 * median_of(tr_cuda, runs) / 3);
+
+  printf("\n| %s | median | min | max | n | ratio |\n| --- | ---: | ---: | ---: | ---: | --- |\n", r.db);
+  report_print_rows(&r);
+  printf("\n");
+  report_print_lines(&r);
+  free(x_cpu), free(x_cuda), free(u_cpu), free(u_cuda), free(tr_cpu), free(tr_cuda), free(rl);
+  free(dev), free(gg_be);
+  sqlite3_close(db);
+  return 0;
+}

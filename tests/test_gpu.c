@@ -1,0 +1,280 @@
+/*
+** tests/test_gpu.c: the CUDA backend against the CPU backend, through SQL.
+**
+** Every case builds one edge table and two graphs over it, `gc` on the CPU
+** and `gg` on CUDA (backend=cuda), and compares dyng_sssp from several
+** sources element by element: the same vertices reached at bit-identical
+** distances, and on CUDA every parent one real edge away with
+** dist[parent] + weight == dist exactly (ties may pick other parents).
+** Then random batches (inserts, deletes, weight changes; 1 change to a tenth
+** of the edges) reach both, and the kept trees are compared again.
+** Directed and undirected graphs, integer weights (zeros included) and real
+** ones, sparse random graphs and grids.  A forked child of a process that
+** used dyng on the CPU must still be able to use CUDA.
+**
+** Without a usable GPU the file is skipped with the reason, unless
+** DYNG_REQUIRE_CUDA=1 (make check-gpu sets it): then it fails.
+*/
+#include "tests/test_util.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static sqlite3 *open_db(void) {
+  sqlite3 *db = NULL;
+  assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+  sqlite3_enable_load_extension(db, 1);
+  char *err = NULL;
+  const char *ext = getenv("DYNG_EXTENSION");
+  assert_non_null(ext);
+  if (sqlite3_load_extension(db, ext, "sqlite3_dyng_init", &err) != SQLITE_OK)
+    fail_msg("cannot load %s: %s", ext, err ? err : "?");
+  return db;
+}
+
+static void exec_ok(sqlite3 *db, const char *sql) {
+  char *err = NULL;
+  if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) fail_msg("%s\n  in: %.300s", err, sql);
+}
+
+static char *query_text(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) fail_msg("%s", sqlite3_errmsg(db));
+  char *out = NULL;
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+    out = strdup((const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  return out;
+}
+
+/* Whether a GPU backend can run here; *why gets the reason when not (the
+** caller frees it). */
+static int gpu_usable(char **why) {
+  sqlite3 *db = open_db();
+  char *name = query_text(db, "SELECT json_extract(dyng_config(), '$.backend.name')");
+  *why = query_text(db, "SELECT json_extract(dyng_config(), '$.backend.reason')");
+  sqlite3_close(db);
+  int ok = name && strncmp(name, "cuda", 4) == 0;
+  free(name);
+  return ok;
+}
+
+/* ---- graphs ------------------------------------------------------------- */
+
+/* Fills e(src, dst, a, b): a random sparse graph (kind 0) or a grid with both
+** directions (kind 1); `a` integer 0..9 or real, `b` real. */
+static void make_edges(sqlite3 *db, test_rng *r, int kind, int n, int integer) {
+  exec_ok(db, "CREATE TABLE e(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL, b REAL)");
+  sqlite3_stmt *st = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO e VALUES (?, ?, ?, ?)", -1, &st, NULL), SQLITE_OK);
+  int m = kind == 0 ? 4 * n : 0, side = (int)sqrt((double)n);
+  for (int i = 0; kind == 0 ? i < m : i < side * side; i++) {
+    int pairs[2][2], np = 0;
+    if (kind == 0) {
+      pairs[0][0] = (int)test_rng_below(r, (uint64_t)n) * 7 - 100;
+      pairs[0][1] = (int)test_rng_below(r, (uint64_t)n) * 7 - 100;
+      np = 1;
+    } else {
+      int row = i / side, col = i % side;
+      if (col + 1 < side) pairs[np][0] = i, pairs[np++][1] = i + 1;
+      if (row + 1 < side) pairs[np][0] = i, pairs[np++][1] = i + side;
+    }
+    for (int j = 0; j < np; j++)
+      for (int dir = 0; dir < (kind == 1 ? 2 : 1); dir++) {
+        sqlite3_bind_int64(st, 1, dir ? pairs[j][1] : pairs[j][0]);
+        sqlite3_bind_int64(st, 2, dir ? pairs[j][0] : pairs[j][1]);
+        if (integer) sqlite3_bind_double(st, 3, (double)test_rng_below(r, 10));
+        else sqlite3_bind_double(st, 3, 0.5 + 9.5 * test_rng_unit(r));
+        sqlite3_bind_double(st, 4, 0.01 + test_rng_unit(r));
+        assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+        sqlite3_reset(st);
+      }
+  }
+  sqlite3_finalize(st);
+}
+
+/* A batch of n random changes: a third inserts, a third deletes, a third
+** weight changes. */
+static void random_batch(sqlite3 *db, test_rng *r, int n, int n_nodes, int integer) {
+  exec_ok(db, "BEGIN");
+  for (int i = 0; i < n; i++) {
+    char sql[300];
+    double w = integer ? (double)test_rng_below(r, 10) : 0.5 + 9.5 * test_rng_unit(r);
+    switch (test_rng_below(r, 3)) {
+    case 0:
+      snprintf(sql, sizeof sql, "INSERT INTO e VALUES (%d, %d, %.17g, %.17g)",
+               (int)test_rng_below(r, (uint64_t)n_nodes) * 7 - 100, (int)test_rng_below(r, (uint64_t)n_nodes) * 7 - 100,
+               w, 0.01 + test_rng_unit(r));
+      break;
+    case 1:
+      snprintf(sql, sizeof sql,
+               "DELETE FROM e WHERE rowid = (SELECT rowid FROM e LIMIT 1 OFFSET abs(random()) %% "
+               "max(1, (SELECT count(*) FROM e)))");
+      break;
+    default:
+      snprintf(sql, sizeof sql,
+               "UPDATE e SET a = %.17g WHERE rowid = (SELECT rowid FROM e LIMIT 1 OFFSET abs(random()) %% "
+               "max(1, (SELECT count(*) FROM e)))",
+               w);
+    }
+    exec_ok(db, sql);
+  }
+  exec_ok(db, "COMMIT");
+}
+
+/* ---- comparing ---------------------------------------------------------- */
+
+/* dyng_sssp of gg equals gc's for `source` and objective `obj`. */
+static void compare_trees(sqlite3 *db, sqlite3_int64 source, const char *obj, int directed) {
+  char sql[800];
+  snprintf(sql, sizeof sql,
+           "SELECT c.node, c.dist, g.dist, g.parent, g.edge, e.src, e.dst, e.%s, "
+           "  (SELECT dist FROM dyng_sssp('gg', %lld, '%s') WHERE node = g.parent) "
+           "FROM dyng_sssp('gc', %lld, '%s') AS c "
+           "LEFT JOIN dyng_sssp('gg', %lld, '%s') AS g ON g.node = c.node "
+           "LEFT JOIN e ON e.rowid = g.edge",
+           obj, (long long)source, obj, (long long)source, obj, (long long)source, obj);
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) fail_msg("%s", sqlite3_errmsg(db));
+  int rows = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    rows++;
+    sqlite3_int64 node = sqlite3_column_int64(st, 0);
+    double dc = sqlite3_column_double(st, 1);
+    if (sqlite3_column_type(st, 2) == SQLITE_NULL) fail_msg("node %lld reached on the CPU, not on CUDA", (long long)node);
+    double dg = sqlite3_column_double(st, 2);
+    if (memcmp(&dc, &dg, sizeof dc) != 0)
+      fail_msg("source %lld, node %lld: CPU %.17g, CUDA %.17g", (long long)source, (long long)node, dc, dg);
+    if (node == source) continue;
+    if (sqlite3_column_type(st, 5) == SQLITE_NULL)
+      fail_msg("node %lld: CUDA's parent edge %lld is not an edge", (long long)node,
+               (long long)sqlite3_column_int64(st, 4));
+    sqlite3_int64 parent = sqlite3_column_int64(st, 3), src = sqlite3_column_int64(st, 5),
+                  dst = sqlite3_column_int64(st, 6);
+    int joins = (src == parent && dst == node) || (!directed && dst == parent && src == node);
+    if (!joins) fail_msg("node %lld: edge %lld-%lld does not join parent %lld", (long long)node, (long long)src,
+                         (long long)dst, (long long)parent);
+    double w = sqlite3_column_double(st, 7), dp = sqlite3_column_double(st, 8);
+    if (dp + w != dg) fail_msg("node %lld: parent at %.17g + %.17g != %.17g", (long long)node, dp, w, dg);
+  }
+  sqlite3_finalize(st);
+  /* And no more rows on CUDA than on the CPU. */
+  snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM dyng_sssp('gg', %lld, '%s')) - %d", (long long)source,
+           obj, rows);
+  char *diff = query_text(db, sql);
+  assert_string_equal(diff, "0");
+  free(diff);
+}
+
+static sqlite3_int64 some_node(sqlite3 *db) {
+  char *z = query_text(db, "SELECT src FROM e ORDER BY random() LIMIT 1");
+  sqlite3_int64 x = z ? strtoll(z, NULL, 10) : 0;
+  free(z);
+  return x;
+}
+
+static void run_case(int kind, int directed, int integer, uint64_t salt) {
+  test_rng r;
+  test_rng_seed(&r, test_seed() ^ (salt * 0x9e3779b97f4a7c15ULL));
+  sqlite3 *db = open_db();
+  int n = kind == 0 ? 1500 : 1600;
+  make_edges(db, &r, kind, n, integer);
+  char sql[400];
+  snprintf(sql, sizeof sql,
+           "CREATE VIRTUAL TABLE gc USING dyng(edges=e, weights='a,b', directed=%d, backend=cpu);"
+           "CREATE VIRTUAL TABLE gg USING dyng(edges=e, weights='a,b', directed=%d, backend=cuda)",
+           directed, directed);
+  exec_ok(db, sql);
+  char *be = query_text(db, "SELECT json_extract(dyng_config(), '$.graphs[1].backend')");
+  assert_non_null(be);
+  assert_true(strncmp(be, "cuda", 4) == 0);
+  free(be);
+  sqlite3_int64 sources[3] = {some_node(db), some_node(db), some_node(db)};
+  for (int i = 0; i < 3; i++) compare_trees(db, sources[i], i == 2 ? "b" : "a", directed);
+  int m = kind == 0 ? 4 * n : 4 * n;
+  const int sizes[] = {1, 3, 30, m / 10, 1, 200};
+  for (size_t b = 0; b < sizeof sizes / sizeof *sizes; b++) {
+    random_batch(db, &r, sizes[b], n, integer);
+    for (int i = 0; i < 3; i++) compare_trees(db, sources[i], i == 2 ? "b" : "a", directed);
+  }
+  sqlite3_close(db);
+}
+
+static void test_sparse_directed_integer(void **state) { (void)state; run_case(0, 1, 1, 1); }
+static void test_sparse_directed_real(void **state) { (void)state; run_case(0, 1, 0, 2); }
+static void test_sparse_undirected_integer(void **state) { (void)state; run_case(0, 0, 1, 3); }
+static void test_sparse_undirected_real(void **state) { (void)state; run_case(0, 0, 0, 4); }
+static void test_grid_directed_real(void **state) { (void)state; run_case(1, 1, 0, 5); }
+static void test_grid_undirected_integer(void **state) { (void)state; run_case(1, 0, 1, 6); }
+
+/* A process that used dyng on the CPU only (loading, dyng_config, a CPU
+** graph) forks; the child must be able to start CUDA and get the same
+** answers. */
+static void test_forked_child_can_use_cuda(void **state) {
+  (void)state;
+  sqlite3 *db = open_db();
+  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, a REAL, b REAL);"
+              "INSERT INTO e VALUES (1,2,1,1),(2,3,2,1),(1,3,5,1),(3,4,1,1);"
+              "CREATE VIRTUAL TABLE gc USING dyng(edges=e, weights='a,b', backend=cpu)");
+  char *cpu = query_text(db, "SELECT group_concat(node || ':' || dist, ' ') FROM dyng_sssp('gc', 1)");
+  char *cfg = query_text(db, "SELECT dyng_config()");
+  free(cfg);
+  sqlite3_close(db);
+  fflush(stdout);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    sqlite3 *c = NULL;
+    char *err = NULL;
+    if (sqlite3_open(":memory:", &c) != SQLITE_OK) _exit(2);
+    sqlite3_enable_load_extension(c, 1);
+    if (sqlite3_load_extension(c, getenv("DYNG_EXTENSION"), "sqlite3_dyng_init", &err) != SQLITE_OK) _exit(3);
+    if (sqlite3_exec(c,
+                     "CREATE TABLE e(src INTEGER, dst INTEGER, a REAL, b REAL);"
+                     "INSERT INTO e VALUES (1,2,1,1),(2,3,2,1),(1,3,5,1),(3,4,1,1);"
+                     "CREATE VIRTUAL TABLE gg USING dyng(edges=e, weights='a,b', backend=cuda)",
+                     NULL, NULL, &err) != SQLITE_OK) {
+      fprintf(stderr, "child: %s\n", err);
+      _exit(4);
+    }
+    sqlite3_stmt *st = NULL;
+    sqlite3_prepare_v2(c, "SELECT group_concat(node || ':' || dist, ' ') FROM dyng_sssp('gg', 1)", -1, &st, NULL);
+    int same = sqlite3_step(st) == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(st, 0), cpu) == 0;
+    sqlite3_finalize(st);
+    sqlite3_close(c);
+    _exit(same ? 0 : 5);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail_msg("the child failed (status %d)", status);
+  free(cpu);
+}
+
+int main(void) {
+  /* Without a GPU the whole file is skipped, as TAP says it: a plan of
+  ** nothing with the reason.  DYNG_REQUIRE_CUDA=1 turns that into a
+  ** failure. */
+  char *why = NULL;
+  if (!gpu_usable(&why)) {
+    const char *req = getenv("DYNG_REQUIRE_CUDA");
+    if (req && strcmp(req, "1") == 0) {
+      printf("1..1\nnot ok 1 - CUDA is required but not usable: %s\n", why ? why : "?");
+      return 1;
+    }
+    printf("1..0 # SKIP no usable GPU backend: %s\n", why ? why : "?");
+    free(why);
+    return 0;
+  }
+  free(why);
+  const struct CMUnitTest tests[] = {
+      /* First: the process must not have started CUDA before it forks. */
+      cmocka_unit_test(test_forked_child_can_use_cuda),
+      cmocka_unit_test(test_sparse_directed_integer),   cmocka_unit_test(test_sparse_directed_real),
+      cmocka_unit_test(test_sparse_undirected_integer), cmocka_unit_test(test_sparse_undirected_real),
+      cmocka_unit_test(test_grid_directed_real),        cmocka_unit_test(test_grid_undirected_integer),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
