@@ -1,0 +1,205 @@
+# cuda/cuda.m4: configure's search for the CUDA toolkits the backend plugin
+# dyng_cuda<MAJOR>.so is built with (cuda/README.md).
+#
+# DYNG_CUDA reads --with-cuda, --with-cuda-arch and --with-cuda-extra (set
+# up in configure.ac), tries each toolkit with dyng_cuda_probe and
+# substitutes DYNG_CUDA_TOOLKITS: one word per usable toolkit,
+#   MAJOR:RUNTIME:ARCHS:NVCC:LIBDIR
+# e.g. 13:13000:75,80,86,89,90,100,120:/usr/local/cuda/bin/nvcc:/usr/local/cuda/lib64,
+# the main toolkit first.  ARCHS are the compute capabilities (ascending)
+# the plugin gets SASS for; the last one also gets PTX.  LIBDIR holds
+# libcudart_static.a.  The AM_CONDITIONAL DYNG_CUDA says whether any
+# plugin is built.
+
+# dyng_cuda_probe: tries the toolkit of the compiler driver $dyng_tk_nvcc
+# with the compute capabilities $dyng_cuda_arch_list (ascending, space
+# separated).  Sets dyng_tk_error to why it is not usable, or to nothing
+# and then dyng_tk_major, dyng_tk_runtime (CUDART_VERSION, e.g. 13000),
+# dyng_tk_arch (the capabilities it can compile, comma separated),
+# dyng_tk_dropped (those it cannot) and dyng_tk_libdir.  Needs no GPU.
+AC_DEFUN([DYNG_CUDA_PROBE_FN], [
+dyng_cuda_probe () {
+  dyng_tk_error= dyng_tk_major= dyng_tk_runtime= dyng_tk_arch= dyng_tk_libdir=
+  case $dyng_tk_nvcc in
+    *' '* | *'	'* | *:*)
+      dyng_tk_error="$dyng_tk_nvcc: a path with a space or a colon cannot be used"
+      return;;
+  esac
+  if test ! -x "$dyng_tk_nvcc"; then
+    dyng_tk_error="$dyng_tk_nvcc not found"
+    return
+  fi
+  rm -rf conftest.cuda && mkdir conftest.cuda
+  cat > conftest.cuda/t.cu <<'_DYNG_EOF'
+#include <cuda_runtime.h>
+__global__ void dyng_probe(int *p) { *p = 1; }
+int main(void) { return cudaGetLastError() == cudaSuccess ? 0 : 1; }
+_DYNG_EOF
+  cat > conftest.cuda/v.cu <<'_DYNG_EOF'
+#include <cuda_runtime_api.h>
+dyng_cudart_version=CUDART_VERSION
+_DYNG_EOF
+
+  # A program with device code links with the static runtime.
+  AS_ECHO(["$as_me:$LINENO: $dyng_tk_nvcc -cudart static -o conftest.cuda/t conftest.cuda/t.cu"]) >&AS_MESSAGE_LOG_FD
+  if "$dyng_tk_nvcc" -cudart static -o conftest.cuda/t conftest.cuda/t.cu >&AS_MESSAGE_LOG_FD 2>&1; then :; else
+    dyng_tk_error="$dyng_tk_nvcc cannot compile and link a program with -cudart static (see config.log)"
+    return
+  fi
+
+  # The runtime version, from the headers (no GPU needed).
+  dyng_tk_runtime=`"$dyng_tk_nvcc" -E -x c++ conftest.cuda/v.cu 2>&AS_MESSAGE_LOG_FD |
+    $SED -n 's/^dyng_cudart_version= *//p' | sed 1q`
+  case $dyng_tk_runtime in
+    ''|*@<:@!0-9@:>@*)
+      dyng_tk_error="$dyng_tk_nvcc: cannot read CUDART_VERSION from cuda_runtime_api.h"
+      return;;
+  esac
+  dyng_tk_major=`expr $dyng_tk_runtime / 1000`
+
+  # The capabilities this nvcc compiles SASS for.
+  dyng_tk_codes=`"$dyng_tk_nvcc" --list-gpu-code 2>&AS_MESSAGE_LOG_FD`
+  if test -z "$dyng_tk_codes"; then
+    dyng_tk_error="$dyng_tk_nvcc --list-gpu-code lists nothing (CUDA 11.0 or newer is needed)"
+    return
+  fi
+  dyng_tk_dropped=
+  for dyng_a in $dyng_cuda_arch_list; do
+    if AS_ECHO(["$dyng_tk_codes"]) | grep -qx "sm_$dyng_a"; then
+      dyng_tk_arch=$dyng_tk_arch${dyng_tk_arch:+,}$dyng_a
+    else
+      dyng_tk_dropped=$dyng_tk_dropped${dyng_tk_dropped:+,}$dyng_a
+    fi
+  done
+  if test -z "$dyng_tk_arch"; then
+    dyng_tk_error="$dyng_tk_nvcc compiles none of the requested archs ($dyng_tk_dropped)"
+    return
+  fi
+
+  # libcudart_static.a, for linking the plugin with $CXX: in the folders
+  # nvcc itself links from (its LIBRARIES), else beside its bin/, else where
+  # $CXX finds libraries (Debian's nvcc in /usr/bin).
+  dyng_tk_bindir=`dirname "$dyng_tk_nvcc"`
+  dyng_tk_dirs=`"$dyng_tk_nvcc" -dryrun -cudart static -o conftest.cuda/t conftest.cuda/t.cu 2>&1 |
+    $SED -n 's/^#.*LIBRARIES=//p' | tr -d '"' | tr ' ' '\n' | $SED -n 's/^-L//p'`
+  for dyng_d in $dyng_tk_dirs "$dyng_tk_bindir/../lib64" "$dyng_tk_bindir/../lib"; do
+    if test -f "$dyng_d/libcudart_static.a"; then
+      dyng_tk_libdir=`cd "$dyng_d" && pwd -P`
+      break
+    fi
+  done
+  if test -z "$dyng_tk_libdir"; then
+    dyng_d=`$CXX -print-file-name=libcudart_static.a 2>/dev/null`
+    case $dyng_d in /*) dyng_tk_libdir=`dirname "$dyng_d"`;; esac
+  fi
+  if test -z "$dyng_tk_libdir"; then
+    dyng_tk_error="libcudart_static.a of $dyng_tk_nvcc not found"
+    return
+  fi
+
+  # The plugin's own link: position-independent objects from nvcc, linked
+  # by $CXX into a shared object with the static runtime.
+  AS_ECHO(["$as_me:$LINENO: linking a shared object with $dyng_tk_libdir/libcudart_static.a"]) >&AS_MESSAGE_LOG_FD
+  if "$dyng_tk_nvcc" -c -Xcompiler -fPIC -o conftest.cuda/t.o conftest.cuda/t.cu >&AS_MESSAGE_LOG_FD 2>&1 &&
+     $CXX -shared -o conftest.cuda/t.so conftest.cuda/t.o -L"$dyng_tk_libdir" -lcudart_static \
+       -lrt -lpthread -ldl -Wl,-z,defs >&AS_MESSAGE_LOG_FD 2>&1; then :; else
+    dyng_tk_error="$CXX cannot link objects of $dyng_tk_nvcc and libcudart_static.a into a shared object (see config.log)"
+    return
+  fi
+  rm -rf conftest.cuda
+}
+])
+
+# dyng_cuda_add: appends the toolkit just probed to DYNG_CUDA_TOOLKITS;
+# a second toolkit of the same major is an error.
+AC_DEFUN([DYNG_CUDA_ADD_FN], [
+dyng_cuda_add () {
+  case " $dyng_cuda_majors " in
+    *" $dyng_tk_major "*)
+      AC_MSG_ERROR([$dyng_tk_nvcc is CUDA $dyng_tk_major too: one toolkit per CUDA major])
+  esac
+  dyng_cuda_majors="$dyng_cuda_majors $dyng_tk_major"
+  DYNG_CUDA_TOOLKITS="$DYNG_CUDA_TOOLKITS${DYNG_CUDA_TOOLKITS:+ }$dyng_tk_major:$dyng_tk_runtime:$dyng_tk_arch:$dyng_tk_nvcc:$dyng_tk_libdir"
+  AC_MSG_RESULT([$dyng_tk_nvcc (CUDA $dyng_tk_major, runtime $dyng_tk_runtime, archs $dyng_tk_arch)])
+  if test -n "$dyng_tk_dropped"; then
+    AC_MSG_WARN([CUDA $dyng_tk_major ($dyng_tk_nvcc) cannot compile for $dyng_tk_dropped: left out of its plugin])
+  fi
+}
+])
+
+AC_DEFUN([DYNG_CUDA], [
+AC_REQUIRE([AC_PROG_SED])
+DYNG_CUDA_PROBE_FN
+DYNG_CUDA_ADD_FN
+DYNG_CUDA_TOOLKITS=
+dyng_cuda_majors=
+
+# The compute capabilities, checked and sorted once for every toolkit.
+dyng_cuda_arch_list=
+for dyng_a in `AS_ECHO(["$with_cuda_arch"]) | tr ',' ' '`; do
+  case $dyng_a in
+    *@<:@!0-9@:>@*)
+      AC_MSG_ERROR([--with-cuda-arch: '$dyng_a' is not a compute capability such as 75 or 120]);;
+  esac
+  if test "$dyng_a" -lt 75; then
+    AC_MSG_ERROR([--with-cuda-arch: $dyng_a is below 75; the CUDA backend needs compute capability 7.5 or newer])
+  fi
+  dyng_cuda_arch_list="$dyng_cuda_arch_list $dyng_a"
+done
+dyng_cuda_arch_list=`for dyng_a in $dyng_cuda_arch_list; do echo $dyng_a; done | sort -n -u | tr '\n' ' '`
+if test "x$with_cuda" != xno && test -z "$dyng_cuda_arch_list"; then
+  AC_MSG_ERROR([--with-cuda-arch: no compute capability given])
+fi
+
+# The main toolkit.
+dyng_tk_nvcc=
+AS_CASE([$with_cuda],
+  [no], [],
+  [yes|check], [
+    AC_PATH_PROG([NVCC], [nvcc])
+    dyng_tk_nvcc=$NVCC
+    if test -z "$dyng_tk_nvcc"; then
+      for dyng_d in "$CUDA_HOME" "$CUDA_PATH" /usr/local/cuda; do
+        if test -n "$dyng_d" && test -x "$dyng_d/bin/nvcc"; then
+          dyng_tk_nvcc=$dyng_d/bin/nvcc
+          break
+        fi
+      done
+    fi],
+  [dyng_tk_nvcc=$with_cuda/bin/nvcc])
+AC_MSG_CHECKING([for the CUDA toolkit of the backend plugin])
+if test "x$with_cuda" = xno; then
+  AC_MSG_RESULT([no (--with-cuda=no)])
+elif test -z "$dyng_tk_nvcc"; then
+  AS_IF([test "x$with_cuda" = xcheck], [AC_MSG_RESULT([no])],
+    [AC_MSG_ERROR([--with-cuda: nvcc not found on PATH, in \$CUDA_HOME, \$CUDA_PATH or /usr/local/cuda])])
+else
+  dyng_cuda_probe
+  if test -z "$dyng_tk_error"; then
+    dyng_cuda_add
+  elif test "x$with_cuda" = xcheck; then
+    AC_MSG_RESULT([no])
+    AC_MSG_WARN([$dyng_tk_error: no CUDA plugin is built])
+  else
+    AC_MSG_ERROR([--with-cuda: $dyng_tk_error])
+  fi
+fi
+
+# One more plugin per extra toolkit; these were asked for, so each must work.
+if test -n "$with_cuda_extra" && test "x$with_cuda" = xno; then
+  AC_MSG_ERROR([--with-cuda-extra cannot be used with --with-cuda=no])
+fi
+for dyng_d in `AS_ECHO(["$with_cuda_extra"]) | tr ',' ' '`; do
+  AC_MSG_CHECKING([for the extra CUDA toolkit in $dyng_d])
+  dyng_tk_nvcc=$dyng_d/bin/nvcc
+  dyng_cuda_probe
+  if test -n "$dyng_tk_error"; then
+    AC_MSG_ERROR([--with-cuda-extra: $dyng_tk_error])
+  fi
+  dyng_cuda_add
+done
+rm -rf conftest.cuda
+
+AC_SUBST([DYNG_CUDA_TOOLKITS])
+AM_CONDITIONAL([DYNG_CUDA], [test -n "$DYNG_CUDA_TOOLKITS"])
+])
