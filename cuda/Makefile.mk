@@ -1,0 +1,154 @@
+# cuda/: the CUDA backend, built as the plugin dyng_cuda<MAJOR>.so, a libtool
+# module installed next to dyng.so; one plugin per toolkit configure took
+# (cuda/cuda.m4).  See cuda/README.md.
+#
+# How it works: configure lists the toolkits in DYNG_CUDA_TOOLKITS, words of
+# MAJOR:RUNTIME:ARCHS:NVCC:LIBDIR.  `make` wants dyng_cuda<MAJOR>.la for each
+# and gets it from a sub-make run with DYNG_CUDA_TOOLKIT=<MAJOR>, in which
+# that toolkit's fields, its object folder cuda/obj<MAJOR>/ and the compile
+# and link rules below are defined (in the top-level make they are empty).
+# nvcc compiles through libtool, whose -fPIC -DPIC it hands on to the host
+# compiler (-forward-unknown-to-host-compiler); $(CXX) links the objects
+# with the static CUDA runtime.
+
+# The plugin's sources: .cu files for nvcc, and C files (of engine/) that
+# $(CC) compiles for the plugin.  The headers are what they include of cuda/.
+DYNG_CUDA_SOURCES = cuda/entry.cu cuda/backend_cuda.cu
+DYNG_CUDA_C_SOURCES =
+DYNG_CUDA_HEADER_FILES = cuda/backend_cuda.h
+
+# Distributed as data, which automake reads through (so it knows the two
+# lists are used); the rules below compile them.
+dist_noinst_DATA = $(DYNG_CUDA_SOURCES) $(DYNG_CUDA_C_SOURCES) $(DYNG_CUDA_HEADER_FILES)
+EXTRA_DIST += cuda/plugin.map cuda/cuda.m4 cuda/README.md cuda/test_plugin_build.sh
+# The interface the plugin implements, which no engine/ source lists.
+EXTRA_DIST += engine/plugin.h
+
+# The plugins configure asked for, as libtool modules.
+DYNG_CUDA_PLUGINS = $(foreach t,$(DYNG_CUDA_TOOLKITS),dyng_cuda$(firstword $(subst :, ,$(t))).la)
+
+# --- Per toolkit, in the sub-make -------------------------------------------
+DYNG_CUDA_TOOLKIT =
+dyng_cuda_fields = $(subst :, ,$(filter $(DYNG_CUDA_TOOLKIT):%,$(DYNG_CUDA_TOOLKITS)))
+DYNG_CUDA_MAJOR = $(word 1,$(dyng_cuda_fields))
+DYNG_CUDA_RUNTIME = $(word 2,$(dyng_cuda_fields))
+DYNG_CUDA_ARCH = $(word 3,$(dyng_cuda_fields))
+DYNG_NVCC = $(word 4,$(dyng_cuda_fields))
+DYNG_CUDA_LIBDIR = $(word 5,$(dyng_cuda_fields))
+
+# SASS for every arch, PTX for the highest (the last: configure sorts them);
+# DYNG_CUDA_ARCHS names the same device code for the plugin's description.
+dyng_cuda_comma = ,
+dyng_cuda_empty =
+dyng_cuda_space = $(dyng_cuda_empty) $(dyng_cuda_empty)
+dyng_cuda_archs = $(subst $(dyng_cuda_comma),$(dyng_cuda_space),$(DYNG_CUDA_ARCH))
+dyng_cuda_ptx = $(lastword $(dyng_cuda_archs))
+DYNG_CUDA_GENCODE = \
+	$(foreach a,$(dyng_cuda_archs),-gencode arch=compute_$(a)$(dyng_cuda_comma)code=sm_$(a)) \
+	-gencode arch=compute_$(dyng_cuda_ptx)$(dyng_cuda_comma)code=compute_$(dyng_cuda_ptx)
+DYNG_CUDA_ARCHS = $(subst $(dyng_cuda_space),$(dyng_cuda_comma),$(strip \
+	$(patsubst %,sm_%,$(dyng_cuda_archs)) compute_$(dyng_cuda_ptx)))
+
+DYNG_CUDA_OBJDIR = cuda/obj$(DYNG_CUDA_MAJOR)
+DYNG_CUDA_OBJECTS = $(DYNG_CUDA_SOURCES:%.cu=$(DYNG_CUDA_OBJDIR)/%.lo) \
+	$(DYNG_CUDA_C_SOURCES:%.c=$(DYNG_CUDA_OBJDIR)/%.lo)
+
+# nvcc gets its own flags, never $(SAN_CFLAGS): the plugin is not sanitized.
+DYNG_NVCC_FLAGS = -std=c++17 -forward-unknown-to-host-compiler --compiler-options=-fvisibility=hidden \
+	$(DEFS) -I$(DYNG_CUDA_OBJDIR) -I$(top_srcdir) -I$(top_builddir) $(CPPFLAGS) \
+	$(DYNG_CUDA_GENCODE) $(NVCCFLAGS)
+DYNG_CUDA_CFLAGS = $(DYNG_STD_CFLAGS) -D_GNU_SOURCE -fvisibility=hidden $(CFLAGS)
+# -z nodelete: SQLite unloads an extension when its connection closes; the
+# static runtime's threads must keep their code.  -z defs: everything the
+# plugin calls is resolved now, by libcudart_static.a or the C library.
+DYNG_CUDA_LINK_FLAGS = -module -avoid-version -shared -no-undefined -rpath $(libdir) \
+	-Wl,-z,nodelete -Wl,-z,defs -Wl,--version-script=$(srcdir)/cuda/plugin.map
+DYNG_CUDA_LIBS = -L$(DYNG_CUDA_LIBDIR) -lcudart_static -lrt -lpthread -ldl
+
+AM_V_NVCC = $(am__v_NVCC_$(V))
+am__v_NVCC_ = $(am__v_NVCC_$(AM_DEFAULT_VERBOSITY))
+am__v_NVCC_0 = @echo "  NVCC    " $@;
+am__v_NVCC_1 =
+AM_V_CUDALD = $(am__v_CUDALD_$(V))
+am__v_CUDALD_ = $(am__v_CUDALD_$(AM_DEFAULT_VERBOSITY))
+am__v_CUDALD_0 = @echo "  CXXLD   " $@;
+am__v_CUDALD_1 =
+
+# The toolkit and device code, for the sources (cuda/backend_cuda.h).  The
+# header is only replaced when its text changes (a new Makefile alone
+# rebuilds nothing); the stamp records that it was compared.
+$(DYNG_CUDA_OBJDIR)/plugin_build.h: $(DYNG_CUDA_OBJDIR)/plugin_build.stamp
+	@:
+$(DYNG_CUDA_OBJDIR)/plugin_build.stamp: Makefile
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && h=$(@D)/plugin_build.h && { \
+	  echo '/* dyng_cuda$(DYNG_CUDA_MAJOR).so: its toolkit and device code (cuda/Makefile.mk). */'; \
+	  echo '#define DYNG_CUDA_MAJOR $(DYNG_CUDA_MAJOR)'; \
+	  echo '#define DYNG_CUDA_RUNTIME $(DYNG_CUDA_RUNTIME)'; \
+	  echo '#define DYNG_CUDA_ARCHS "$(DYNG_CUDA_ARCHS)"'; \
+	} > $$h-t && { cmp -s $$h-t $$h && rm -f $$h-t || mv -f $$h-t $$h; } && touch $@
+
+# Objects mirror the sources' paths under cuda/obj<MAJOR>/; nvcc and $(CC)
+# write the headers each one read into a .d file beside it.  nvcc has no
+# -MP, so the sed adds an empty rule per header (as -MP does): a header
+# that goes away then does not stop the build.  libtool's `-shared` makes
+# only the PIC object.
+$(DYNG_CUDA_OBJDIR)/%.lo: %.cu $(DYNG_CUDA_OBJDIR)/plugin_build.h
+	$(AM_V_NVCC)$(MKDIR_P) $(@D) && $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
+	  $(LIBTOOLFLAGS) --mode=compile $(DYNG_NVCC) $(DYNG_NVCC_FLAGS) -shared \
+	  -MD -MF $(@:.lo=.Td) -MT $@ -c -o $@ $< && \
+	{ cat $(@:.lo=.Td) && $(SED) -e 1d -e 's/^ *//' -e 's/ *\\$$//' -e '/^$$/d' -e 's/$$/:/' \
+	  $(@:.lo=.Td); } > $(@:.lo=.d) && rm -f $(@:.lo=.Td)
+$(DYNG_CUDA_OBJDIR)/%.lo: %.c $(DYNG_CUDA_OBJDIR)/plugin_build.h
+	$(AM_V_CC)$(MKDIR_P) $(@D) && $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) \
+	  $(LIBTOOLFLAGS) --mode=compile $(CC) $(DEFS) -I$(top_srcdir) -I$(top_builddir) \
+	  $(CPPFLAGS) $(DYNG_CUDA_CFLAGS) -shared -MD -MP -MF $(@:.lo=.d) -MT $@ -c -o $@ $<
+-include $(DYNG_CUDA_OBJECTS:.lo=.d)
+
+dyng_cuda$(DYNG_CUDA_MAJOR).la: $(DYNG_CUDA_OBJECTS) cuda/plugin.map
+	$(AM_V_CUDALD)$(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) \
+	  --mode=link $(CXX) $(CXXFLAGS) $(DYNG_CUDA_LINK_FLAGS) $(LDFLAGS) -o $@ \
+	  $(DYNG_CUDA_OBJECTS) $(DYNG_CUDA_LIBS)
+
+# --- The top-level make -------------------------------------------------------
+# Each plugin comes from its sub-make, asked every time (it knows what is
+# out of date); a copy beside dyng.so lets `.load ./dyng` find it.
+dyng_cuda%.la: dyng-cuda-always
+	$(AM_V_at)$(MAKE) $(AM_MAKEFLAGS) DYNG_CUDA_TOOLKIT=$* $@
+dyng_cuda%.so: dyng_cuda%.la
+	$(AM_V_GEN)rm -f $@ && cp .libs/$@ $@
+.PHONY: dyng-cuda-always
+dyng-cuda-always:
+all-local: $(DYNG_CUDA_PLUGINS) $(DYNG_CUDA_PLUGINS:.la=.so)
+
+# Installed like dyng.so: the module without its .la file.
+install-exec-local:
+	@$(NORMAL_INSTALL)
+	@list='$(DYNG_CUDA_PLUGINS)'; test -z "$$list" || $(MKDIR_P) '$(DESTDIR)$(libdir)'; \
+	for la in $$list; do \
+	  echo " $(LIBTOOL) --mode=install $(INSTALL) $$la '$(DESTDIR)$(libdir)'"; \
+	  $(LIBTOOL) $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=install $(INSTALL) $$la \
+	    '$(DESTDIR)$(libdir)' || exit 1; \
+	  rm -f '$(DESTDIR)$(libdir)'/$$la; \
+	done
+uninstall-local:
+	@$(NORMAL_UNINSTALL)
+	@for la in $(DYNG_CUDA_PLUGINS); do \
+	  echo " rm -f '$(DESTDIR)$(libdir)/$${la%.la}.so'"; \
+	  rm -f '$(DESTDIR)$(libdir)'/$${la%.la}.so; \
+	done
+clean-local:
+	-rm -rf cuda/obj[0-9]* .libs/dyng_cuda[0-9]* dyng_cuda[0-9]*.la dyng_cuda[0-9]*.so \
+	  cuda/plugins.txt
+
+# --- make check ----------------------------------------------------------------
+# cuda/test_plugin_build.sh checks every plugin built here (no GPU needed);
+# cuda/plugins.txt tells it the toolkits, one line of the five fields each.
+if DYNG_CUDA
+check_PROGRAMS += cuda/plugin_info
+TESTS += cuda/test_plugin_build.sh
+check_DATA = cuda/plugins.txt
+endif
+cuda_plugin_info_SOURCES = cuda/plugin_info.c
+cuda/plugins.txt: Makefile
+	$(AM_V_GEN)$(MKDIR_P) cuda && \
+	for t in $(DYNG_CUDA_TOOLKITS); do echo "$$t"; done | tr : ' ' > $@
