@@ -9,13 +9,15 @@
 **
 ** How it works: init() starts the CUDA runtime (statically linked, so no
 ** libcudart is needed at run time; libcuda.so.1 comes from the driver) on
-** one device, once per process.  It counts the devices, checks the
+** one device, once per process.  It checks for a driver new enough for the
+** runtime, counts the devices, checks the
 ** ordinal and the compute capability (>= 7.5), makes the device current,
 ** creates its context with cudaFree(0) and checks that the plugin holds
 ** code the device can run.  The result is kept: later calls give the same
 ** answer, except in a child forked after the parent started CUDA, where
 ** the inherited runtime cannot work and init says so.
 */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,10 +65,26 @@ static int fail_cuda(char *out, size_t n, const char *what, cudaError_t rc) {
   return fail(out, n, "%s: %s", what, cudaGetErrorString(rc));
 }
 
+/* The runtime's "CUDA driver version is insufficient" also stands for no
+** driver at all; this says which it is. */
+static int fail_driver(char *out, size_t n) {
+  void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!driver) return fail(out, n, "no CUDA driver: %s", dlerror());
+  dlclose(driver);
+  int version = 0;
+  cudaDriverGetVersion(&version);
+  return fail(out, n,
+              "the CUDA driver supports CUDA %d.%d, older than this plugin's runtime %d.%d: "
+              "update the driver or use a plugin of an older CUDA major",
+              version / 1000, version % 1000 / 10, DYNG_CUDA_RUNTIME / 1000,
+              DYNG_CUDA_RUNTIME % 1000 / 10);
+}
+
 /* Starts the runtime on `device`; a sentence in out[0 .. n) on failure. */
 static int start_runtime(int device, char *out, size_t n) {
   int count = 0;
   cudaError_t rc = cudaGetDeviceCount(&count);
+  if (rc == cudaErrorInsufficientDriver) return fail_driver(out, n);
   if (rc != cudaSuccess) return fail_cuda(out, n, "cudaGetDeviceCount", rc);
   if (device < 0 || device >= count)
     return fail(out, n, "CUDA device %d does not exist: %d device%s visible", device, count,
