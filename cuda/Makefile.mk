@@ -12,7 +12,7 @@
 # with the static CUDA runtime.
 
 # The plugin's sources: .cu files for nvcc, and C files (of engine/) that
-# $(CC) compiles for the plugin.  The headers are what they include of cuda/.
+# $(CC) compiles for the plugin; then the headers of cuda/ they include.
 DYNG_CUDA_SOURCES = cuda/entry.cu cuda/backend_cuda.cu
 DYNG_CUDA_C_SOURCES =
 DYNG_CUDA_HEADER_FILES = cuda/backend_cuda.h
@@ -98,7 +98,7 @@ $(DYNG_CUDA_OBJDIR)/%.lo: %.cu $(DYNG_CUDA_OBJDIR)/plugin_build.h
 	  -MD -MF $(@:.lo=.Td) -MT $@ -c -o $@ $< && \
 	{ cat $(@:.lo=.Td) && $(SED) -e 1d -e 's/^ *//' -e 's/ *\\$$//' -e '/^$$/d' -e 's/$$/:/' \
 	  $(@:.lo=.Td); } > $(@:.lo=.d) && rm -f $(@:.lo=.Td)
-$(DYNG_CUDA_OBJDIR)/%.lo: %.c $(DYNG_CUDA_OBJDIR)/plugin_build.h
+$(DYNG_CUDA_OBJDIR)/%.lo: %.c
 	$(AM_V_CC)$(MKDIR_P) $(@D) && $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) \
 	  $(LIBTOOLFLAGS) --mode=compile $(CC) $(DEFS) -I$(top_srcdir) -I$(top_builddir) \
 	  $(CPPFLAGS) $(DYNG_CUDA_CFLAGS) -shared -MD -MP -MF $(@:.lo=.d) -MT $@ -c -o $@ $<
@@ -113,6 +113,8 @@ dyng_cuda$(DYNG_CUDA_MAJOR).la: $(DYNG_CUDA_OBJECTS) cuda/plugin.map
 # Each plugin comes from its sub-make, asked every time (it knows what is
 # out of date); a copy beside dyng.so lets `.load ./dyng` find it.
 dyng_cuda%.la: dyng-cuda-always
+	@case ' $(DYNG_CUDA_PLUGINS) ' in *' $@ '*) ;; \
+	  *) echo "$@: configure took no CUDA $* toolkit" >&2; exit 1;; esac
 	$(AM_V_at)$(MAKE) $(AM_MAKEFLAGS) DYNG_CUDA_TOOLKIT=$* $@
 dyng_cuda%.so: dyng_cuda%.la
 	$(AM_V_GEN)rm -f $@ && cp .libs/$@ $@

@@ -49,7 +49,7 @@ _DYNG_EOF
 
   # The runtime version, from the headers (no GPU needed).
   dyng_tk_runtime=`"$dyng_tk_nvcc" -E -x c++ conftest.cuda/v.cu 2>&AS_MESSAGE_LOG_FD |
-    $SED -n 's/^dyng_cudart_version= *//p' | sed 1q`
+    $SED -n 's/^dyng_cudart_version= *//p' | $SED 1q`
   case $dyng_tk_runtime in
     ''|*@<:@!0-9@:>@*)
       dyng_tk_error="$dyng_tk_nvcc: cannot read CUDART_VERSION from cuda_runtime_api.h"
@@ -122,7 +122,7 @@ dyng_cuda_add () {
   DYNG_CUDA_TOOLKITS="$DYNG_CUDA_TOOLKITS${DYNG_CUDA_TOOLKITS:+ }$dyng_tk_major:$dyng_tk_runtime:$dyng_tk_arch:$dyng_tk_nvcc:$dyng_tk_libdir"
   AC_MSG_RESULT([$dyng_tk_nvcc (CUDA $dyng_tk_major, runtime $dyng_tk_runtime, archs $dyng_tk_arch)])
   if test -n "$dyng_tk_dropped"; then
-    AC_MSG_WARN([CUDA $dyng_tk_major ($dyng_tk_nvcc) cannot compile for $dyng_tk_dropped: left out of its plugin])
+    AC_MSG_WARN([CUDA $dyng_tk_major ($dyng_tk_nvcc) cannot compile SASS for $dyng_tk_dropped: left out of its plugin])
   fi
 }
 ])
