@@ -13,16 +13,14 @@
 
 # The plugin's sources: .cu files for nvcc, and C files (of engine/) that
 # $(CC) compiles for the plugin; then the headers of cuda/ they include.
-DYNG_CUDA_SOURCES = cuda/entry.cu cuda/backend_cuda.cu
+DYNG_CUDA_SOURCES = cuda/entry.cu cuda/dev_backend.cu cuda/dev_sssp.cu
 DYNG_CUDA_C_SOURCES =
-DYNG_CUDA_HEADER_FILES = cuda/backend_cuda.h
+DYNG_CUDA_HEADER_FILES = cuda/backend_cuda.h cuda/dev_graph.cuh
 
 # Distributed as data, which automake reads through (so it knows the two
 # lists are used); the rules below compile them.
 dist_noinst_DATA = $(DYNG_CUDA_SOURCES) $(DYNG_CUDA_C_SOURCES) $(DYNG_CUDA_HEADER_FILES)
 EXTRA_DIST += cuda/plugin.map cuda/cuda.m4 cuda/README.md cuda/test_plugin_build.sh
-# The interface the plugin implements, which no engine/ source lists.
-EXTRA_DIST += engine/plugin.h
 
 # The plugins configure asked for, as libtool modules.
 DYNG_CUDA_PLUGINS = $(foreach t,$(DYNG_CUDA_TOOLKITS),dyng_cuda$(firstword $(subst :, ,$(t))).la)

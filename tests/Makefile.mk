@@ -132,3 +132,19 @@ tests_fakes_fakeplugin_noentry_la_SOURCES = $(FAKE_PLUGIN_SOURCES)
 tests_fakes_fakeplugin_noentry_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -DFAKE_MAJOR=16 -DFAKE_NO_ENTRY
 tests_fakes_fakeplugin_noentry_la_LDFLAGS = $(FAKE_LDFLAGS)
 tests_fakes_fakeplugin_noentry_la_LIBADD = $(FAKE_PLUGIN_LIBADD)
+
+# On a GPU machine: the GPU tests with CUDA required (a fallback to the CPU
+# fails them), the SQL suites with every graph on CUDA, then test_gpu under
+# compute-sanitizer's memcheck and racecheck.
+check-gpu: all $(check_PROGRAMS) $(check_LTLIBRARIES)
+	DYNG_REQUIRE_CUDA=1 $(MAKE) $(AM_MAKEFLAGS) check \
+	  TESTS='tests/test_gpu tests/test_sql tests/test_sync_model tests/test_backends'
+	@cs=`command -v compute-sanitizer || ls $(dir $(NVCC))compute-sanitizer /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1`; \
+	if test -z "$$cs"; then echo "check-gpu: no compute-sanitizer, skipped"; exit 0; fi; \
+	for tool in memcheck racecheck; do \
+	  echo "check-gpu: compute-sanitizer --tool $$tool tests/test_gpu"; \
+	  DYNG_REQUIRE_CUDA=1 DYNG_EXTENSION='$(abs_top_builddir)/.libs/dyng.so' \
+	  DYNG_BUILDDIR='$(abs_top_builddir)' DYNG_TEST_QUICK=1 \
+	  $$cs --tool $$tool --error-exitcode 1 tests/test_gpu$(EXEEXT) || exit 1; \
+	done
+.PHONY: check-gpu
