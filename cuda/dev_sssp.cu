@@ -41,6 +41,7 @@ extern "C" {
 #define NO_VERTEX 0xffffffffu
 #define HEAVY_DEGREE 32u /* frontier vertices expanded by a warp from here */
 #define THREADS 256
+#define ROUNDS_PER_LOOK 8 /* near rounds launched between two reads of the counters */
 
 /* Counters on the device. */
 enum { C_LIGHT_A, C_HEAVY_A, C_LIGHT_B, C_HEAVY_B, C_FAR_A, C_FAR_B, C_ROOTS, C_CHANGED };
@@ -471,40 +472,6 @@ struct RelaxArgs {
   unsigned long long thresh;
 };
 
-/* One thread per frontier vertex. */
-__global__ void k_relax_light(RelaxArgs a) {
-  uint32_t n = *a.in_n;
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    uint32_t u = a.in_q[i];
-    double du = __longlong_as_double((long long)a.dist[u]);
-    for (uint32_t p = a.off[u], e = a.off[u] + a.deg[u]; p < e; p++) {
-      uint32_t v = a.nbr[p];
-      unsigned long long nb = (unsigned long long)__double_as_longlong(du + a.w[p]);
-      if (nb < a.dist[v] && nb < atomicMin(&a.dist[v], nb))
-        enqueue(v, nb, a.thresh, a.deg, a.stamp, a.round, a.far_flag, a.out_light, a.out_heavy, a.far_q,
-                a.c_light, a.c_heavy, a.c_far);
-    }
-  }
-}
-
-/* One warp per frontier vertex. */
-__global__ void k_relax_heavy(RelaxArgs a) {
-  uint32_t n = *a.in_n;
-  uint32_t lane = threadIdx.x & 31u;
-  uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = (gridDim.x * blockDim.x) >> 5;
-  for (uint32_t i = warp; i < n; i += warps) {
-    uint32_t u = a.in_q[i];
-    double du = __longlong_as_double((long long)a.dist[u]);
-    for (uint32_t p = a.off[u] + lane, e = a.off[u] + a.deg[u]; p < e; p += 32) {
-      uint32_t v = a.nbr[p];
-      unsigned long long nb = (unsigned long long)__double_as_longlong(du + a.w[p]);
-      if (nb < a.dist[v] && nb < atomicMin(&a.dist[v], nb))
-        enqueue(v, nb, a.thresh, a.deg, a.stamp, a.round, a.far_flag, a.out_light, a.out_heavy, a.far_q,
-                a.c_light, a.c_heavy, a.c_far);
-    }
-  }
-}
-
 /* The smallest distance in the far queue. */
 __global__ void k_far_min(const uint32_t *far_q, const uint32_t *far_n, const unsigned long long *dist,
                           unsigned long long *out) {
@@ -624,7 +591,7 @@ struct RelaxArgs2 {
   Changed chg;
 };
 
-__global__ void k_relax_light2(RelaxArgs a, Changed chg) {
+__global__ void k_relax_light(RelaxArgs a, Changed chg) {
   uint32_t n = *a.in_n;
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     uint32_t u = a.in_q[i];
@@ -641,7 +608,7 @@ __global__ void k_relax_light2(RelaxArgs a, Changed chg) {
   }
 }
 
-__global__ void k_relax_heavy2(RelaxArgs a, Changed chg) {
+__global__ void k_relax_heavy(RelaxArgs a, Changed chg) {
   uint32_t n = *a.in_n;
   uint32_t lane = threadIdx.x & 31u;
   uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = (gridDim.x * blockDim.x) >> 5;
@@ -677,26 +644,28 @@ static int propagate(const DevGraph *c, DevSssp *w, int obj, unsigned long long 
   TRY(cudaStreamSynchronize(s), "starting");
   for (;;) {
     while (n_light + n_heavy) {
-      round++;
-      int nxt = cur ^ 1;
-      TRY(cudaMemsetAsync(c_light[nxt], 0, 4, s), "cudaMemset");
-      TRY(cudaMemsetAsync(c_heavy[nxt], 0, 4, s), "cudaMemset");
-      RelaxArgs a = {c->off, c->deg, c->nbr, wt, dist, light[cur], c_light[cur], light[nxt], heavy[nxt],
-                     far[fcur], c_light[nxt], c_heavy[nxt], c_far[fcur], w->stamp, w->far_flag, round,
-                     bits_of(thresh)};
-      if (n_light) {
-        k_relax_light2<<<blocks_for(n_light), THREADS, 0, s>>>(a, chg);
+      /* Several rounds per look at the counters: each look is a round trip
+      ** to the host, and a kernel whose queue came out empty returns at
+      ** once.  The grids are sized from the last look (the kernels stride,
+      ** so a frontier that grew meanwhile is still covered). */
+      uint64_t est_l = 2 * (uint64_t)n_light + 8192, est_h = (2 * (uint64_t)n_heavy + 64) * 32;
+      for (int k = 0; k < ROUNDS_PER_LOOK; k++) {
+        round++;
+        int nxt = cur ^ 1;
+        TRY(cudaMemsetAsync(c_light[nxt], 0, 8, s), "cudaMemset"); /* light and heavy counts */
+        RelaxArgs a = {c->off, c->deg, c->nbr, wt, dist, light[cur], c_light[cur], light[nxt], heavy[nxt],
+                       far[fcur], c_light[nxt], c_heavy[nxt], c_far[fcur], w->stamp, w->far_flag, round,
+                       bits_of(thresh)};
+        k_relax_light<<<blocks_for(est_l), THREADS, 0, s>>>(a, chg);
         LAUNCHED("k_relax_light");
-      }
-      if (n_heavy) {
         a.in_q = heavy[cur];
         a.in_n = c_heavy[cur];
-        k_relax_heavy2<<<blocks_for((uint64_t)n_heavy * 32), THREADS, 0, s>>>(a, chg);
+        k_relax_heavy<<<blocks_for(est_h), THREADS, 0, s>>>(a, chg);
         LAUNCHED("k_relax_heavy");
+        cur = nxt;
       }
       TRY(cudaMemcpyAsync(h, cnt, 8 * 4, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
       TRY(cudaStreamSynchronize(s), "relaxing");
-      cur = nxt;
       n_light = h[cur ? C_LIGHT_B : C_LIGHT_A];
       n_heavy = h[cur ? C_HEAVY_B : C_HEAVY_A];
     }

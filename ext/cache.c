@@ -117,8 +117,6 @@ int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, dyng_sssp_tree **ppTr
     if (p->tree.source != vSource || p->tree.objective != iObj) continue;
     p->iLastUse = ++pConn->iClock;
     p->nHit++;
-    int erc = dyng_sssp_tree_order(&p->tree);
-    if (erc != DYNG_OK) return erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
     *ppTree = &p->tree;
     return SQLITE_OK;
   }
@@ -131,8 +129,6 @@ int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, dyng_sssp_tree **ppTr
   int erc = dyng_sssp_tree_init(&p->tree, view.n_vertices);
   if (erc == DYNG_OK)
     erc = pG->pBackend->sssp(pG->pBackendState, &view, vSource, iObj, DYNG_NONE, &p->tree);
-  /* A backend may leave the distance order to the host. */
-  if (erc == DYNG_OK) erc = dyng_sssp_tree_order(&p->tree);
   if (erc != DYNG_OK) {
     dyngTreeFree(p);
     if (erc == DYNG_ENOMEM) return SQLITE_NOMEM;

@@ -189,8 +189,9 @@ int dyngPendingEntries(DyngGraph *pG, sqlite3_int64 *pnPending);
 
 /* ---- cache.c ---------------------------------------------------------- */
 
-/* The tree of (source vertex, objective) of pG: the kept one (order[]
-** brought up to date), else computed now and kept when the budget allows.
+/* The tree of (source vertex, objective) of pG: the kept one, else computed
+** now and kept when the budget allows.  Its order[] may be stale: call
+** dyng_sssp_tree_order before listing it.
 ** *ppOwned is set when the tree is not kept: release it with
 ** dyngTreeRelease once its rows are copied out. */
 int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, dyng_sssp_tree **ppTree,

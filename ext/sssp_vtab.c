@@ -475,6 +475,15 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
     }
     pCur->nRow = n;
   } else {
+    /* The distance order is rebuilt only for a listing of the whole tree
+    ** (after an update, or when the backend left it to the host). */
+    if (!bNode) {
+      int erc = dyng_sssp_tree_order(pTree);
+      if (erc != DYNG_OK) {
+        rc = erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+        goto done;
+      }
+    }
     sqlite3_int64 n = bNode ? 1 : pTree->n_reached;
     pCur->aRow = sqlite3_malloc64((sqlite3_uint64)(n ? n : 1) * sizeof *pCur->aRow);
     if (!pCur->aRow) {
