@@ -24,9 +24,14 @@
 **                              of random rows) in one transaction, then
 **                              dyng_update(g): reading the log, applying the
 **                              batch and bringing the three trees up to date
-**   trees_cpu / trees_cuda     the part of that spent on the trees (the sum
-**                              of their last_update_ms in dyng_update's
-**                              report)
+**   apply_cuda / follow_cuda   the parts of the CUDA update spent applying
+**                              the batch to the host graph and copying it
+**                              to the device (apply_ms, backend_ms of
+**                              dyng_update's report)
+**   trees_cpu / trees_cuda     the part spent on the trees (the sum of their
+**                              last_update_ms in dyng_config; the CPU's
+**                              trees run in parallel, so theirs can exceed
+**                              the update's wall time)
 **   read_log                   the bare read of the same batch's log rows:
 **                              SELECT count(*), sum(src), sum(dst) FROM
 **                              <log> WHERE seq > P
@@ -66,6 +71,16 @@ static double number(sqlite3 *db, const char *sql) {
   char *z = text(db, sql);
   double x = z ? atof(z) : NAN;
   free(z);
+  return x;
+}
+
+/* The number at `path` of the JSON text `json`. */
+static double json_number(sqlite3 *db, const char *json, const char *path) {
+  sqlite3_stmt *st = prepare(db, "SELECT json_extract(?1, ?2)");
+  sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+  double x = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : NAN;
+  sqlite3_finalize(st);
   return x;
 }
 
@@ -168,6 +183,7 @@ int main(int argc, char **argv) {
   double *u_cpu = xmalloc(sizeof(double) * (size_t)runs), *u_cuda = xmalloc(sizeof(double) * (size_t)runs);
   double *tr_cpu = xmalloc(sizeof(double) * (size_t)runs), *tr_cuda = xmalloc(sizeof(double) * (size_t)runs);
   double *rl = xmalloc(sizeof(double) * (size_t)runs);
+  double *ap_cuda = xmalloc(sizeof(double) * (size_t)runs), *be_cuda = xmalloc(sizeof(double) * (size_t)runs);
   uint64_t rng = 42;
   sqlite3_stmt *ins = prepare(db, "INSERT INTO edges(src, dst, length, minutes, toll) "
                                   "SELECT a.src, b.dst, a.length, a.minutes, a.toll FROM "
@@ -202,8 +218,13 @@ int main(int argc, char **argv) {
       const char *g = cuda_first ? "gg" : "gc";
       snprintf(sql, sizeof sql, "SELECT dyng_update('%s')", g);
       t0 = now_s();
-      free(text(db, sql));
+      char *report = text(db, sql);
       (cuda_first ? u_cuda : u_cpu)[i] = now_s() - t0;
+      if (cuda_first) {
+        ap_cuda[i] = json_number(db, report, "$.apply_ms") / 1e3;
+        be_cuda[i] = json_number(db, report, "$.backend_ms") / 1e3;
+      }
+      free(report);
       snprintf(sql, sizeof sql,
                "SELECT sum(json_extract(value, '$.last_update_ms')) FROM "
                "json_each(json_extract(dyng_config(), '$.graphs[%d].trees'))",
@@ -230,6 +251,10 @@ int main(int argc, char **argv) {
   snprintf(name, sizeof name, "update_cuda_%s", bname);
   snprintf(ratio, sizeof ratio, "cuda / read_log = %.2fx", median_of(u_cuda, runs) / median_of(rl, runs));
   report_add(&r, name, "ms", 1e3, u_cuda, runs, ratio);
+  snprintf(name, sizeof name, "apply_cuda_%s", bname);
+  report_add(&r, name, "ms", 1e3, ap_cuda, runs, "the host graph");
+  snprintf(name, sizeof name, "follow_cuda_%s", bname);
+  report_add(&r, name, "ms", 1e3, be_cuda, runs, "the device graph");
   snprintf(name, sizeof name, "trees_cpu_%s", bname);
   report_add(&r, name, "ms", 1e3, tr_cpu, runs, NULL);
   snprintf(name, sizeof name, "trees_cuda_%s", bname);
@@ -243,6 +268,7 @@ int main(int argc, char **argv) {
   printf("\n");
   report_print_lines(&r);
   free(x_cpu), free(x_cuda), free(u_cpu), free(u_cuda), free(tr_cpu), free(tr_cuda), free(rl);
+  free(ap_cuda), free(be_cuda);
   free(dev), free(gg_be);
   sqlite3_close(db);
   return 0;

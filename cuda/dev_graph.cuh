@@ -37,6 +37,8 @@ struct DevGraph {
   uint32_t *off, *deg;   /* cap_n each */
   uint32_t *nbr;         /* cap_p: the entry's other end */
   uint32_t *slot;        /* cap_p: the entry's edge slot */
+  uint32_t *owner;       /* cap_p: the vertex whose segment holds the entry */
+  size_t n_pos;          /* positions in use (the view's out.n_entries) */
   double *w[DYNG_MAX_WEIGHTS]; /* cap_p each */
   double mean_w[DYNG_MAX_WEIGHTS]; /* mean weight per objective (host) */
   int has_zero[DYNG_MAX_WEIGHTS];  /* some weight of the objective is 0 */

@@ -76,6 +76,7 @@ void dev_graph_free(DevGraph *g) {
   cudaFree(g->deg);
   cudaFree(g->nbr);
   cudaFree(g->slot);
+  cudaFree(g->owner);
   for (int k = 0; k < DYNG_MAX_WEIGHTS; k++) cudaFree(g->w[k]);
   cudaFree(g->dstage);
   cudaFreeHost(g->stage);
@@ -88,6 +89,14 @@ static int dev_alloc(void **p, size_t bytes, size_t *total, const char *what, ch
   TRY(cudaMalloc(p, bytes ? bytes : 1), what);
   *total += bytes ? bytes : 1;
   return DYNG_OK;
+}
+
+/* Every entry of vertex v gets v as its owner (a warp per vertex). */
+__global__ void k_owners(const uint32_t *off, const uint32_t *deg, uint32_t n, uint32_t *owner) {
+  uint32_t lane = threadIdx.x & 31u;
+  uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = (gridDim.x * blockDim.x) >> 5;
+  for (uint32_t v = warp; v < n; v += warps)
+    for (uint32_t p = off[v] + lane, e = off[v] + deg[v]; p < e; p += 32) owner[p] = v;
 }
 
 __global__ void k_halve_refs(uint32_t *slot, size_t n) {
@@ -110,7 +119,8 @@ int dev_graph_upload(DevGraph *g, const dyng_graph_view *v, cudaStream_t s, char
     if ((rc = dev_alloc((void **)&fresh.off, (size_t)fresh.cap_n * 4, &fresh.bytes, "cudaMalloc", err, n_err)) ||
         (rc = dev_alloc((void **)&fresh.deg, (size_t)fresh.cap_n * 4, &fresh.bytes, "cudaMalloc", err, n_err)) ||
         (rc = dev_alloc((void **)&fresh.nbr, fresh.cap_p * 4, &fresh.bytes, "cudaMalloc", err, n_err)) ||
-        (rc = dev_alloc((void **)&fresh.slot, fresh.cap_p * 4, &fresh.bytes, "cudaMalloc", err, n_err))) {
+        (rc = dev_alloc((void **)&fresh.slot, fresh.cap_p * 4, &fresh.bytes, "cudaMalloc", err, n_err)) ||
+        (rc = dev_alloc((void **)&fresh.owner, fresh.cap_p * 4, &fresh.bytes, "cudaMalloc", err, n_err))) {
       dev_graph_free(&fresh);
       return rc;
     }
@@ -139,6 +149,14 @@ int dev_graph_upload(DevGraph *g, const dyng_graph_view *v, cudaStream_t s, char
     k_halve_refs<<<blocks_for(p), THREADS, 0, s>>>(g->slot, p);
     LAUNCHED("k_halve_refs");
   }
+  /* Slack positions keep whatever owner they had: an entry p is live only
+  ** when p - off[owner[p]] < deg[owner[p]] (see live_entry). */
+  TRY(cudaMemsetAsync(g->owner, 0, p * 4, s), "cudaMemset");
+  if (n) {
+    k_owners<<<blocks_for((uint64_t)n * 32), THREADS, 0, s>>>(g->off, g->deg, n, g->owner);
+    LAUNCHED("k_owners");
+  }
+  g->n_pos = p;
   for (int k = 0; k < n_obj; k++) {
     TRY(cudaMemcpyAsync(g->w[k], v->out.w[k], p * 8, cudaMemcpyHostToDevice, s), "cudaMemcpy");
     double sum = 0;
@@ -168,11 +186,11 @@ __global__ void k_scatter_vertices(const uint32_t *vid, const uint32_t *voff, co
 }
 
 struct ScatterArgs {
-  const uint32_t *pos, *nbr, *slot;
+  const uint32_t *pos, *nbr, *slot, *own;
   const double *w[DYNG_MAX_WEIGHTS];
   uint32_t ne;
   int n_obj;
-  uint32_t *d_nbr, *d_slot;
+  uint32_t *d_nbr, *d_slot, *d_owner;
   double *d_w[DYNG_MAX_WEIGHTS];
 };
 
@@ -181,6 +199,7 @@ __global__ void k_scatter_entries(ScatterArgs a) {
     uint32_t p = a.pos[i];
     a.d_nbr[p] = a.nbr[i];
     a.d_slot[p] = a.slot[i];
+    a.d_owner[p] = a.own[i];
     for (int k = 0; k < a.n_obj; k++) a.d_w[k][p] = a.w[k][i];
   }
 }
@@ -266,7 +285,7 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
       }
   }
   if (ne > 0xffffffffULL) return dev_graph_upload(g, v, s, err, n_err);
-  size_t bytes = (size_t)nv * 12 + ne * (12 + 8 * (size_t)g->n_obj) + 64;
+  size_t bytes = (size_t)nv * 12 + ne * (16 + 8 * (size_t)g->n_obj) + 64;
   if (bytes > g->stage_cap) {
     cudaFreeHost(g->stage);
     g->stage = NULL;
@@ -290,7 +309,8 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
   char *base = (char *)g->stage;
   for (int k = 0; k < g->n_obj; k++) sw[k] = (double *)(base + (size_t)k * ne * 8);
   uint32_t *words = (uint32_t *)(base + (size_t)g->n_obj * ne * 8);
-  uint32_t *vid = words, *voff = vid + nv, *vdeg = voff + nv, *pos = vdeg + nv, *enbr = pos + ne, *eslot = enbr + ne;
+  uint32_t *vid = words, *voff = vid + nv, *vdeg = voff + nv, *pos = vdeg + nv, *enbr = pos + ne, *eslot = enbr + ne,
+           *eown = eslot + ne;
   uint32_t iv = 0;
   size_t ie = 0;
   g->mark_gen++; /* a second pass over the same ends, deduplicated again */
@@ -313,6 +333,7 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
         vid[iv] = x, voff[iv] = o, vdeg[iv] = d, iv++;
         for (uint32_t q = o; q < o + d; q++, ie++) {
           pos[ie] = q;
+          eown[ie] = x;
           enbr[ie] = v->out.nbr[q];
           eslot[ie] = v->out.ref[q] >> 1;
           for (int k = 0; k < g->n_obj; k++) sw[k][ie] = v->out.w[k][q];
@@ -334,6 +355,8 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
     a.pos = dwords + 3 * (size_t)nv;
     a.nbr = a.pos + ne;
     a.slot = a.nbr + ne;
+    a.own = a.slot + ne;
+    a.d_owner = g->owner;
     for (int k = 0; k < g->n_obj; k++) a.w[k] = (const double *)(dbase + (size_t)k * ne * 8), a.d_w[k] = g->w[k];
     a.ne = (uint32_t)ne;
     a.n_obj = g->n_obj;
@@ -347,6 +370,7 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
   /* The staging area is reused by the next batch: wait for the copy. */
   TRY(cudaStreamSynchronize(s), "following the batch");
   g->n = n;
+  g->n_pos = v->out.n_entries;
   return DYNG_OK;
 }
 
@@ -513,19 +537,26 @@ __global__ void k_far_filter(const uint32_t *far_in, const uint32_t *far_in_n, u
   }
 }
 
+/* Whether position p holds a live entry, and of which vertex (*u). */
+__device__ __forceinline__ int live_entry(const uint32_t *owner, const uint32_t *off, const uint32_t *deg, size_t p,
+                                          uint32_t *u) {
+  uint32_t o = owner[p];
+  *u = o;
+  return (uint32_t)(p - off[o]) < deg[o];
+}
+
 /* Parents, positive weights: the tight in-edge of smallest slot. */
-__global__ void k_parent_by_slot(const uint32_t *off, const uint32_t *deg, const uint32_t *nbr, const uint32_t *slot, const double *w,
-                                 uint32_t n, const unsigned long long *dist, unsigned long long *best) {
-  for (uint32_t u = blockIdx.x * blockDim.x + threadIdx.x; u < n; u += gridDim.x * blockDim.x) {
+__global__ void k_parent_by_slot(const uint32_t *owner, const uint32_t *off, const uint32_t *deg, const uint32_t *nbr,
+                                 const uint32_t *slot, const double *w, size_t n_pos, const unsigned long long *dist,
+                                 unsigned long long *best) {
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_pos; p += (size_t)gridDim.x * blockDim.x) {
+    uint32_t u;
+    if (!live_entry(owner, off, deg, p, &u)) continue;
     unsigned long long bu = dist[u];
-    if (bu == INF_BITS) continue;
-    double du = __longlong_as_double((long long)bu);
-    for (uint32_t p = off[u], e = off[u] + deg[u]; p < e; p++) {
-      uint32_t v = nbr[p];
-      if (v == u) continue;
-      if ((unsigned long long)__double_as_longlong(du + w[p]) == dist[v])
-        atomicMin(&best[v], ((unsigned long long)slot[p] << 32) | u);
-    }
+    uint32_t v = nbr[p];
+    if (bu == INF_BITS || v == u) continue;
+    if ((unsigned long long)__double_as_longlong(__longlong_as_double((long long)bu) + w[p]) == dist[v])
+      atomicMin(&best[v], ((unsigned long long)slot[p] << 32) | u);
   }
 }
 
@@ -724,7 +755,8 @@ static int parents_all(const DevGraph *c, DevSssp *w, int obj, uint32_t source, 
     unsigned long long *best = w->best;
     k_fill_u64<<<blocks_for(n), THREADS, 0, s>>>(best, n, ~0ULL);
     LAUNCHED("k_fill_u64");
-    k_parent_by_slot<<<blocks_for(n), THREADS, 0, s>>>(c->off, c->deg, c->nbr, c->slot, wt, n, dist, best);
+    k_parent_by_slot<<<blocks_for(c->n_pos), THREADS, 0, s>>>(c->owner, c->off, c->deg, c->nbr, c->slot, wt, c->n_pos,
+                                                              dist, best);
     LAUNCHED("k_parent_by_slot");
     k_split_best<<<blocks_for(n), THREADS, 0, s>>>(best, n, parent, pedge);
     LAUNCHED("k_split_best");
@@ -833,21 +865,19 @@ __global__ void k_cut(uint32_t n, const uint32_t *flag, unsigned long long *dist
 
 /* Every vertex outside the cut offers itself to its cut out-neighbours:
 ** they go to the far queue (the search starts from there). */
-__global__ void k_border(const uint32_t *off, const uint32_t *deg, const uint32_t *nbr, const double *w, uint32_t n,
-                         const uint32_t *flag, unsigned long long *dist, uint32_t *far_flag, uint32_t *far_q,
-                         uint32_t *c_far) {
-  for (uint32_t u = blockIdx.x * blockDim.x + threadIdx.x; u < n; u += gridDim.x * blockDim.x) {
-    if (flag[u]) continue;
+__global__ void k_border(const uint32_t *owner, const uint32_t *off, const uint32_t *deg, const uint32_t *nbr,
+                         const double *w, size_t n_pos, const uint32_t *flag, unsigned long long *dist,
+                         uint32_t *far_flag, uint32_t *far_q, uint32_t *c_far) {
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_pos; p += (size_t)gridDim.x * blockDim.x) {
+    uint32_t u;
+    if (!live_entry(owner, off, deg, p, &u)) continue;
+    uint32_t x = nbr[p];
+    if (!flag[x] || flag[u]) continue;
     unsigned long long bu = dist[u];
     if (bu == INF_BITS) continue;
-    double du = __longlong_as_double((long long)bu);
-    for (uint32_t p = off[u], e = off[u] + deg[u]; p < e; p++) {
-      uint32_t x = nbr[p];
-      if (!flag[x]) continue;
-      unsigned long long nb = (unsigned long long)__double_as_longlong(du + w[p]);
-      if (nb < dist[x] && nb < atomicMin(&dist[x], nb) && atomicExch(&far_flag[x], 1u) == 0u)
-        far_q[atomicAdd(c_far, 1u)] = x;
-    }
+    unsigned long long nb = (unsigned long long)__double_as_longlong(__longlong_as_double((long long)bu) + w[p]);
+    if (nb < dist[x] && nb < atomicMin(&dist[x], nb) && atomicExch(&far_flag[x], 1u) == 0u)
+      far_q[atomicAdd(c_far, 1u)] = x;
   }
 }
 
@@ -874,19 +904,18 @@ __global__ void k_best_reset(const uint32_t *list, const uint32_t *count, unsign
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) best[list[i]] = ~0ULL;
 }
 
-__global__ void k_parent_changed(const uint32_t *off, const uint32_t *deg, const uint32_t *nbr, const uint32_t *slot,
-                                 const double *w, uint32_t n, const unsigned long long *dist, const uint32_t *stamp,
-                                 uint32_t gen, unsigned long long *best) {
-  for (uint32_t u = blockIdx.x * blockDim.x + threadIdx.x; u < n; u += gridDim.x * blockDim.x) {
+__global__ void k_parent_changed(const uint32_t *owner, const uint32_t *off, const uint32_t *deg, const uint32_t *nbr,
+                                 const uint32_t *slot, const double *w, size_t n_pos, const unsigned long long *dist,
+                                 const uint32_t *stamp, uint32_t gen, unsigned long long *best) {
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_pos; p += (size_t)gridDim.x * blockDim.x) {
+    uint32_t v = nbr[p];
+    if (stamp[v] != gen) continue;
+    uint32_t u;
+    if (!live_entry(owner, off, deg, p, &u) || v == u) continue;
     unsigned long long bu = dist[u];
     if (bu == INF_BITS) continue;
-    double du = __longlong_as_double((long long)bu);
-    for (uint32_t p = off[u], e = off[u] + deg[u]; p < e; p++) {
-      uint32_t v = nbr[p];
-      if (v == u || stamp[v] != gen) continue;
-      if ((unsigned long long)__double_as_longlong(du + w[p]) == dist[v])
-        atomicMin(&best[v], ((unsigned long long)slot[p] << 32) | u);
-    }
+    if ((unsigned long long)__double_as_longlong(__longlong_as_double((long long)bu) + w[p]) == dist[v])
+      atomicMin(&best[v], ((unsigned long long)slot[p] << 32) | u);
   }
 }
 
@@ -941,8 +970,8 @@ int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t s
     k_cut<<<blocks_for(n), THREADS, 0, s>>>(n, w->flag, d_dist, d_parent, d_pedge, chg);
     LAUNCHED("k_cut");
     /* 2. Offers into the cut, from its border. */
-    k_border<<<blocks_for(n), THREADS, 0, s>>>(c->off, c->deg, c->nbr, c->w[obj], n, w->flag, d_dist, w->far_flag,
-                                              w->q[4], &cnt[C_FAR_A]);
+    k_border<<<blocks_for(c->n_pos), THREADS, 0, s>>>(c->owner, c->off, c->deg, c->nbr, c->w[obj], c->n_pos, w->flag,
+                                                      d_dist, w->far_flag, w->q[4], &cnt[C_FAR_A]);
     LAUNCHED("k_border");
   }
   if (b->n_add) {
@@ -962,8 +991,8 @@ int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t s
   unsigned long long *best = w->best;
   k_best_reset<<<blocks_for(n_chg), THREADS, 0, s>>>(w->chg_list, &cnt[C_CHANGED], best);
   LAUNCHED("k_best_reset");
-  k_parent_changed<<<blocks_for(n), THREADS, 0, s>>>(c->off, c->deg, c->nbr, c->slot, c->w[obj], n, d_dist,
-                                                     w->chg_stamp, w->chg_gen, best);
+  k_parent_changed<<<blocks_for(c->n_pos), THREADS, 0, s>>>(c->owner, c->off, c->deg, c->nbr, c->slot, c->w[obj],
+                                                             c->n_pos, d_dist, w->chg_stamp, w->chg_gen, best);
   LAUNCHED("k_parent_changed");
   if ((rc = dev_rows_reserve(w, n_chg, err, n_err))) return rc;
   k_gather<<<blocks_for(n_chg), THREADS, 0, s>>>(w->chg_list, &cnt[C_CHANGED], best, d_dist, source, d_parent, d_pedge,

@@ -98,6 +98,8 @@ struct DyngGraph {
   sqlite3_int64 nInserted;  /* edges inserted by batches */
   sqlite3_int64 nDeleted;   /* edges deleted by batches */
   sqlite3_int64 nRevert;    /* batches that undid rolled-back entries */
+  double applyMs;           /* time spent applying batches to the mirror */
+  double backendMs;         /* time the backend spent following them */
   sqlite3_int64 syncTime;   /* last sync that changed or confirmed the
                                mirror, ms since the epoch */
 };

@@ -551,12 +551,16 @@ static int dyngApplyBatch(DyngGraph *pG, dyng_batch *pBatch, dyng_apply_stats *p
   ** record what changed so that they follow. */
   int bTrack = pG->pTrees || dyngCountsKept(pG) || pG->pBackend != dyng_backend_cpu();
   dyng_changes *pChanges = bTrack ? &pG->changes : NULL;
+  double t0 = dyngNowMs();
   int erc = dyng_graph_apply_tracked(pG->pGraph, pBatch, pStats, pChanges);
+  double t1 = dyngNowMs();
   if (erc == DYNG_OK) {
     dyng_graph_view view;
     dyng_graph_get_view(pG->pGraph, &view);
     erc = pG->pBackend->graph_update(pG->pBackendState, &view, pChanges);
   }
+  pG->applyMs += t1 - t0;
+  pG->backendMs += dyngNowMs() - t1;
   if (erc != DYNG_OK) {
     pG->bStale = 1;
     return dyngEngineFailure(pG, erc, pzErr);
@@ -875,7 +879,8 @@ int dyngGraphSync(DyngGraph *pG, char **pzErr) {
 /*
 ** dyng_update(graph[, 'reload']): brings the graph up to date now (or
 ** reloads it from the table) and returns what that took, as JSON:
-** {"graph", "inserted", "deleted", "batches", "reloads", "ms"}.
+** {"graph", "inserted", "deleted", "batches", "reloads", "ms", "apply_ms",
+** "backend_ms", "trees", "cycle_counts"}.
 */
 static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   DyngConn *pConn = sqlite3_user_data(ctx);
@@ -896,10 +901,12 @@ static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   char *zErr = NULL;
   double t0 = dyngNowMs();
   sqlite3_int64 nIns = 0, nDel = 0, nBatch = 0, nLoad = 0, iStamp = pConn->iUpdateStamp;
+  double applyMs = 0, backendMs = 0;
   int rc = dyngGraphOpen(pConn, "dyng_update", (const char *)sqlite3_value_text(argv[0]), 0, &pG,
                          &zErr);
   if (rc == SQLITE_OK) {
     nIns = pG->nInserted, nDel = pG->nDeleted, nBatch = pG->nBatch, nLoad = pG->nLoad;
+    applyMs = pG->applyMs, backendMs = pG->backendMs;
     rc = bReload ? dyngGraphLoad(pG, 0, &zErr) : dyngGraphSync(pG, &zErr);
   }
   if (rc != SQLITE_OK) {
@@ -915,6 +922,8 @@ static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   json_object_set_new(pObj, "batches", json_integer(pG->nBatch - nBatch));
   json_object_set_new(pObj, "reloads", json_integer(pG->nLoad - nLoad));
   json_object_set_new(pObj, "ms", json_real(dyngNowMs() - t0));
+  json_object_set_new(pObj, "apply_ms", json_real(pG->applyMs - applyMs));
+  json_object_set_new(pObj, "backend_ms", json_real(pG->backendMs - backendMs));
   json_object_set_new(pObj, "trees", pG->pGraph ? dyngTreesJson(pG, iStamp) : json_array());
   json_object_set_new(pObj, "cycle_counts", dyngCountsJson(pG, iStamp));
   char *zJson = json_dumps(pObj, JSON_COMPACT | JSON_REAL_PRECISION(6));
