@@ -125,6 +125,9 @@ static int dev_tree_for(DevState *st, const dyng_sssp_tree *key, uint32_t n, Dev
   return DYNG_OK;
 }
 
+/* Why this thread's last graph_attach failed (it has no state to say it). */
+static __thread char attach_err[512];
+
 static int dev_attach(const dyng_backend *be, const dyng_graph_view *view, void **state) {
   (void)be;
   *state = NULL;
@@ -134,6 +137,7 @@ static int dev_attach(const dyng_backend *be, const dyng_graph_view *view, void 
                     sizeof st->err);
   if (rc == DYNG_OK) rc = dev_graph_upload(&st->csr, view, st->stream, st->err, sizeof st->err);
   if (rc != DYNG_OK) {
+    snprintf(attach_err, sizeof attach_err, "%s", st->err[0] ? st->err : "out of host memory");
     dev_state_free(st);
     return rc;
   }
@@ -232,7 +236,8 @@ static void dev_tree_release(void *state, const dyng_sssp_tree *t) {
 
 static const char *dev_error(void *state) {
   DevState *st = (DevState *)state;
-  return st && st->err[0] ? st->err : NULL;
+  if (!st) return attach_err[0] ? attach_err : NULL;
+  return st->err[0] ? st->err : NULL;
 }
 
 static const dyng_backend dev_table = {

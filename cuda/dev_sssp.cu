@@ -908,10 +908,10 @@ __global__ void k_parent_changed(const uint32_t *owner, const uint32_t *off, con
                                  const uint32_t *slot, const double *w, size_t n_pos, const unsigned long long *dist,
                                  const uint32_t *stamp, uint32_t gen, unsigned long long *best) {
   for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_pos; p += (size_t)gridDim.x * blockDim.x) {
-    uint32_t v = nbr[p];
-    if (stamp[v] != gen) continue;
     uint32_t u;
-    if (!live_entry(owner, off, deg, p, &u) || v == u) continue;
+    if (!live_entry(owner, off, deg, p, &u)) continue; /* slack holds garbage */
+    uint32_t v = nbr[p];
+    if (v == u || stamp[v] != gen) continue;
     unsigned long long bu = dist[u];
     if (bu == INF_BITS) continue;
     if ((unsigned long long)__double_as_longlong(__longlong_as_double((long long)bu) + w[p]) == dist[v])

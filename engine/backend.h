@@ -67,7 +67,8 @@ struct dyng_backend {
                      const dyng_edge_change *added, size_t n_added, size_t max_touched,
                      size_t *pn_touched);
 
-  /* Text of the last failure of `state`, or NULL. */
+  /* Text of the last failure of `state`, or NULL; with state NULL, of the
+  ** calling thread's last failed graph_attach. */
   const char *(*error_message)(void *state);
 
   /* The host is about to free tree `t`, which sssp or sssp_update filled: a

@@ -423,8 +423,9 @@ int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
       ** is computed on the CPU, unless CUDA was required. */
       int ePref = pG->eBackendPref >= 0 ? pG->eBackendPref : pG->pConn->eBackendPref;
       char zGpu[400];
+      const char *zWhyNot = pBe->error_message ? pBe->error_message(NULL) : NULL;
       snprintf(zGpu, sizeof zGpu, "the %s backend could not take the graph: %s", pBe->name,
-               dyng_strerror(erc));
+               zWhyNot ? zWhyNot : dyng_strerror(erc));
       if (dyngBackendRequired(ePref)) {
         sqlite3_free(*pzErr);
         *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, zGpu);
