@@ -129,6 +129,12 @@ int dev_graph_upload(DevGraph *g, const dyng_graph_view *v, cudaStream_t s, char
         dev_graph_free(&fresh);
         return rc;
       }
+    /* Positions no segment has used yet must name a vertex too (a slack
+    ** position is told apart by its owner's range): vertex 0. */
+    if ((rc = dev_fail(cudaMemset(fresh.owner, 0, fresh.cap_p * 4), "cudaMemset", err, n_err))) {
+      dev_graph_free(&fresh);
+      return rc;
+    }
     /* The staging buffers move over. */
     fresh.stage = g->stage, fresh.stage_cap = g->stage_cap;
     fresh.dstage = g->dstage, fresh.dstage_cap = g->dstage_cap;
