@@ -290,6 +290,10 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
         ne += v->out.deg[x];
       }
   }
+  /* With the positions the host wrote, only those entries travel; else the
+  ** touched vertices' whole segments (a hub's, on a power-law graph). */
+  const int exact = ch->out_pos_complete;
+  if (exact) ne = ch->n_out_pos;
   if (ne > 0xffffffffULL) return dev_graph_upload(g, v, s, err, n_err);
   size_t bytes = (size_t)nv * 12 + ne * (16 + 8 * (size_t)g->n_obj) + 64;
   if (bytes > g->stage_cap) {
@@ -337,6 +341,7 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
         g->mark[x] = g->mark_gen;
         uint32_t o = v->out.off[x], d = v->out.deg[x];
         vid[iv] = x, voff[iv] = o, vdeg[iv] = d, iv++;
+        if (exact) continue;
         for (uint32_t q = o; q < o + d; q++, ie++) {
           pos[ie] = q;
           eown[ie] = x;
@@ -346,6 +351,21 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
         }
       }
     }
+  }
+  if (exact) {
+    /* A written position's owner is the end of its edge that keeps it
+    ** (side 0: the source); a position written and then left behind still
+    ** names a vertex, whose live range does not hold it. */
+    for (size_t i = 0; i < ne; i++) {
+      uint32_t q = ch->out_pos[i], r = v->out.ref[q], slot = r >> 1;
+      uint32_t own = slot < v->n_edge_slots ? ((r & 1u) ? v->edge_dst[slot] : v->edge_src[slot]) : DYNG_NONE;
+      pos[i] = q;
+      eown[i] = own < n ? own : 0;
+      enbr[i] = v->out.nbr[q];
+      eslot[i] = slot;
+      for (int k = 0; k < g->n_obj; k++) sw[k][i] = v->out.w[k][q];
+    }
+    ie = ne;
   }
   TRY(cudaMemcpyAsync(g->dstage, g->stage, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpy");
   char *dbase = (char *)g->dstage;

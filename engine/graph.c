@@ -52,6 +52,7 @@ struct dyng_batch {
 };
 
 struct dyng_graph {
+  dyng_changes *recording; /* the batch being applied records into this */
   int n_weights;  /* weight columns (0 = unweighted) */
   int n_obj;      /* objectives stored: max(1, n_weights) */
   int directed;
@@ -476,8 +477,22 @@ static inline int dyng__live(const dyng_graph *g, uint32_t v) {
   return g->out.deg[v] != 0 || (g->directed && g->in.deg[v] != 0);
 }
 
+/* Records that the batch being applied wrote position `pos` of the out
+** pool; past an allocation failure the record is marked incomplete. */
+static void dyng__note_out(dyng_graph *g, size_t pos) {
+  dyng_changes *c = g->recording;
+  if (!c || !c->out_pos_complete) return;
+  if (c->n_out_pos == c->cap_out_pos &&
+      dyng_grow((void **)&c->out_pos, &c->cap_out_pos, c->n_out_pos + 1, sizeof *c->out_pos)) {
+    c->out_pos_complete = 0;
+    return;
+  }
+  c->out_pos[c->n_out_pos++] = (uint32_t)pos;
+}
+
 /* Moves the entry at `from` to `to` (both in pool a) and tells its edge. */
 static inline void dyng__adj_move(dyng_graph *g, dyng__adj *a, size_t from, size_t to) {
+  if (a == &g->out) dyng__note_out(g, to);
   uint32_t r = a->ref[from];
   a->nbr[to] = a->nbr[from];
   a->ref[to] = r;
@@ -622,12 +637,14 @@ static int dyng__insert_edge(dyng_graph *g, int64_t rowid, int64_t src, int64_t 
   g->e_src[slot] = vs;
   g->e_dst[slot] = vd;
   uint32_t p = g->out.off[vs] + g->out.deg[vs]++;
+  dyng__note_out(g, p);
   g->out.nbr[p] = vd;
   g->out.ref[p] = slot << 1;
   for (int k = 0; k < g->n_obj; k++) g->out.w[k][p] = g->n_weights ? w[k] + 0.0 : 1.0;
   g->e_pos[0][slot] = p;
   if (DYNG__HAS_IN_ENTRIES(g)) {
     uint32_t q = in->off[vd] + in->deg[vd]++;
+    if (in == &g->out) dyng__note_out(g, q);
     in->nbr[q] = vs;
     in->ref[q] = (slot << 1) | 1u;
     if (in->has_w)
@@ -655,6 +672,7 @@ static void dyng__record(const dyng_graph *g, uint32_t slot, dyng_edge_change *c
 void dyng_changes_free(dyng_changes *c) {
   dyng_free(c->removed);
   dyng_free(c->added);
+  dyng_free(c->out_pos);
   memset(c, 0, sizeof *c);
 }
 
@@ -668,6 +686,8 @@ int dyng_graph_apply_tracked(dyng_graph *g, dyng_batch *b, dyng_apply_stats *sta
   if (changes) {
     /* Each operation removes and adds at most one edge. */
     changes->n_removed = changes->n_added = 0;
+    changes->n_out_pos = 0;
+    changes->out_pos_complete = 1;
     if (changes->cap < b->n_ops) {
       size_t cap = b->n_ops;
       if (dyng_resize(&changes->removed, cap, sizeof *changes->removed) ||
@@ -676,6 +696,7 @@ int dyng_graph_apply_tracked(dyng_graph *g, dyng_batch *b, dyng_apply_stats *sta
       changes->cap = cap;
     }
   }
+  g->recording = changes;
   for (size_t i = 0; i < b->n_ops; i++) {
     const dyng__op *op = &b->ops[i];
     uint32_t slot;
@@ -694,6 +715,7 @@ int dyng_graph_apply_tracked(dyng_graph *g, dyng_batch *b, dyng_apply_stats *sta
       st.inserted++;
     }
   }
+  g->recording = NULL;
   if (stats) *stats = st;
   return rc;
 }

@@ -98,6 +98,13 @@ typedef struct dyng_changes {
   dyng_edge_change *added;
   size_t n_added;
   size_t cap;                  /* entries allocated in each array */
+  /* Positions of the out adjacency (view.out) the batch wrote, repeats
+  ** included: with them and the off/deg of the batch's edges' ends, a copy
+  ** of the adjacency in the same layout follows the batch exactly.  Only
+  ** when out_pos_complete (an allocation can fail while recording). */
+  uint32_t *out_pos;
+  size_t n_out_pos, cap_out_pos;
+  int out_pos_complete;
 } dyng_changes;
 
 void dyng_changes_free(dyng_changes *c); /* frees the arrays; accepts a zeroed one */
