@@ -684,6 +684,12 @@ __global__ void k_relax_heavy(RelaxArgs a, Changed chg) {
   }
 }
 
+/* Copies the queue counters to the host and waits for them. */
+static cudaError_t look(const uint32_t *cnt, uint32_t *h, cudaStream_t s) {
+  cudaError_t e = cudaMemcpyAsync(h, cnt, 8 * 4, cudaMemcpyDeviceToHost, s);
+  return e == cudaSuccess ? cudaStreamSynchronize(s) : e;
+}
+
 static int propagate(const DevGraph *c, DevSssp *w, int obj, unsigned long long *dist, cudaStream_t s,
                      uint32_t n_light, uint32_t n_heavy, double thresh, double done_below, Changed chg, char *err,
                      size_t n_err) {
@@ -697,8 +703,7 @@ static int propagate(const DevGraph *c, DevSssp *w, int obj, unsigned long long 
   unsigned long long *far_min = (unsigned long long *)&cnt[8];
   int cur = 0, fcur = 0;
   uint32_t round = w->round;
-  TRY(cudaMemcpyAsync(h, cnt, 8 * 4, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
-  TRY(cudaStreamSynchronize(s), "starting");
+  TRY(look(cnt, h, s), "starting");
   for (;;) {
     while (n_light + n_heavy) {
       /* Several rounds per look at the counters: each look is a round trip
@@ -721,8 +726,7 @@ static int propagate(const DevGraph *c, DevSssp *w, int obj, unsigned long long 
         LAUNCHED("k_relax_heavy");
         cur = nxt;
       }
-      TRY(cudaMemcpyAsync(h, cnt, 8 * 4, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
-      TRY(cudaStreamSynchronize(s), "relaxing");
+      TRY(look(cnt, h, s), "relaxing");
       n_light = h[cur ? C_LIGHT_B : C_LIGHT_A];
       n_heavy = h[cur ? C_HEAVY_B : C_HEAVY_A];
     }
@@ -752,8 +756,7 @@ static int propagate(const DevGraph *c, DevSssp *w, int obj, unsigned long long 
                                                        c_heavy[cur]);
     LAUNCHED("k_far_filter");
     fcur = nf;
-    TRY(cudaMemcpyAsync(h, cnt, 8 * 4, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
-    TRY(cudaStreamSynchronize(s), "the far queue");
+    TRY(look(cnt, h, s), "the far queue");
     n_light = h[cur ? C_LIGHT_B : C_LIGHT_A];
     n_heavy = h[cur ? C_HEAVY_B : C_HEAVY_A];
   }

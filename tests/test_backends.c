@@ -77,6 +77,13 @@ static const char *driver_folder(const char *name, int nvml) {
   return dir;
 }
 
+/* The environment entries that point a probe at the driver folder `lib`
+** and the plugin folder `dir` (600 bytes each). */
+static void env_paths(char *ld, char *pp, const char *lib, const char *dir) {
+  snprintf(ld, 600, "LD_LIBRARY_PATH=%s", lib);
+  snprintf(pp, 600, "DYNG_PLUGIN_PATH=%s", dir);
+}
+
 /* ---- running a probe ---------------------------------------------------- */
 
 typedef struct probe {
@@ -260,8 +267,7 @@ static void test_matching_plugin_is_chosen_on_first_use(void **state) {
   install(dir, "fakeplugin12", "dyng_cuda12.so");
   install(dir, "fakeplugin13", "dyng_cuda13.so");
   char ld[600], pp[600];
-  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
-  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  env_paths(ld, pp, lib, dir);
   const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", NULL};
   /* Reporting starts nothing. */
   const char *none[] = {NULL};
@@ -297,8 +303,7 @@ static void test_older_driver_takes_the_newest_plugin_it_can_run(void **state) {
   install(dir, "fakeplugin14", "dyng_cuda14.so");
   install(dir, "fakeplugin11", "dyng_cuda11.so");
   char ld[600], pp[600];
-  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
-  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  env_paths(ld, pp, lib, dir);
   /* A CUDA 12.4 driver: 12 matches; 13 and 14 need a newer driver. */
   const char *env[] = {ld, pp, "FAKE_CUDA_DRIVER=12040", "FAKE_CUDA_DEVICES=NVIDIA A100:80:40960", NULL};
   probe p = run(env, k_graph);
@@ -333,8 +338,7 @@ static void test_foreign_plugins_are_never_used(void **state) {
   snprintf(broken, sizeof broken, "%s/dyng_cuda9.so", dir);
   write_file(broken, "not a shared object\n");
   char ld[600], pp[600];
-  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
-  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  env_paths(ld, pp, lib, dir);
   const char *env[] = {ld, pp, "FAKE_CUDA_DRIVER=16000", "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", NULL};
   probe p = run(env, k_graph);
   contains(plugin_field(&p, "dyng_cuda13.so", "reason"), "built for backend ABI");
@@ -368,8 +372,7 @@ static void test_a_plugin_that_fails_to_start_passes_to_the_next(void **state) {
   install(dir, "fakeplugin12", "dyng_cuda12.so");
   install(dir, "fakeplugin13", "dyng_cuda13.so");
   char ld[600], pp[600];
-  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
-  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  env_paths(ld, pp, lib, dir);
   const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", "FAKE_PLUGIN_FAIL_INIT=13", NULL};
   probe p = run(env, k_graph);
   assert_string_equal(str_at(&p, "graphs.0.backend"), "cuda12");
@@ -394,8 +397,7 @@ static void test_devices_follow_visibility_and_capability(void **state) {
   const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
   install(dir, "fakeplugin13", "dyng_cuda13.so");
   char ld[600], pp[600];
-  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
-  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  env_paths(ld, pp, lib, dir);
   const char *two = "FAKE_CUDA_DEVICES=Tesla V100:70:16384;NVIDIA H200:90:143771";
   /* A 7.0 device is listed but not used: the H200 (ordinal 1) is. */
   const char *env[] = {ld, pp, two, NULL};
@@ -434,8 +436,7 @@ static void test_without_nvml_devices_come_from_cuinit(void **state) {
   const char *lib = driver_folder("lib-no-nvml", 0), *dir = folder("plugins");
   install(dir, "fakeplugin13", "dyng_cuda13.so");
   char ld[600], pp[600];
-  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
-  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  env_paths(ld, pp, lib, dir);
   const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA L4:89:23034", NULL};
   probe p = run(env, k_graph);
   assert_string_equal(str_at(&p, "discovery.devices_from"), "cuInit");
@@ -456,8 +457,7 @@ static void test_without_a_driver_plugins_say_so(void **state) {
   write_file(bogus, "not NVML\n");
   install(dir, "fakeplugin13", "dyng_cuda13.so");
   char ld[600], pp[600];
-  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
-  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  env_paths(ld, pp, lib, dir);
   const char *env[] = {ld, pp, NULL};
   probe p = run(env, k_graph);
   assert_string_equal(str_at(&p, "driver.cuda_version"), "null");
@@ -473,8 +473,7 @@ static void test_cpu_only_and_require_cuda(void **state) {
   const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
   install(dir, "fakeplugin13", "dyng_cuda13.so");
   char ld[600], pp[600];
-  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
-  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  env_paths(ld, pp, lib, dir);
   /* DYNG_CPU_ONLY: nothing is looked at. */
   const char *cpu[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", "DYNG_CPU_ONLY=yes", NULL};
   probe p = run(cpu, k_graph);
@@ -511,8 +510,7 @@ static void test_connection_and_graph_preferences(void **state) {
   const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
   install(dir, "fakeplugin13", "dyng_cuda13.so");
   char ld[600], pp[600];
-  snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", lib);
-  snprintf(pp, sizeof pp, "DYNG_PLUGIN_PATH=%s", dir);
+  env_paths(ld, pp, lib, dir);
   const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", NULL};
   const char *sql[] = {
       "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL);"
