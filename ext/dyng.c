@@ -181,6 +181,7 @@ int sqlite3_dyng_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
   if (rc == SQLITE_OK) rc = dyngRegisterSsspModules(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterCycleFunctions(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterConfigFunctions(db, pConn);
+  if (rc == SQLITE_OK) rc = dyngRegisterReadEdges(db);
   if (rc == SQLITE_OK)
     rc = sqlite3_create_function_v2(db, "dyng_version", 0,
                                     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,

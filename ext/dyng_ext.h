@@ -259,6 +259,11 @@ const char *dyngBackendPreview(int ePref, char *zWhy, int nWhy);
 /* Adds driver, devices, plugins and discovery to a dyng_config() report. */
 void dyngBackendsJson(struct json_t *pRoot);
 
+/* ---- read_edges.c ----------------------------------------------------- */
+
+/* Registers dyng_read_edges(path[, format]), SQLITE_DIRECTONLY. */
+int dyngRegisterReadEdges(sqlite3 *db);
+
 /* ---- config.c -------------------------------------------------------- */
 
 int dyngRegisterConfigFunctions(sqlite3 *db, DyngConn *pConn);
