@@ -5,11 +5,17 @@
 # 1->2->3->4 costs 4+1+2 = 7; without 3->4 the route is 1->2->4, 4+6 = 10;
 # the road 4->5 added next is one inserted edge, and the graph then has
 # nodes 1..5 and five edges.
+# Then examples/road_network.sql, whose figures are checked against a
+# Dijkstra over examples/roads.gr written here in Python; examples/
+# triggers.sql (two connections; figures by hand: 10+10+10 = 30, then
+# 1->3->5->4 = 12+1+1 = 14); and examples/python/example.py.
 set -u
-echo "1..5"
+echo "1..12"
 if [ -z "${SQLITE3_SHELL:-}" ] || [ "$SQLITE3_SHELL" = no ] || ! [ -x "$SQLITE3_SHELL" ]; then
-  for i in 1 2 3 4 5; do echo "ok $i # SKIP no sqlite3 shell"; done
-  exit 0
+  for i in 1 2 3 4 5 6 7 8 9 10; do echo "ok $i # SKIP no sqlite3 shell"; done
+  skip_shell=1
+else
+  skip_shell=0
 fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -18,6 +24,7 @@ if [ "${DYNG_ASAN:-no}" = yes ]; then
   ASAN_OPTIONS=detect_leaks=0; export ASAN_OPTIONS
 fi
 cd "$DYNG_BUILDDIR" || exit 1
+if [ "$skip_shell" = 0 ]; then
 if "$SQLITE3_SHELL" -bail < "$DYNG_SRCDIR/examples/quickstart.sql" > "$out" 2>&1; then
   echo "ok 1 - quickstart.sql runs without error"
 else
@@ -28,3 +35,81 @@ if grep -Eq '^4 +4 +0\.0 +7\.0' "$out"; then echo "ok 2 - path 1 -> 4 costs 7"; 
 if grep -Eq '^3 +4 +0\.0 +10\.0' "$out"; then echo "ok 3 - after the DELETE the detour costs 10"; else echo "not ok 3 - detour costs 10"; fi
 if grep -Eq '^1 +0 *$' "$out"; then echo "ok 4 - dyng_update reports one inserted edge, no reload"; else echo "not ok 4 - dyng_update"; fi
 if grep -Eq '^0\.[0-9.]+ +(cpu|cuda[0-9]+) +5 +5' "$out"; then echo "ok 5 - diagnostics report the backend and the graph size"; else echo "not ok 5 - diagnostics"; sed 's/^/# /' "$out"; fi
+
+# The other examples run in a scratch folder holding dyng.so and examples/.
+work=$(mktemp -d)
+trap 'rm -f "$out"; rm -rf "$work"' EXIT
+ln -s "$DYNG_BUILDDIR/.libs/dyng.so" "$work/dyng.so"
+mkdir "$work/examples" && cp "$DYNG_SRCDIR/examples/roads.gr" "$work/examples/"
+cd "$work" || exit 1
+if "$SQLITE3_SHELL" -bail < "$DYNG_SRCDIR/examples/road_network.sql" > "$out" 2>&1; then
+  echo "ok 6 - road_network.sql runs without error"
+else
+  echo "not ok 6 - road_network.sql runs without error"; sed 's/^/# /' "$out"
+fi
+# The route's length, the detour's once its first street is closed both
+# ways, and the length once it reopens, from a Dijkstra over the file.
+want=$(python3 - "$work/examples/roads.gr" <<'PY'
+import heapq, sys
+arcs = [tuple(map(int, l.split()[1:])) for l in open(sys.argv[1]) if l.startswith('a ')]
+def dist(arcs, s, t):
+    adj = {}
+    for u, v, w in arcs: adj.setdefault(u, []).append((v, w))
+    d = {s: 0}; h = [(0, s)]; par = {}
+    while h:
+        du, u = heapq.heappop(h)
+        if du > d[u]: continue
+        for v, w in adj.get(u, []):
+            if du + w < d.get(v, float('inf')): d[v] = du + w; par[v] = u; heapq.heappush(h, (du + w, v))
+    path = [t]
+    while path[-1] != s: path.append(par[path[-1]])
+    return d[t], path[::-1]
+d1, p = dist(arcs, 1, 36)
+a, b = p[0], p[1]
+d2, _ = dist([x for x in arcs if (x[0], x[1]) not in ((a, b), (b, a))], 1, 36)
+print("%.1f %.1f" % (d1, d2))
+PY
+)
+before=${want% *}; detour=${want#* }
+if [ -n "$want" ] && grep -Eq "^[0-9]+ +36 +0\.0 +$before *$" "$out"; then
+  echo "ok 7 - the route's length is Dijkstra's ($before)"
+else
+  echo "not ok 7 - the route's length ($before)"; sed 's/^/# /' "$out"
+fi
+if grep -Eq "^[0-9]+ +36 +0\.0 +$detour *$" "$out" && grep -Eq "^2 *$" "$out"; then
+  echo "ok 8 - closing the first street (both ways) gives Dijkstra's detour ($detour)"
+else
+  echo "not ok 8 - the detour ($detour)"; sed 's/^/# /' "$out"
+fi
+if [ "$(tail -1 "$out" | tr -d ' ')" = "$before" ]; then
+  echo "ok 9 - reopened, the route is as long as before"
+else
+  echo "not ok 9 - reopened"; tail -3 "$out" | sed 's/^/# /'
+fi
+if "$SQLITE3_SHELL" -bail < "$DYNG_SRCDIR/examples/triggers.sql" > "$out" 2>&1 &&
+   [ "$(grep -E '^(30|14)\.0$' "$out" | tr '\n' ' ')" = "30.0 14.0 14.0 " ] &&
+   grep -q '^1 -> 3 -> 5 -> 4$' "$out"; then
+  echo "ok 10 - triggers.sql: a writer without dyng, the graph follows, a rollback changes nothing"
+else
+  echo "not ok 10 - triggers.sql"; sed 's/^/# /' "$out"
+fi
+fi
+# examples/python/example.py, with a Python that can load extensions.
+py=${PYTHON_WITH_EXTENSIONS:-/usr/bin/python3}
+if [ "${DYNG_ASAN:-no}" = yes ] || ! "$py" -c 'import sqlite3; sqlite3.connect(":memory:").enable_load_extension' 2>/dev/null; then
+  echo "ok 11 # SKIP no Python that can load extensions here (or a sanitized build)"
+  echo "ok 12 # SKIP no Python that can load extensions here (or a sanitized build)"
+else
+  cd "$DYNG_BUILDDIR" || exit 1
+  if "$py" "$DYNG_SRCDIR/examples/python/example.py" "$DYNG_BUILDDIR/.libs/dyng" > "$out" 2>&1; then
+    echo "ok 11 - examples/python/example.py runs"
+  else
+    echo "not ok 11 - examples/python/example.py runs"; sed 's/^/# /' "$out"
+  fi
+  if grep -q '^route 1 -> 4 by length: 1 2 3 4 cost 7.0$' "$out" && grep -q '^route 1 -> 4 by minutes: 1 3 4 cost 5.0$' "$out" &&
+     grep -q '^after closing 3 -> 4: 1 2 4 cost 10.0$' "$out"; then
+    echo "ok 12 - the Python example's routes (7 by length, 5 by minutes, 10 after the closure)"
+  else
+    echo "not ok 12 - the Python example's routes"; sed 's/^/# /' "$out"
+  fi
+fi
