@@ -234,7 +234,7 @@ static void cycles_on_graph(dyng_graph *g, rowid_pool *pool, count_case *cc, int
             recounted = timed_count(&view, c, &c->t_recount[si][r]);
           } else if (!skip) {
             double deadline = now_s() + o->max_update;
-            dyng_cancel cancel = {past_deadline, &deadline};
+            dyng_cancel cancel = {past_deadline, &deadline, NULL};
             double t0 = now_s();
             int rc = dyng_cycles_update(&view, &changes, c->k, c->directed, &cancel, &updated);
             c->t_update[si][c->n_update[si]++] = now_s() - t0;

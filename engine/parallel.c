@@ -92,6 +92,10 @@ int dyng_team_fail(dyng_team *t, int rc) {
 int dyng_team_check(dyng_team *t, int thread) {
   int rc = atomic_load_explicit(&t->rc, memory_order_relaxed);
   if (rc != DYNG_OK || thread != 0) return rc;
+  if (t->cancel && t->cancel->progress) {
+    uint32_t done = atomic_load_explicit(&t->next, memory_order_relaxed);
+    t->cancel->progress(t->cancel->ctx, done < t->n_items ? done : t->n_items, t->n_items);
+  }
   if (t->cancel && t->cancel->should_stop && t->cancel->should_stop(t->cancel->ctx))
     return dyng_team_fail(t, DYNG_EINTERRUPTED);
   return DYNG_OK;

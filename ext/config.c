@@ -114,6 +114,7 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
   json_object_set_new(pRoot, "backend", pBackend);
   dyngBackendsJson(pRoot);
   json_object_set_new(pRoot, "threads", json_integer(nThread));
+  json_object_set_new(pRoot, "progress", json_boolean(pConn->bProgress));
   json_object_set_new(pRoot, "cache_mb", json_real((double)pConn->nCacheLimit / (1 << 20)));
   json_object_set_new(pRoot, "cache_bytes", json_integer(pConn->nTreeBytes));
   json_object_set_new(pRoot, "graphs", pGraphs);
@@ -139,8 +140,18 @@ static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey
     }
     return 1;
   }
+  if (sqlite3_stricmp(zKey, "progress") == 0) {
+    int t = sqlite3_value_numeric_type(pVal);
+    sqlite3_int64 x = sqlite3_value_int64(pVal);
+    if (t != SQLITE_INTEGER || (x != 0 && x != 1)) {
+      sqlite3_result_error(ctx, "dyng_config: progress must be 0 or 1", -1);
+      return 0;
+    }
+    pConn->bProgress = (int)x;
+    return 1;
+  }
   if (sqlite3_stricmp(zKey, "cache_mb") != 0) {
-    char *zMsg = sqlite3_mprintf("dyng_config: '%s' cannot be set (settable: backend, cache_mb)", zKey);
+    char *zMsg = sqlite3_mprintf("dyng_config: '%s' cannot be set (settable: backend, cache_mb, progress)", zKey);
     sqlite3_result_error(ctx, zMsg ? zMsg : "dyng_config: not settable", -1);
     sqlite3_free(zMsg);
     return 0;
@@ -179,7 +190,7 @@ static void dyngConfigFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     pOut = json_object_get(pRoot, zKey);
     if (!pOut) {
       char *zMsg = sqlite3_mprintf("dyng_config: unknown key '%s' (known: version, sqlite, build, "
-                                   "backend, driver, devices, plugins, discovery, threads, cache_mb, cache_bytes, graphs)",
+                                   "backend, driver, devices, plugins, discovery, threads, progress, cache_mb, cache_bytes, graphs)",
                                    zKey);
       json_decref(pRoot);
       sqlite3_result_error(ctx, zMsg ? zMsg : "dyng_config: unknown key", -1);

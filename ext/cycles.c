@@ -51,8 +51,20 @@ static int dyngPastDeadline(void *ctx) { return dyngNowMs() > ((DyngDeadline *)c
 ** so a kept "SELECT 1" stepped now and then (every few thousand units of
 ** work) finds out.
 */
+/* What a count's cancel callback looks at: the statement that tells an
+** interrupt, and the progress report. */
+typedef struct DyngCountWatch {
+  sqlite3_stmt *pProbe;
+  DyngProgress progress;
+} DyngCountWatch;
+
+static void dyngCountProgress(void *ctx, uint64_t done, uint64_t total) {
+  DyngCountWatch *w = ctx;
+  dyngProgressTick(&w->progress, (sqlite3_int64)done, (sqlite3_int64)total);
+}
+
 static int dyngInterrupted(void *ctx) {
-  sqlite3_stmt *pProbe = ctx;
+  sqlite3_stmt *pProbe = ((DyngCountWatch *)ctx)->pProbe;
   int rc = sqlite3_step(pProbe);
   sqlite3_reset(pProbe);
   return rc == SQLITE_INTERRUPT;
@@ -70,8 +82,13 @@ static int dyngCountFromScratch(DyngGraph *pG, int k, int bDirected, DyngCount *
     sqlite3_finalize(pProbe);
     return DYNG_ENOMEM;
   }
-  dyng_cancel cancel = {dyngInterrupted, pProbe};
+  DyngCountWatch watch = {pProbe, {0}};
+  char *zWhat = sqlite3_mprintf("counting %d-cycles%s of graph '%s'", k, bDirected ? " (directed)" : "", pG->zName);
+  dyngProgressStart(&watch.progress, pG->pConn, zWhat ? zWhat : "counting cycles", "roots");
+  dyng_cancel cancel = {dyngInterrupted, &watch, dyngCountProgress};
   int erc = dyng_cycles_count(&view, k, bDirected, &cancel, &n);
+  dyngProgressEnd(&watch.progress, view.n_vertices);
+  sqlite3_free(zWhat);
   sqlite3_finalize(pProbe);
   if (erc != DYNG_OK) return erc;
   c->nCycles = n;
@@ -91,7 +108,7 @@ void dyngCountsUpdate(DyngGraph *pG, const dyng_changes *pChanges) {
       uint64_t n = c->nCycles;
       /* At most as long as counting again took (and at least 1 ms). */
       DyngDeadline deadline = {t0 + (c->countMs > 1.0 ? c->countMs : 1.0)};
-      dyng_cancel cancel = {dyngPastDeadline, &deadline};
+      dyng_cancel cancel = {dyngPastDeadline, &deadline, NULL};
       int erc = dyng_cycles_update(&view, pChanges, k, d, &cancel, &n);
       if (erc == DYNG_OK) {
         c->nCycles = n;

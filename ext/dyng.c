@@ -16,6 +16,7 @@
 
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -25,6 +26,53 @@ double dyngNowMs(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- progress reports -------------------------------------------------- */
+
+#define DYNG_PROGRESS_MS 2000.0
+
+void dyngProgressStart(DyngProgress *p, const DyngConn *pConn, const char *zWhat, const char *zUnit) {
+  p->pConn = pConn;
+  p->zWhat = zWhat;
+  p->zUnit = zUnit;
+  p->t0 = dyngNowMs();
+  p->tNext = p->t0 + DYNG_PROGRESS_MS;
+  p->bReported = 0;
+}
+
+/* n with an M or K for millions and thousands, into z (32 bytes). */
+static void dyngShortCount(double n, char *z) {
+  if (n >= 1e6) snprintf(z, 32, "%.1fM", n / 1e6);
+  else if (n >= 1e4) snprintf(z, 32, "%.0fK", n / 1e3);
+  else snprintf(z, 32, "%.0f", n);
+}
+
+void dyngProgressTick(DyngProgress *p, sqlite3_int64 done, sqlite3_int64 total) {
+  if (!p->pConn || !p->pConn->bProgress) return;
+  double now = dyngNowMs();
+  if (now < p->tNext) return;
+  p->tNext = now + DYNG_PROGRESS_MS;
+  p->bReported = 1;
+  char zDone[32], zTotal[32], zRate[32];
+  double s = (now - p->t0) / 1e3;
+  dyngShortCount((double)done, zDone);
+  dyngShortCount((double)total, zTotal);
+  dyngShortCount(s > 0 ? (double)done / s : 0, zRate);
+  if (total > 0)
+    fprintf(stderr, "dyng: %s: %s of %s %s (%.0f%%), %s %s/s, %.0f s\n", p->zWhat, zDone, zTotal, p->zUnit,
+            100.0 * (double)done / (double)total, zRate, p->zUnit, s);
+  else
+    fprintf(stderr, "dyng: %s: %s %s, %s %s/s, %.0f s\n", p->zWhat, zDone, p->zUnit, zRate, p->zUnit, s);
+  fflush(stderr);
+}
+
+void dyngProgressEnd(DyngProgress *p, sqlite3_int64 done) {
+  if (!p->bReported) return;
+  char zDone[32];
+  dyngShortCount((double)done, zDone);
+  fprintf(stderr, "dyng: %s: done, %s %s in %.1f s\n", p->zWhat, zDone, p->zUnit, (dyngNowMs() - p->t0) / 1e3);
+  fflush(stderr);
 }
 
 sqlite3_int64 dyngEpochMs(void) {

@@ -109,6 +109,7 @@ struct DyngConn {
   sqlite3 *db;
   DyngGraph *pGraphs;       /* graphs of this connection */
   int eBackendPref;         /* DYNG_BACKEND_AUTO/CPU/CUDA for new graphs */
+  int bProgress;            /* report long loads and counts on stderr */
   struct DyngLoad *pLoad;   /* the load in progress, fed by dyng__load() */
   sqlite3_int64 nCacheLimit; /* bytes the kept trees may take (cache_mb) */
   sqlite3_int64 nTreeBytes; /* bytes they take */
@@ -149,6 +150,22 @@ int dyngValueAsNodeId(sqlite3_value *v, sqlite3_int64 *piNode);
 /* Like sqlite3_str_finish, but an empty string gives "" instead of NULL;
 ** NULL only when out of memory.  The result is freed with sqlite3_free. */
 char *dyngStrFinish(sqlite3_str *pStr);
+
+/* The progress of one long piece of work (a load, a count), reported on
+** stderr every two seconds once it has run two seconds, when its
+** connection asked for it (dyng_config('progress', 1)). */
+typedef struct DyngProgress {
+  const DyngConn *pConn;
+  const char *zWhat;        /* "loading graph 'g'", say */
+  const char *zUnit;        /* "rows", "roots", ... */
+  double t0, tNext;         /* when it started; when to report next */
+  int bReported;            /* something was printed */
+} DyngProgress;
+void dyngProgressStart(DyngProgress *p, const DyngConn *pConn, const char *zWhat, const char *zUnit);
+/* done of total (total 0: unknown) so far; prints when it is time. */
+void dyngProgressTick(DyngProgress *p, sqlite3_int64 done, sqlite3_int64 total);
+/* The closing line, when anything was reported. */
+void dyngProgressEnd(DyngProgress *p, sqlite3_int64 done);
 
 /* Milliseconds on a monotonic clock, and since the epoch. */
 double dyngNowMs(void);

@@ -279,6 +279,9 @@ typedef struct DyngLoad {
   DyngGraph *pG;
   dyng_loader *pLoader;
   int erc;              /* first engine error */
+  sqlite3_int64 nDone;  /* rows handed over */
+  sqlite3_int64 nAbout; /* rows expected (max - min rowid + 1) */
+  DyngProgress progress;
 } DyngLoad;
 
 /*
@@ -304,6 +307,7 @@ static void dyngLoadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     return;
   }
   int erc = dyng_loader_add(pLoad->pLoader, iRowid, iSrc, iDst, aW);
+  if ((++pLoad->nDone & 0xffff) == 0) dyngProgressTick(&pLoad->progress, pLoad->nDone, pLoad->nAbout);
   if (erc != DYNG_OK) {
     pLoad->erc = erc;
     if (erc == DYNG_ENOMEM) {
@@ -380,11 +384,19 @@ int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
   /* Rows are loaded in chunks (see engine/loader.h), fed by dyng__load(). */
   if (erc == DYNG_OK) erc = dyng_loader_new(&pLoader, pGraph);
   if (erc == DYNG_OK) {
-    DyngLoad load = {pG, pLoader, DYNG_OK};
+    DyngLoad load;
+    memset(&load, 0, sizeof load);
+    load.pG = pG;
+    load.pLoader = pLoader;
+    load.nAbout = nRow;
+    char *zWhat = sqlite3_mprintf("loading graph '%s'", pG->zName);
+    dyngProgressStart(&load.progress, pG->pConn, zWhat ? zWhat : "loading a graph", "rows");
     struct DyngLoad *pOuter = pG->pConn->pLoad;
     pG->pConn->pLoad = &load;
     rc = sqlite3_step(pStmt);
     pG->pConn->pLoad = pOuter;
+    dyngProgressEnd(&load.progress, load.nDone);
+    sqlite3_free(zWhat);
     if (rc == SQLITE_ROW) {
       erc = dyng_loader_finish(pLoader);
       rc = SQLITE_OK;

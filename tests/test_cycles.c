@@ -584,7 +584,7 @@ static void test_cancel_stops_a_long_count(void **state) {
   for (int k = 3; k <= 10; k++)
     for (int directed = 0; directed < 2; directed++) {
       stopper s = {0, 3};
-      dyng_cancel cancel = {stop_when_told, &s};
+      dyng_cancel cancel = {stop_when_told, &s, NULL};
       uint64_t c = 42;
       int rc = dyng_cycles_count(&view, k, directed, &cancel, &c);
       if (k >= 6) {
@@ -599,11 +599,11 @@ static void test_cancel_stops_a_long_count(void **state) {
     }
   /* A callback that never stops lets the count finish. */
   stopper never = {0, 1 << 30};
-  dyng_cancel cancel = {stop_when_told, &never};
+  dyng_cancel cancel = {stop_when_told, &never, NULL};
   uint64_t c = 0;
   assert_int_equal(dyng_cycles_count(&view, 4, 0, &cancel, &c), DYNG_OK);
   assert_int_equal(c, complete_count(40, 4, 0));
-  dyng_cancel no_callback = {NULL, NULL};
+  dyng_cancel no_callback = {NULL, NULL, NULL};
   assert_int_equal(dyng_cycles_count(&view, 3, 0, &no_callback, &c), DYNG_OK);
   assert_int_equal(c, complete_count(40, 3, 0));
 
@@ -617,7 +617,7 @@ static void test_cancel_stops_a_long_count(void **state) {
   dyng_graph_get_view(g, &view);
   for (int directed = 0; directed < 2; directed++) {
     stopper s = {0, 2};
-    dyng_cancel stop = {stop_when_told, &s};
+    dyng_cancel stop = {stop_when_told, &s, NULL};
     c = UINT64_MAX;
     assert_int_equal(dyng_cycles_update(&view, &ch, 10, directed, &stop, &c), DYNG_EINTERRUPTED);
     assert_int_equal(s.calls, 2);
@@ -693,7 +693,7 @@ static void test_counts_do_not_depend_on_threads(void **state) {
     /* A stop asked on the calling thread ends the work of all of them. */
     for (int k = 3; k <= k_max; k++) {
       stopper s = {0, 1};
-      dyng_cancel cancel = {stop_when_told, &s};
+      dyng_cancel cancel = {stop_when_told, &s, NULL};
       uint64_t c = 42;
       int rc = dyng_cycles_count(&view, k, 0, &cancel, &c);
       if (rc != DYNG_OK) {

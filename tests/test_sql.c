@@ -843,6 +843,13 @@ static void test_kept_trees_follow_changes_and_the_budget(void **state) {
   assert_int_equal(query_int(db, "SELECT json_array_length(dyng_config(), '$.graphs[0].trees')"), 0);
   exec_fails(db, "SELECT dyng_config('cache_mb', 'lots')", "cache_mb must be", NULL);
   exec_fails(db, "SELECT dyng_config('threads', 4)", "'threads' cannot be set", NULL);
+  /* Progress reports: off by default, 0 or 1. */
+  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.progress')"), 0);
+  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config('progress', 1), '$')"), 1);
+  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.progress')"), 1);
+  exec_fails(db, "SELECT dyng_config('progress', 2)", "progress must be 0 or 1", NULL);
+  exec_fails(db, "SELECT dyng_config('progress', 'yes')", "progress must be 0 or 1", NULL);
+  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config('progress', 0), '$')"), 0);
   sqlite3_close(db);
 }
 
