@@ -132,13 +132,35 @@ install-exec-local:
 	done
 uninstall-local:
 	@$(NORMAL_UNINSTALL)
+	rm -f '$(DESTDIR)$(docdir)'/CUDA-EULA-[0-9]*.txt
 	@for la in $(DYNG_CUDA_PLUGINS); do \
 	  echo " rm -f '$(DESTDIR)$(libdir)/$${la%.la}.so'"; \
 	  rm -f '$(DESTDIR)$(libdir)'/$${la%.la}.so; \
 	done
 clean-local:
 	-rm -rf cuda/obj[0-9]* .libs/dyng_cuda[0-9]* dyng_cuda[0-9]*.la dyng_cuda[0-9]*.so \
-	  cuda/plugins.txt
+	  cuda/plugins.txt CUDA-EULA-[0-9]*.txt
+
+# The plugin carries the CUDA runtime, so the licence of each toolkit a
+# plugin was built with travels with it: copied from the toolkit (EULA.txt
+# at its root, else the runtime package's licence file) as
+# CUDA-EULA-<MAJOR>.txt, installed beside dyng's LICENSE and put in the
+# tarball.  Not kept in git.
+dyng-cuda-eula:
+	@for t in $(DYNG_CUDA_TOOLKITS); do \
+	  major=$${t%%:*}; nvcc=`echo "$$t" | cut -d: -f4`; root=`dirname "$$nvcc"`/..; \
+	  for f in "$$root/EULA.txt" $$root/dist-info/nvidia_cuda_runtime*/licenses/License.txt; do \
+	    if test -f "$$f"; then cp "$$f" CUDA-EULA-$$major.txt; break; fi; \
+	  done; \
+	  test -f CUDA-EULA-$$major.txt || echo "warning: no licence file found in the CUDA $$major toolkit ($$root)"; \
+	done
+.PHONY: dyng-cuda-eula
+all-local: dyng-cuda-eula
+install-data-local:
+	@list=`ls CUDA-EULA-[0-9]*.txt 2>/dev/null`; test -z "$$list" || { \
+	  $(MKDIR_P) '$(DESTDIR)$(docdir)' && $(INSTALL_DATA) $$list '$(DESTDIR)$(docdir)'; }
+dist-hook:
+	@for f in CUDA-EULA-[0-9]*.txt; do test -f "$$f" && cp "$$f" $(distdir)/ || true; done
 
 # --- make check ----------------------------------------------------------------
 # cuda/test_plugin_build.sh checks every plugin built here (no GPU needed);
