@@ -36,7 +36,7 @@ bench_bench_read_SOURCES = bench/bench_read.c bench/bench_util.c bench/bench_uti
 bench_bench_read_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_bench_read_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) -lm
 
-EXTRA_DIST += bench/README.md
+EXTRA_DIST += bench/README.md bench/plot.sh bench/results/bench.csv
 
 BENCH_RUNS = 5
 BENCH_NSOURCES = 4
