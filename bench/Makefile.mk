@@ -6,7 +6,7 @@
 # See bench/README.md.
 
 noinst_PROGRAMS += bench/gen_graph bench/bench_graph bench/bench_sync bench/bench_dyn \
-	bench/bench_analyses bench/bench_gpu bench/bench_read
+	bench/bench_analyses bench/bench_gpu bench/bench_read bench/bench_peers
 
 bench_gen_graph_SOURCES = bench/gen_graph.c
 bench_gen_graph_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
@@ -36,7 +36,11 @@ bench_bench_read_SOURCES = bench/bench_read.c bench/bench_util.c bench/bench_uti
 bench_bench_read_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_bench_read_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) -lm
 
-EXTRA_DIST += bench/README.md bench/plot.sh bench/results/bench.csv
+bench_bench_peers_SOURCES = bench/bench_peers.c bench/bench_util.c bench/bench_util.h
+bench_bench_peers_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(IGRAPH_CFLAGS)
+bench_bench_peers_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) $(IGRAPH_LIBS) -lm
+
+EXTRA_DIST += bench/README.md bench/peers_networkx.py bench/plot.sh bench/results/bench.csv
 
 BENCH_RUNS = 5
 BENCH_NSOURCES = 4
