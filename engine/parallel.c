@@ -7,7 +7,7 @@
 
 #include <pthread.h>
 
-#ifdef DYNG_HAVE_OPENMP
+#if defined(DYNG_HAVE_OPENMP) && defined(_OPENMP)
 #include <omp.h>
 #endif
 
@@ -29,7 +29,7 @@ int dyng_threads(void) {
   pthread_once(&dyng__fork_once, dyng__watch_fork);
   if (atomic_load(&dyng__forked)) return 1;
   int n = 1;
-#ifdef DYNG_HAVE_OPENMP
+#if defined(DYNG_HAVE_OPENMP) && defined(_OPENMP)
   n = omp_get_max_threads();
 #endif
   int cap = atomic_load(&dyng__max_threads);
@@ -54,7 +54,7 @@ void dyng_team_init(dyng_team *t, uint32_t n_items, uint32_t chunk, int max_thre
 }
 
 int dyng_team_run(dyng_team *t, void (*fn)(void *ctx, int thread), void *ctx) {
-#ifdef DYNG_HAVE_OPENMP
+#if defined(DYNG_HAVE_OPENMP) && defined(_OPENMP)
   if (t->n_threads > 1) {
 #pragma omp parallel num_threads(t->n_threads)
     {

@@ -154,3 +154,11 @@ check-gpu: all $(check_PROGRAMS) $(check_LTLIBRARIES)
 	  $$cs --tool $$tool --error-exitcode 1 tests/test_gpu$(EXEEXT) || exit 1; \
 	done
 .PHONY: check-gpu
+
+# Fuzzing with clang's libFuzzer (tests/fuzz/run.sh): each harness runs
+# FUZZ_SECONDS (default 60); not part of make check.
+FUZZ_SECONDS = 60
+fuzz: all
+	FUZZ_SECONDS=$(FUZZ_SECONDS) $(SHELL) $(top_srcdir)/tests/fuzz/run.sh '$(abs_top_srcdir)' '$(abs_top_builddir)'
+.PHONY: fuzz
+EXTRA_DIST += tests/fuzz
