@@ -11,7 +11,10 @@
 #                             batch size (bench_dyn: the grid with local
 #                             inserts and R-MAT 20), log-log;
 #   docs/img/gpu.svg          CPU against CUDA (bench_gpu): SSSP from scratch
-#                             and the three kept trees' update, per graph.
+#                             and the three kept trees' update, per graph;
+#   docs/img/peers.svg        dyng and the peers (bench_peers, the grid):
+#                             one-to-all, point-to-point, the answer after
+#                             deleting an edge.
 # Run from the top of the source tree.
 set -eu
 command -v gnuplot >/dev/null || { echo "bench/plot.sh: gnuplot is needed (apt-get install gnuplot-nox)" >&2; exit 1; }
@@ -77,4 +80,25 @@ set xtics noenhanced
 set key top right
 plot "$tmp/gpu" using 2:xtic(1) title "CPU", "" using 3 title "CUDA"
 GP
-echo "bench/plot.sh: wrote $csv, docs/img/tree_update.svg, docs/img/gpu.svg"
+# The peers on the grid: bench_peers writes ms as ratio lines.
+for peer in dyng igraph__C_ NetworkX; do
+  get() { awk -F, -v m="$1_$peer" '$1 == "grid1000.db" && $2 == m { print $8 }' "$csv"; }
+  case $peer in igraph__C_) name="igraph (C)";; *) name=$peer;; esac
+  echo "\"$name\" $(get sssp) $(get p2p) $(get update)" >> "$tmp/peers"
+done
+gnuplot <<GP
+set terminal svg size 720,420 font "sans,12"
+set output "docs/img/peers.svg"
+set title "1000x1000 grid: dyng and the peers that answered right"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set logscale y
+set ylabel "ms"
+set grid ytics
+set xtics noenhanced
+set key top left
+plot "$tmp/peers" using 2:xtic(1) title "one-to-all", "" using 3 title "point-to-point", \
+     "" using 4 title "after deleting an edge on the path"
+GP
+echo "bench/plot.sh: wrote $csv, docs/img/tree_update.svg, docs/img/gpu.svg, docs/img/peers.svg"
