@@ -1260,6 +1260,31 @@ static void test_two_graphs_over_one_table(void **state) {
   sqlite3_close(db);
 }
 
+/* A read-only database: its graphs answer; a new graph is refused (SQLite
+** says the database is read-only before dyng is asked), and so is a write
+** to the edge table. */
+static void test_read_only_database(void **state) {
+  (void)state;
+  char zPath[] = "/tmp/dyng-test-XXXXXX";
+  temp_file(zPath);
+  sqlite3 *db = open_db(zPath);
+  create_roads(db);
+  check_sssp(db, "net", "roads", "length", 1, 1);
+  sqlite3_close(db);
+  db = NULL;
+  assert_int_equal(sqlite3_open_v2(zPath, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_enable_load_extension(db, 1);
+  char *zErr = NULL;
+  if (sqlite3_load_extension(db, getenv("DYNG_EXTENSION"), "sqlite3_dyng_init", &zErr) != SQLITE_OK)
+    fail_msg("cannot load: %s", zErr ? zErr : "?");
+  check_sssp(db, "net", "roads", "length", 1, 1);
+  exec_fails(db, "CREATE VIRTUAL TABLE other USING dyng(edges=roads)", "readonly database", NULL);
+  exec_fails(db, "INSERT INTO roads VALUES (9, 10, 1, 1, 1)", "readonly", NULL);
+  check_sssp(db, "net", "roads", "length", 1, 1);
+  sqlite3_close(db);
+  unlink(zPath);
+}
+
 static void test_config_reports_graphs_as_json(void **state) {
   (void)state;
   sqlite3 *db = open_db(":memory:");
@@ -1351,6 +1376,7 @@ int main(void) {
       cmocka_unit_test(test_renamed_edge_table_is_followed),
       cmocka_unit_test(test_kept_trees_follow_changes_and_the_budget),
       cmocka_unit_test(test_many_kept_trees_follow_large_batches),
+      cmocka_unit_test(test_read_only_database),
       cmocka_unit_test(test_mosp_follows_the_ensemble_of_the_trees),
       cmocka_unit_test(test_cycle_counts_match_brute_force_and_follow_changes),
       cmocka_unit_test(test_pareto_front_matches_brute_force),
