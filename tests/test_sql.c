@@ -1285,6 +1285,31 @@ static void test_read_only_database(void **state) {
   unlink(zPath);
 }
 
+/* With SQLITE_DBCONFIG_DEFENSIVE and PRAGMA trusted_schema=OFF everything
+** documented still works: graphs, their triggers, queries, views over the
+** innocuous functions; views over the direct-only ones are refused. */
+static void test_defensive_and_untrusted_schema(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  int on = -1;
+  assert_int_equal(sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &on), SQLITE_OK);
+  assert_int_equal(on, 1);
+  exec_ok(db, "PRAGMA trusted_schema = OFF");
+  create_roads(db);
+  check_sssp(db, "net", "roads", "length", 1, 1);
+  exec_ok(db, "INSERT INTO roads VALUES (3, 9, 1, 1, 1); DELETE FROM roads WHERE src = 1 AND dst = 2");
+  check_sssp(db, "net", "roads", "length", 1, 1);
+  exec_ok(db, "BEGIN; UPDATE roads SET length = 0.5; ROLLBACK");
+  check_sssp(db, "net", "roads", "length", 1, 1);
+  exec_ok(db, "CREATE VIEW reach AS SELECT node, dist FROM dyng_sssp('net', 1)");
+  assert_true(query_int(db, "SELECT count(*) FROM reach") >= 1);
+  exec_ok(db, "CREATE VIEW cfg AS SELECT dyng_config('version') AS v");
+  exec_fails(db, "SELECT * FROM cfg", "unsafe use of dyng_config()", NULL);
+  assert_true(query_int(db, "SELECT dyng_cycle_count('net', 3)") >= 0);
+  exec_ok(db, "DROP TABLE net");
+  sqlite3_close(db);
+}
+
 static void test_config_reports_graphs_as_json(void **state) {
   (void)state;
   sqlite3 *db = open_db(":memory:");
@@ -1377,6 +1402,7 @@ int main(void) {
       cmocka_unit_test(test_kept_trees_follow_changes_and_the_budget),
       cmocka_unit_test(test_many_kept_trees_follow_large_batches),
       cmocka_unit_test(test_read_only_database),
+      cmocka_unit_test(test_defensive_and_untrusted_schema),
       cmocka_unit_test(test_mosp_follows_the_ensemble_of_the_trees),
       cmocka_unit_test(test_cycle_counts_match_brute_force_and_follow_changes),
       cmocka_unit_test(test_pareto_front_matches_brute_force),
