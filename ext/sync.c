@@ -533,6 +533,12 @@ typedef struct DyngLogRow {
 
 static int dyngReadLogRow(DyngGraph *pG, sqlite3_stmt *pStmt, DyngLogRow *r, char **pzErr) {
   int op = sqlite3_column_int(pStmt, 1);
+  /* The triggers write -1, 0 and 1 only. */
+  if (sqlite3_column_type(pStmt, 1) != SQLITE_INTEGER || op < -1 || op > 1) {
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': change log entry %lld has no valid op", pG->zName,
+                             sqlite3_column_int64(pStmt, 0));
+    return SQLITE_CORRUPT;
+  }
   r->iSeq = sqlite3_column_int64(pStmt, 0);
   r->op = op < 0 ? -1 : op > 0 ? 1 : 0;
   r->iEdge = sqlite3_column_int64(pStmt, 2);
@@ -657,20 +663,31 @@ static int dyngReadTableEdge(DyngGraph *pG, sqlite3_stmt **ppStmt, DyngLogRow *r
 ** SQLITE_ROW, or SQLITE_DONE when rc says so) to the end as one batch.
 ** With bRecord, an undo record is kept per row; when that is impossible the
 ** undo list becomes invalid. */
-static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord, char **pzErr) {
+/* Applies the log rows from pStmt's current one on.  A log someone edited
+** (an entry the triggers would not write: an unknown op, values the table
+** refuses, a gap in the sequence) sets *pbReload and leaves the mirror
+** alone: the table is the truth, and the caller loads it again. */
+static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord, int *pbReload,
+                         char **pzErr) {
   if (rc == SQLITE_DONE) return SQLITE_OK;
   dyng_batch *pBatch = dyng_batch_new(pG->nWeight);
   sqlite3_stmt *pRead = NULL;    /* reads an edge's row, for op-0 entries */
   dyng_idmap *pSeen = NULL;      /* rowid -> index in aSeen, for this batch */
   DyngEdgeState *aSeen = NULL;   /* each edge's state after the rows so far */
   int nSeen = 0, nSeenAlloc = 0, erc = DYNG_OK;
-  sqlite3_int64 iLast = pG->iLogSeq;
+  sqlite3_int64 iLast = pG->iLogSeq, iPrev = -1;
+  int bCorrupt = 0;
   if (!pBatch) return SQLITE_NOMEM;
   if (bRecord && !(pSeen = dyng_idmap_new(64))) erc = DYNG_ENOMEM;
   while (rc == SQLITE_ROW && erc == DYNG_OK) {
     DyngLogRow r;
     rc = dyngReadLogRow(pG, pStmt, &r, pzErr);
-    if (rc != SQLITE_OK) break;
+    if (rc == SQLITE_OK && iPrev >= 0 && r.iSeq != iPrev + 1) rc = SQLITE_CORRUPT;
+    if (rc != SQLITE_OK) {
+      if (rc != SQLITE_NOMEM) bCorrupt = 1;
+      break;
+    }
+    iPrev = r.iSeq;
     /* The entry's effect: the edge present with r's values, or absent. */
     int bPresent = r.op > 0;
     if (r.op == 0 && (rc = dyngReadTableEdge(pG, &pRead, &r, &bPresent, pzErr)) != SQLITE_OK)
@@ -729,6 +746,16 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
                    : dyng_batch_delete(pBatch, r.iEdge);
     iLast = r.iSeq;
     rc = sqlite3_step(pStmt);
+  }
+  if (bCorrupt) {
+    dyng_batch_free(pBatch);
+    sqlite3_finalize(pRead);
+    dyng_idmap_free(pSeen);
+    sqlite3_free(aSeen);
+    sqlite3_free(*pzErr);
+    *pzErr = NULL;
+    *pbReload = 1;
+    return SQLITE_OK;
   }
   if (rc == SQLITE_DONE || rc == SQLITE_ROW) rc = SQLITE_OK;
   else if (!*pzErr)
@@ -799,7 +826,16 @@ static int dyngCatchUp(DyngGraph *pG, int bUndoable, int *pbReload, char **pzErr
   if (pG->bTentative) {
     while (i < pG->nUndo && rc == SQLITE_ROW) {
       DyngLogRow r;
-      if (dyngReadLogRow(pG, pStmt, &r, pzErr) != SQLITE_OK) break;
+      int rcRow = dyngReadLogRow(pG, pStmt, &r, pzErr);
+      if (rcRow != SQLITE_OK && rcRow != SQLITE_NOMEM) {
+        /* An entry the triggers would not write: load the table again. */
+        sqlite3_free(*pzErr);
+        *pzErr = NULL;
+        *pbReload = 1;
+        dyngLogReadDone(pG);
+        return SQLITE_OK;
+      }
+      if (rcRow != SQLITE_OK) break;
       if (!dyngUndoMatches(pG, i, &r)) break;
       i++;
       rc = sqlite3_step(pStmt);
@@ -814,7 +850,7 @@ static int dyngCatchUp(DyngGraph *pG, int bUndoable, int *pbReload, char **pzErr
     /* Records are kept only while the result can still be rolled back. */
     if (!bUndoable) dyngUndoClear(pG);
     else if (!pG->bTentative) pG->iUndoBase = pG->iLogSeq;
-    rc = dyngApplyRows(pG, pStmt, rc, bUndoable, pzErr);
+    rc = dyngApplyRows(pG, pStmt, rc, bUndoable, pbReload, pzErr);
   } else if (rc != SQLITE_OK && !*pzErr) {
     *pzErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
                              sqlite3_errmsg(db));
