@@ -68,9 +68,8 @@ static char *text(sqlite3 *db, const char *sql) {
 }
 
 static double number(sqlite3 *db, const char *sql) {
-  char *z = text(db, sql);
-  double x = z ? atof(z) : NAN;
-  free(z);
+  double x = NAN;
+  if (!query_double(db, sql, &x)) die("%s\n  in: %s", sqlite3_errmsg(db), sql);
   return x;
 }
 

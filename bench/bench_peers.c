@@ -191,17 +191,10 @@ static int past_deadline(void *ctx) {
   return 0;
 }
 
+/* query_double (bench_util.h), NAN when there is no answer at all. */
 static double one_number(sqlite3 *db, const char *sql, int *ok) {
-  sqlite3_stmt *st = NULL;
-  *ok = 0;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return NAN;
   double x = NAN;
-  int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW) {
-    x = sqlite3_column_type(st, 0) == SQLITE_NULL ? INFINITY : sqlite3_column_double(st, 0);
-    *ok = 1;
-  }
-  sqlite3_finalize(st);
+  *ok = query_double(db, sql, &x);
   return x;
 }
 

@@ -65,6 +65,18 @@ sqlite3_stmt *prepare(sqlite3 *db, const char *sql) {
   return st;
 }
 
+int query_double(sqlite3 *db, const char *sql, double *x) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_finalize(st);
+    return 0;
+  }
+  int ok = sqlite3_step(st) == SQLITE_ROW;
+  if (ok) *x = sqlite3_column_type(st, 0) == SQLITE_NULL ? INFINITY : sqlite3_column_double(st, 0);
+  sqlite3_finalize(st);
+  return ok;
+}
+
 int load_extension(sqlite3 *db, const char *path, char **why) {
   *why = NULL;
   if (sqlite3_enable_load_extension(db, 1) != SQLITE_OK) {

@@ -70,6 +70,11 @@ double median_of(const double *x, int n);
 ** compile; the caller finalizes the statement. */
 sqlite3_stmt *prepare(sqlite3 *db, const char *sql);
 
+/* The first column of the first row of sql as a double (NULL gives
+** INFINITY, for "no answer" as a distance); 0 when sql does not compile or
+** gives no row, leaving *x alone. */
+int query_double(sqlite3 *db, const char *sql, double *x);
+
 /* Loads the extension at path into db: 1 on success, 0 (and *why, which
 ** the caller sqlite3_free()s) otherwise. */
 int load_extension(sqlite3 *db, const char *path, char **why);
