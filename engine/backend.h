@@ -23,7 +23,7 @@
 #include "engine/types.h"
 
 /* Bumped whenever this struct or engine/types.h changes incompatibly. */
-#define DYNG_BACKEND_ABI 5
+#define DYNG_BACKEND_ABI 6
 
 typedef struct dyng_backend dyng_backend;
 

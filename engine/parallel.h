@@ -15,18 +15,16 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-/* A way to stop a long computation: `should_stop(ctx)` is called every few
-** thousand steps, on the calling thread only; nonzero makes the computation
-** return DYNG_EINTERRUPTED.  A NULL dyng_cancel (or a NULL should_stop)
-** never stops. */
-typedef struct dyng_cancel {
-  int (*should_stop)(void *ctx); /* nonzero: stop now */
-  void *ctx;                     /* passed to should_stop and progress */
-  /* May be NULL; else called with should_stop, on the calling thread, with
-  ** how many of a loop's items were handed out so far and how many there
-  ** are (0 and 0 when the computation is not such a loop). */
-  void (*progress)(void *ctx, uint64_t done, uint64_t total);
-} dyng_cancel;
+#include "engine/types.h"
+
+/* For a sequential computation's loop: counts calls in *tick and asks
+** c->should_stop on every call where the count is a multiple of mask + 1 (a
+** power of two), so a poll costs an increment in between.  Nonzero: stop
+** now (return DYNG_EINTERRUPTED).  c may be NULL. */
+static inline int dyng_poll_stop(const dyng_cancel *c, uint32_t *tick, uint32_t mask) {
+  if (!c || !c->should_stop || (++*tick & mask)) return 0;
+  return c->should_stop(c->ctx) != 0;
+}
 
 /* Threads a parallel loop may use now: at least 1. */
 int dyng_threads(void);

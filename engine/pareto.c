@@ -10,6 +10,7 @@
 */
 #include "engine/pareto.h"
 #include "engine/error.h"
+#include "engine/parallel.h"
 
 #include <string.h>
 
@@ -119,6 +120,7 @@ int dyng_pareto_front(const dyng_graph_view *g, uint32_t source, uint32_t target
   uint32_t *head = dyng_malloc((size_t)n * sizeof *head); /* permanent labels per vertex */
   double c[DYNG_MAX_WEIGHTS];
   size_t n_permanent = 0;
+  uint32_t tick = 0;
   int rc = head ? dyng__labels_grow(&L) : DYNG_ENOMEM;
   if (rc) goto done;
   for (uint32_t v = 0; v < n; v++) head[v] = DYNG_NONE;
@@ -127,6 +129,10 @@ int dyng_pareto_front(const dyng_graph_view *g, uint32_t source, uint32_t target
   L.n = 1;
   rc = dyng__lheap_push(&h, &L, 0);
   while (rc == DYNG_OK && h.n) {
+    if (dyng_poll_stop(g->cancel, &tick, 255)) {
+      rc = DYNG_EINTERRUPTED;
+      break;
+    }
     uint32_t x = dyng__lheap_pop(&h, &L);
     uint32_t v = L.vertex[x];
     const double *cx = L.cost + (size_t)x * k;

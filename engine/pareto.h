@@ -40,7 +40,8 @@ void dyng_front_free(dyng_front *f); /* accepts a zeroed front */
 ** 0 .. g->n_objectives - 1.  At most max_labels labels are made permanent:
 ** DYNG_ETOOBIG when that is not enough (no partial front is returned).
 ** An unreachable target gives a front of no paths.  DYNG_EINVAL for
-** vertices out of range; DYNG_ENOMEM. */
+** vertices out of range; DYNG_ENOMEM; DYNG_EINTERRUPTED when g->cancel
+** asked to stop. */
 int dyng_pareto_front(const dyng_graph_view *g, uint32_t source, uint32_t target,
                       size_t max_labels, dyng_front *out) DYNG_WARN_UNUSED;
 

@@ -4,6 +4,7 @@
 */
 #include "engine/sssp.h"
 #include "engine/error.h"
+#include "engine/parallel.h"
 #include "engine/radix_heap.h"
 
 #include <math.h>
@@ -40,7 +41,7 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
   const double *w = g->out.w[objective];
   double *dist = t->dist;
   uint32_t *parent = t->parent, *pedge = t->parent_edge, *order = t->order;
-  uint32_t n_reached = 0;
+  uint32_t n_reached = 0, tick = 0;
   int rc = DYNG_OK;
 
   for (uint32_t v = 0; v < n; v++) {
@@ -66,6 +67,10 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
     ** other is stale. */
     double du = dist[u];
     if (it.key != dyng__key(du)) continue;
+    if (dyng_poll_stop(g->cancel, &tick, 4095)) {
+      rc = DYNG_EINTERRUPTED;
+      break;
+    }
     order[n_reached++] = u;
     if (u == target) break;
     uint32_t begin = off[u], end = off[u] + deg[u];

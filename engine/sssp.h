@@ -27,7 +27,8 @@ int dyng_sssp_tree_grow(dyng_sssp_tree *t, uint32_t n) DYNG_WARN_UNUSED;
 ** g->n_vertices).  When `target` is not DYNG_NONE the search stops once the
 ** target's distance is final: vertices not yet settled then keep their
 ** tentative values and are not listed in order[].  DYNG_EINVAL for a source
-** or objective out of range; DYNG_ENOMEM. */
+** or objective out of range; DYNG_ENOMEM; DYNG_EINTERRUPTED when g->cancel
+** asked to stop (the tree is then incomplete). */
 int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
                        uint32_t target, dyng_sssp_tree *t);
 

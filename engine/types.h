@@ -41,6 +41,19 @@ typedef struct dyng_adj_view {
                                         wholesale (not by a batch's own edges) */
 } dyng_adj_view;
 
+/* A way to stop a long computation: `should_stop(ctx)` is called every few
+** thousand steps, on the calling thread only; nonzero makes the computation
+** return DYNG_EINTERRUPTED.  A NULL dyng_cancel (or a NULL should_stop)
+** never stops. */
+typedef struct dyng_cancel {
+  int (*should_stop)(void *ctx); /* nonzero: stop now */
+  void *ctx;                     /* passed to should_stop and progress */
+  /* May be NULL; else called with should_stop, on the calling thread, with
+  ** how many of a loop's items were handed out so far and how many there
+  ** are (0 and 0 when the computation is not such a loop). */
+  void (*progress)(void *ctx, uint64_t done, uint64_t total);
+} dyng_cancel;
+
 /*
 ** A read-only view of a graph, valid until the graph next changes.  Vertex
 ** indices run 0 .. n_vertices - 1; a vertex whose out and in degree are both
@@ -65,6 +78,10 @@ typedef struct dyng_graph_view {
   const uint32_t *edge_pos_in;  /* per edge slot: position of its side-1 entry
                                   (in `in`, at its destination); NULL while a
                                   directed graph has no in entries */
+  /* How the caller stops a long computation on this view (dyng_cancel
+  ** above); NULL (as dyng_graph_get_view leaves it) never stops.  A backend
+  ** may ignore it; one that honours it returns DYNG_EINTERRUPTED. */
+  const dyng_cancel *cancel;
 } dyng_graph_view;
 
 /*

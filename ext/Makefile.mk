@@ -9,7 +9,8 @@ dyng_la_SOURCES = \
 	ext/sssp_vtab.c \
 	ext/config.c \
 	ext/backends.c \
-	ext/read_edges.c
+	ext/read_edges.c \
+	ext/watch.c
 nodist_dyng_la_SOURCES = sql/capture.sql.h sql/replace.sql.h
 dyng_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(JANSSON_CFLAGS) -fvisibility=hidden
 # -z nodelete: SQLite unloads an extension when the connection that loaded

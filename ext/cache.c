@@ -108,8 +108,8 @@ void dyngTreesPin(DyngConn *pConn, int bOn) {
   pConn->iPinFrom = bOn ? pConn->iClock + 1 : INT64_MAX;
 }
 
-int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, dyng_sssp_tree **ppTree,
-                DyngTree **ppOwned, char **pzErr) {
+int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, DyngWatch *pWatch, const char *zFunc,
+                dyng_sssp_tree **ppTree, DyngTree **ppOwned, char **pzErr) {
   DyngConn *pConn = pG->pConn;
   *ppTree = NULL;
   *ppOwned = NULL;
@@ -122,6 +122,7 @@ int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, dyng_sssp_tree **ppTr
   }
   dyng_graph_view view;
   dyng_graph_get_view(pG->pGraph, &view);
+  view.cancel = &pWatch->cancel;
   DyngTree *p = sqlite3_malloc(sizeof *p);
   if (!p) return SQLITE_NOMEM;
   memset(p, 0, sizeof *p);
@@ -132,7 +133,8 @@ int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, dyng_sssp_tree **ppTr
   if (erc != DYNG_OK) {
     dyngTreeFree(p);
     if (erc == DYNG_ENOMEM) return SQLITE_NOMEM;
-    *pzErr = dyngEngineError("dyng", pG, erc);
+    if (erc == DYNG_EINTERRUPTED) return dyngWatchError(pWatch, zFunc, pzErr);
+    *pzErr = dyngEngineError(zFunc, pG, erc);
     return SQLITE_ERROR;
   }
   p->iLastUse = ++pConn->iClock;

@@ -15,6 +15,7 @@
 #include "engine/parallel.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -117,12 +118,16 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
   json_object_set_new(pRoot, "progress", json_boolean(pConn->bProgress));
   json_object_set_new(pRoot, "cache_mb", json_real((double)pConn->nCacheLimit / (1 << 20)));
   json_object_set_new(pRoot, "cache_bytes", json_integer(pConn->nTreeBytes));
+  json_object_set_new(pRoot, "max_ms", json_integer(pConn->nMaxMs));
+  json_object_set_new(pRoot, "max_graph_mb", json_real((double)pConn->nMaxGraphBytes / (1 << 20)));
   json_object_set_new(pRoot, "graphs", pGraphs);
   return pRoot;
 }
 
-/* dyng_config(key, value) changes a setting of this connection; the only
-** one is 'cache_mb', the memory budget of kept shortest-path trees. */
+/* dyng_config(key, value) changes a setting of this connection: backend,
+** progress, cache_mb (the memory of kept shortest-path trees), max_ms (the
+** time a query's computation may take) and max_graph_mb (the memory of one
+** graph's mirror). */
 static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey,
                          sqlite3_value *pVal) {
   if (sqlite3_stricmp(zKey, "backend") == 0) {
@@ -150,8 +155,25 @@ static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey
     pConn->bProgress = (int)x;
     return 1;
   }
+  if (sqlite3_stricmp(zKey, "max_ms") == 0 || sqlite3_stricmp(zKey, "max_graph_mb") == 0) {
+    int bMs = sqlite3_stricmp(zKey, "max_ms") == 0;
+    int t = sqlite3_value_numeric_type(pVal);
+    double x = sqlite3_value_double(pVal);
+    if ((t != SQLITE_INTEGER && t != SQLITE_FLOAT) || !(x >= 0) || x > 1e12) {
+      sqlite3_result_error(ctx, bMs ? "dyng_config: max_ms must be a number of milliseconds from 0 "
+                                      "(no limit) to 1e12"
+                                    : "dyng_config: max_graph_mb must be a number of MiB from 0 "
+                                      "(no limit) to 1e12",
+                           -1);
+      return 0;
+    }
+    if (bMs) pConn->nMaxMs = (sqlite3_int64)ceil(x);
+    else pConn->nMaxGraphBytes = (sqlite3_int64)ceil(x * (1 << 20));
+    return 1;
+  }
   if (sqlite3_stricmp(zKey, "cache_mb") != 0) {
-    char *zMsg = sqlite3_mprintf("dyng_config: '%s' cannot be set (settable: backend, cache_mb, progress)", zKey);
+    char *zMsg = sqlite3_mprintf("dyng_config: '%s' cannot be set (settable: backend, cache_mb, "
+                                 "max_ms, max_graph_mb, progress)", zKey);
     sqlite3_result_error(ctx, zMsg ? zMsg : "dyng_config: not settable", -1);
     sqlite3_free(zMsg);
     return 0;
@@ -190,7 +212,8 @@ static void dyngConfigFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     pOut = json_object_get(pRoot, zKey);
     if (!pOut) {
       char *zMsg = sqlite3_mprintf("dyng_config: unknown key '%s' (known: version, sqlite, build, "
-                                   "backend, driver, devices, plugins, discovery, threads, progress, cache_mb, cache_bytes, graphs)",
+                                   "backend, driver, devices, plugins, discovery, threads, progress, cache_mb, cache_bytes, "
+                                   "max_ms, max_graph_mb, graphs)",
                                    zKey);
       json_decref(pRoot);
       sqlite3_result_error(ctx, zMsg ? zMsg : "dyng_config: unknown key", -1);

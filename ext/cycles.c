@@ -44,56 +44,30 @@ typedef struct DyngDeadline {
 
 static int dyngPastDeadline(void *ctx) { return dyngNowMs() > ((DyngDeadline *)ctx)->tEnd; }
 
-/*
-** Tells a long count that the statement was interrupted (sqlite3_interrupt).
-** SQLite before 3.41 offers an extension no way to read the flag, but while
-** it is set every statement of the connection stops with SQLITE_INTERRUPT,
-** so a kept "SELECT 1" stepped now and then (every few thousand units of
-** work) finds out.
-*/
-/* What a count's cancel callback looks at: the statement that tells an
-** interrupt, and the progress report. */
-typedef struct DyngCountWatch {
-  sqlite3_stmt *pProbe;
-  DyngProgress progress;
-} DyngCountWatch;
-
-static void dyngCountProgress(void *ctx, uint64_t done, uint64_t total) {
-  DyngCountWatch *w = ctx;
-  dyngProgressTick(&w->progress, (sqlite3_int64)done, (sqlite3_int64)total);
-}
-
-static int dyngInterrupted(void *ctx) {
-  sqlite3_stmt *pProbe = ((DyngCountWatch *)ctx)->pProbe;
-  int rc = sqlite3_step(pProbe);
-  sqlite3_reset(pProbe);
-  return rc == SQLITE_INTERRUPT;
-}
-
-/* Counts k-cycles of pG from scratch into *c; DYNG_EINTERRUPTED when the
-** statement is interrupted. */
-static int dyngCountFromScratch(DyngGraph *pG, int k, int bDirected, DyngCount *c) {
+/* Counts k-cycles of pG from scratch into *c, stopping as w says (an
+** interrupt, max_ms: DYNG_EINTERRUPTED) and reporting progress. */
+static int dyngCountFromScratch(DyngGraph *pG, int k, int bDirected, DyngCount *c, DyngWatch *w) {
   dyng_graph_view view;
   dyng_graph_get_view(pG->pGraph, &view);
   double t0 = dyngNowMs();
   uint64_t n = 0;
-  sqlite3_stmt *pProbe = NULL;
-  if (sqlite3_prepare_v2(pG->pConn->db, "SELECT 1", -1, &pProbe, NULL) != SQLITE_OK) {
-    sqlite3_finalize(pProbe);
-    return DYNG_ENOMEM;
-  }
-  DyngCountWatch watch = {pProbe, {0}};
   char *zWhat = sqlite3_mprintf("counting %d-cycles%s of graph '%s'", k, bDirected ? " (directed)" : "", pG->zName);
-  dyngProgressStart(&watch.progress, pG->pConn, zWhat ? zWhat : "counting cycles", "roots");
-  dyng_cancel cancel = {dyngInterrupted, &watch, dyngCountProgress};
-  int erc = dyng_cycles_count(&view, k, bDirected, &cancel, &n);
-  dyngProgressEnd(&watch.progress, view.n_vertices);
+  dyngWatchProgressStart(w, zWhat ? zWhat : "counting cycles", "roots");
+  int erc = dyng_cycles_count(&view, k, bDirected, &w->cancel, &n);
+  dyngWatchEnd(w, view.n_vertices);
   sqlite3_free(zWhat);
-  sqlite3_finalize(pProbe);
   if (erc != DYNG_OK) return erc;
   c->nCycles = n;
   c->countMs = dyngNowMs() - t0;
   return DYNG_OK;
+}
+
+/* dyngCountFromScratch under a watch of its own. */
+static int dyngRecount(DyngGraph *pG, int k, int bDirected, DyngCount *c) {
+  DyngWatch w;
+  int rc = dyngWatchBegin(&w, pG->pConn);
+  if (rc != SQLITE_OK) return rc == SQLITE_NOMEM ? DYNG_ENOMEM : DYNG_EINTERRUPTED;
+  return dyngCountFromScratch(pG, k, bDirected, c, &w);
 }
 
 void dyngCountsUpdate(DyngGraph *pG, const dyng_changes *pChanges) {
@@ -114,7 +88,7 @@ void dyngCountsUpdate(DyngGraph *pG, const dyng_changes *pChanges) {
         c->nCycles = n;
         c->nUpdate++;
         c->bLastRecount = 0;
-      } else if (erc == DYNG_EINTERRUPTED && dyngCountFromScratch(pG, k, d, c) == DYNG_OK) {
+      } else if (erc == DYNG_EINTERRUPTED && dyngRecount(pG, k, d, c) == DYNG_OK) {
         c->nRecount++;
         c->bLastRecount = 1;
       } else {
@@ -187,13 +161,23 @@ static void dyngCycleCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
   if (c->bValid) {
     c->nHit++;
   } else {
-    int erc = dyngCountFromScratch(pG, k, bDirected, c);
+    DyngWatch watch;
+    int erc = dyngWatchBegin(&watch, pConn);
+    if (erc != SQLITE_OK) {
+      sqlite3_result_error_code(ctx, erc);
+      return;
+    }
+    erc = dyngCountFromScratch(pG, k, bDirected, c, &watch);
     if (erc != DYNG_OK) {
       if (erc == DYNG_ENOMEM) {
         sqlite3_result_error_nomem(ctx);
       } else {
         if (erc == DYNG_EINTERRUPTED) {
-          sqlite3_result_error_code(ctx, SQLITE_INTERRUPT);
+          char *zErr = NULL;
+          int rc = dyngWatchError(&watch, "dyng_cycle_count", &zErr);
+          if (zErr) sqlite3_result_error(ctx, zErr, -1);
+          sqlite3_result_error_code(ctx, rc);
+          sqlite3_free(zErr);
           return;
         }
         char *zMsg = erc == DYNG_ETOOBIG

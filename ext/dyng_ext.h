@@ -117,6 +117,10 @@ struct DyngConn {
   sqlite3_int64 iUpdateStamp; /* counts updates of kept trees and cycle counts,
                                for dyng_update */
   sqlite3_int64 iPinFrom;   /* trees used since this clock are not evicted */
+  sqlite3_int64 nMaxMs;     /* max_ms: time a query's computation may take
+                               (0: no limit) */
+  sqlite3_int64 nMaxGraphBytes; /* max_graph_mb: memory one graph's mirror
+                               may take (0: no limit) */
 };
 
 /* The default tree budget of a connection, in MiB. */
@@ -167,6 +171,39 @@ void dyngProgressTick(DyngProgress *p, sqlite3_int64 done, sqlite3_int64 total);
 /* The closing line, when anything was reported. */
 void dyngProgressEnd(DyngProgress *p, sqlite3_int64 done);
 
+/* ---- watch.c ---------------------------------------------------------- */
+
+/* Why a watch asked a computation to stop. */
+#define DYNG_STOP_INTERRUPT 1 /* the statement was interrupted */
+#define DYNG_STOP_BUDGET 2    /* it ran past the connection's max_ms */
+
+/* Watches one computation a query started: its dyng_cancel (engine/types.h)
+** stops it when the statement is interrupted or max_ms has passed, and
+** reports its progress when the connection asked for that. */
+typedef struct DyngWatch {
+  DyngConn *pConn;
+  int (*xIsInterrupted)(sqlite3 *); /* the running SQLite's, when it has one */
+  sqlite3_stmt *pProbe;     /* else a "SELECT 1" that fails once interrupted */
+  double tStart, tEnd;      /* dyngNowMs() at the start; the deadline (0: none) */
+  int eStop;                /* DYNG_STOP_...; 0 while running */
+  int bProgress;            /* progress is reported */
+  DyngProgress progress;
+  dyng_cancel cancel;       /* hand this to the engine */
+} DyngWatch;
+
+/* Starts watching for pConn's statement now; SQLITE_NOMEM or SQLITE_ERROR
+** (nothing to end) when the probe cannot be prepared. */
+int dyngWatchBegin(DyngWatch *w, DyngConn *pConn);
+/* Reports the computation's progress as "zWhat ... zUnit" (both must live
+** until dyngWatchEnd) when the connection asked for progress reports. */
+void dyngWatchProgressStart(DyngWatch *w, const char *zWhat, const char *zUnit);
+/* Ends the watch; nDone: the closing progress line's count. */
+void dyngWatchEnd(DyngWatch *w, sqlite3_int64 nDone);
+/* After the engine returned DYNG_EINTERRUPTED: SQLITE_INTERRUPT with
+** "interrupted", or SQLITE_ERROR with a message naming zFunc and the
+** budget; *pzErr from sqlite3_mprintf (NULL with SQLITE_NOMEM). */
+int dyngWatchError(const DyngWatch *w, const char *zFunc, char **pzErr);
+
 /* Milliseconds on a monotonic clock, and since the epoch. */
 double dyngNowMs(void);
 sqlite3_int64 dyngEpochMs(void);
@@ -212,9 +249,10 @@ int dyngPendingEntries(DyngGraph *pG, sqlite3_int64 *pnPending);
 ** now and kept when the budget allows.  Its order[] may be stale: call
 ** dyng_sssp_tree_order before listing it.
 ** *ppOwned is set when the tree is not kept: release it with
-** dyngTreeRelease once its rows are copied out. */
-int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, dyng_sssp_tree **ppTree,
-                DyngTree **ppOwned, char **pzErr);
+** dyngTreeRelease once its rows are copied out.  A computation stops as
+** pWatch says (interrupt, max_ms), with its error naming zFunc. */
+int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, DyngWatch *pWatch, const char *zFunc,
+                dyng_sssp_tree **ppTree, DyngTree **ppOwned, char **pzErr);
 void dyngTreeRelease(DyngTree *pOwned); /* accepts NULL */
 
 /* Brings pG's kept trees up to date with a batch already applied to its

@@ -208,6 +208,12 @@ static int dyngFuncError(DyngFuncVtab *pVtab, char *zMsg) {
   return zMsg ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
+/* Fails with code rc and message zMsg (when not NULL) on the vtab. */
+static int dyngFuncFail(DyngFuncVtab *pVtab, int rc, char *zMsg) {
+  if (zMsg) dyngFuncError(pVtab, zMsg);
+  return rc;
+}
+
 /* Describes the SQL type of a value for messages. */
 static const char *dyngTypeName(sqlite3_value *v) {
   switch (sqlite3_value_type(v)) {
@@ -273,7 +279,7 @@ static int dyngNodeArg(DyngFuncVtab *pVtab, const char *zRole, sqlite3_value *pV
 /* dyng_mosp: the ensemble path of one kept tree per objective (see
 ** engine/mosp.h), with its cumulative cost in every objective. */
 static int dyngMospFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *pG,
-                          uint32_t vSource, uint32_t vTarget) {
+                          DyngWatch *pWatch, uint32_t vSource, uint32_t vTarget) {
   int nObj = pG->nWeight ? pG->nWeight : 1, rc = SQLITE_OK;
   dyng_sssp_tree *apTree[DYNG_MAX_WEIGHTS];
   DyngTree *apOwned[DYNG_MAX_WEIGHTS] = {0};
@@ -283,7 +289,7 @@ static int dyngMospFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *
   /* Keep the trees of this query from evicting each other. */
   dyngTreesPin(pG->pConn, 1);
   for (int k = 0; k < nObj && rc == SQLITE_OK; k++)
-    rc = dyngTreeGet(pG, vSource, k, &apTree[k], &apOwned[k], &zErr);
+    rc = dyngTreeGet(pG, vSource, k, pWatch, pVtab->pInfo->zName, &apTree[k], &apOwned[k], &zErr);
   dyngTreesPin(pG->pConn, 0);
   dyng_path path;
   memset(&path, 0, sizeof path);
@@ -315,20 +321,25 @@ static int dyngMospFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *
   }
   dyng_path_free(&path);
   for (int k = 0; k < nObj; k++) dyngTreeRelease(apOwned[k]);
-  if (rc != SQLITE_OK && zErr) return dyngFuncError(pVtab, zErr);
-  return rc;
+  return dyngFuncFail(pVtab, rc, zErr);
 }
 
 /* dyng_pareto: the exact Pareto front (engine/pareto.h), one row per step
 ** of each path, with the cost so far in every objective. */
 static int dyngParetoFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *pG,
-                            uint32_t vSource, uint32_t vTarget, sqlite3_int64 nMax) {
+                            DyngWatch *pWatch, uint32_t vSource, uint32_t vTarget, sqlite3_int64 nMax) {
   const char *zFunc = pVtab->pInfo->zName;
   dyng_graph_view view;
   dyng_graph_get_view(pG->pGraph, &view);
+  view.cancel = &pWatch->cancel;
   dyng_front f;
   int erc = dyng_pareto_front(&view, vSource, vTarget, (size_t)nMax, &f);
   if (erc == DYNG_ENOMEM) return SQLITE_NOMEM;
+  if (erc == DYNG_EINTERRUPTED) {
+    char *zErr = NULL;
+    int rc = dyngWatchError(pWatch, zFunc, &zErr);
+    return dyngFuncFail(pVtab, rc, zErr);
+  }
   if (erc == DYNG_ETOOBIG)
     return dyngFuncError(pVtab, sqlite3_mprintf("%s: the front of graph '%s' needs more than %lld "
                                                 "labels; no partial front is returned (raise "
@@ -424,7 +435,7 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   char *zErr = NULL;
   rc = dyngGraphOpen(pVtab->pConn, zFunc, (const char *)sqlite3_value_text(apArg[ROLE_GRAPH]), 1,
                      &pG, &zErr);
-  if (rc != SQLITE_OK) return zErr ? dyngFuncError(pVtab, zErr) : rc;
+  if (rc != SQLITE_OK) return dyngFuncFail(pVtab, rc, zErr);
   int iObj;
   rc = dyngResolveObjective(pVtab, pG, apArg[ROLE_OBJECTIVE], &iObj);
   if (rc != SQLITE_OK) return rc;
@@ -435,8 +446,15 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   if (dyng_graph_vertex(g, iSource, &vSource) != DYNG_OK) return SQLITE_OK;
   if (pInfo->bPath && dyng_graph_vertex(g, iTarget, &vTarget) != DYNG_OK) return SQLITE_OK;
   if (bNode && dyng_graph_vertex(g, iNode, &vTarget) != DYNG_OK) return SQLITE_OK;
-  if (pInfo->bPareto) return dyngParetoFilter(pVtab, pCur, pG, vSource, vTarget, nMaxLabels);
-  if (pInfo->bMosp) return dyngMospFilter(pVtab, pCur, pG, vSource, vTarget);
+  /* What stops the computation: an interrupt, the max_ms budget. */
+  DyngWatch watch;
+  if ((rc = dyngWatchBegin(&watch, pVtab->pConn)) != SQLITE_OK) return rc;
+  if (pInfo->bPareto || pInfo->bMosp) {
+    rc = pInfo->bPareto ? dyngParetoFilter(pVtab, pCur, pG, &watch, vSource, vTarget, nMaxLabels)
+                        : dyngMospFilter(pVtab, pCur, pG, &watch, vSource, vTarget);
+    dyngWatchEnd(&watch, 0);
+    return rc;
+  }
 
   /* The whole tree, kept for the next query from this source (and updated
   ** by later batches) when the connection's budget allows. */
@@ -444,8 +462,9 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   dyng_graph_get_view(g, &view);
   dyng_sssp_tree *pTree = NULL;
   DyngTree *pOwned = NULL;
-  rc = dyngTreeGet(pG, vSource, iObj, &pTree, &pOwned, &zErr);
-  if (rc != SQLITE_OK) return zErr ? dyngFuncError(pVtab, zErr) : rc;
+  rc = dyngTreeGet(pG, vSource, iObj, &watch, zFunc, &pTree, &pOwned, &zErr);
+  dyngWatchEnd(&watch, 0);
+  if (rc != SQLITE_OK) return dyngFuncFail(pVtab, rc, zErr);
 
   if (pInfo->bPath || bNode) {
     if (isinf(pTree->dist[vTarget])) goto done; /* unreachable: no rows */

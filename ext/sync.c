@@ -272,13 +272,29 @@ static int dyngEngineFailure(DyngGraph *pG, int erc, char **pzErr) {
   return erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
 }
 
+/* Past the connection's max_graph_mb, pGraph (pG's mirror, or the one
+** being loaded for it) is refused: SQLITE_ERROR with *pzErr saying so. */
+static int dyngCheckGraphBudget(DyngGraph *pG, const dyng_graph *pGraph, char **pzErr) {
+  sqlite3_int64 nLimit = pG->pConn->nMaxGraphBytes;
+  size_t nBytes = dyng_graph_bytes(pGraph);
+  if (nLimit <= 0 || nBytes <= (size_t)nLimit) return SQLITE_OK;
+  sqlite3_free(*pzErr);
+  *pzErr = sqlite3_mprintf("dyng: graph '%s' needs %.1f MiB or more, over this connection's "
+                           "max_graph_mb budget of %.1f MiB (dyng_config('max_graph_mb', 0) "
+                           "lifts it)",
+                           pG->zName, (double)nBytes / (1 << 20), (double)nLimit / (1 << 20));
+  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
 /* ---- full load ---------------------------------------------------------- */
 
 /* A full load in progress: the graph being built and the loader feeding it. */
 typedef struct DyngLoad {
   DyngGraph *pG;
+  dyng_graph *pGraph;   /* the graph being built */
   dyng_loader *pLoader;
   int erc;              /* first engine error */
+  int bOverBudget;      /* stopped: past max_graph_mb */
   sqlite3_int64 nDone;  /* rows handed over */
   sqlite3_int64 nAbout; /* rows expected (max - min rowid + 1) */
   DyngProgress progress;
@@ -307,7 +323,15 @@ static void dyngLoadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     return;
   }
   int erc = dyng_loader_add(pLoad->pLoader, iRowid, iSrc, iDst, aW);
-  if ((++pLoad->nDone & 0xffff) == 0) dyngProgressTick(&pLoad->progress, pLoad->nDone, pLoad->nAbout);
+  if ((++pLoad->nDone & 0xffff) == 0) {
+    dyngProgressTick(&pLoad->progress, pLoad->nDone, pLoad->nAbout);
+    if (erc == DYNG_OK && dyngCheckGraphBudget(pLoad->pG, pLoad->pGraph, &zErr) != SQLITE_OK) {
+      pLoad->bOverBudget = 1;
+      sqlite3_result_error(ctx, zErr ? zErr : "dyng: out of memory", -1);
+      sqlite3_free(zErr);
+      return;
+    }
+  }
   if (erc != DYNG_OK) {
     pLoad->erc = erc;
     if (erc == DYNG_ENOMEM) {
@@ -376,10 +400,11 @@ int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
     return rc;
   }
   dyng_loader *pLoader = NULL;
+  int bOverBudget = 0;
   erc = dyng_graph_new(&pGraph, pG->nWeight, pG->bDirected);
   /* max - min + 1 bounds the row count when rowids are dense; do not trust
   ** it beyond a sane size for sparse rowids. */
-  if (erc == DYNG_OK && nRow > 0)
+  if (erc == DYNG_OK && nRow > 0 && pG->pConn->nMaxGraphBytes <= 0)
     erc = dyng_graph_reserve(pGraph, (size_t)(nRow < 64 * 1024 * 1024 ? nRow : 64 * 1024 * 1024));
   /* Rows are loaded in chunks (see engine/loader.h), fed by dyng__load(). */
   if (erc == DYNG_OK) erc = dyng_loader_new(&pLoader, pGraph);
@@ -387,6 +412,7 @@ int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
     DyngLoad load;
     memset(&load, 0, sizeof load);
     load.pG = pG;
+    load.pGraph = pGraph;
     load.pLoader = pLoader;
     load.nAbout = nRow;
     char *zWhat = sqlite3_mprintf("loading graph '%s'", pG->zName);
@@ -399,8 +425,10 @@ int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
     sqlite3_free(zWhat);
     if (rc == SQLITE_ROW) {
       erc = dyng_loader_finish(pLoader);
-      rc = SQLITE_OK;
+      rc = erc == DYNG_OK ? dyngCheckGraphBudget(pG, pGraph, pzErr) : SQLITE_OK;
+      bOverBudget = rc != SQLITE_OK;
     } else {
+      bOverBudget = load.bOverBudget;
       erc = load.erc;
       if (erc == DYNG_OK) {
         if (rc == SQLITE_DONE) rc = SQLITE_ERROR;
@@ -415,6 +443,9 @@ int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
     rc = dyngEngineFailure(pG, erc, pzErr);
   }
   sqlite3_finalize(pStmt);
+  /* A graph past max_graph_mb keeps no mirror: the old one is out of date
+  ** (the table changed, or it would not be loaded again) and as large. */
+  if (bOverBudget && pG->pGraph) dyngGraphDropMirror(pG);
   void *pState = NULL;
   const dyng_backend *pBe = NULL;
   char zWhy[sizeof pG->zBackendWhy];
@@ -583,6 +614,14 @@ static int dyngApplyBatch(DyngGraph *pG, dyng_batch *pBatch, dyng_apply_stats *p
   if (erc != DYNG_OK) {
     pG->bStale = 1;
     return dyngEngineFailure(pG, erc, pzErr);
+  }
+  if (dyngCheckGraphBudget(pG, pG->pGraph, pzErr) != SQLITE_OK) {
+    /* The batch made the mirror too large: it goes, and the next query
+    ** loads it again (and fails the same way until edges are deleted or
+    ** the budget raised). */
+    dyngGraphDropMirror(pG);
+    pG->bStale = 1;
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
   if (pChanges && (pG->pTrees || dyngCountsKept(pG))) {
     dyngTreesUpdate(pG, pChanges);

@@ -1193,6 +1193,163 @@ static void test_long_cycle_count_stops_when_interrupted(void **state) {
   sqlite3_close(db);
 }
 
+/* Steps zSql once and returns its code; *pzErr (may be NULL) gets a copy of
+** the message. */
+static int step_once(sqlite3 *db, const char *zSql, char **pzErr) {
+  sqlite3_stmt *p = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, zSql, -1, &p, NULL), SQLITE_OK);
+  int rc = sqlite3_step(p);
+  if (pzErr) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+  sqlite3_finalize(p);
+  return rc;
+}
+
+/* A graph whose Pareto front from node 0 to node 2 * nLevels has 2^nLevels
+** paths: level i offers (2^i, 0) or (0, 2^i), so every choice of levels is
+** a different trade-off, none dominated.  40 levels: hours of work. */
+static void create_exponential_front(sqlite3 *db, int nLevels) {
+  exec_ok(db, "CREATE TABLE f(src INTEGER, dst INTEGER, a REAL, b REAL)");
+  exec_ok_free(db, sqlite3_mprintf("WITH RECURSIVE l(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM l WHERE i < %d)"
+                                   "  INSERT INTO f SELECT 2 * i, 2 * i + 1, 1 << i, 0 FROM l"
+                                   "  UNION ALL SELECT 2 * i, 2 * i + 1, 0, 1 << i FROM l"
+                                   "  UNION ALL SELECT 2 * i + 1, 2 * i + 2, 0, 0 FROM l",
+                                   nLevels - 1));
+  exec_ok(db, "CREATE VIRTUAL TABLE pf USING dyng(edges=f, weights='a,b')");
+}
+
+/* A road-like grid of rows x 1000 nodes, two weights: Dijkstra on it takes
+** tens of milliseconds. */
+static void create_big_grid(sqlite3 *db, int rows) {
+  exec_ok_free(db, sqlite3_mprintf(
+      "CREATE TABLE big(src INTEGER, dst INTEGER, w REAL, w2 REAL);"
+      "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x < %d)"
+      "  INSERT INTO big SELECT x, x + 1, 1.0 + (x %% 7), 1.0 FROM i WHERE (x + 1) %% 1000 != 0"
+      "  UNION ALL SELECT x, x + 1000, 2.0 + (x %% 5), 1.0 FROM i WHERE x + 1000 < %d;"
+      "CREATE VIRTUAL TABLE bg USING dyng(edges=big, weights='w,w2')",
+      rows * 1000 - 1, rows * 1000));
+}
+
+static void test_long_pareto_front_stops_when_interrupted(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  create_exponential_front(db, 40);
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, interrupt_later, db), 0);
+  int rc = step_once(db, "SELECT count(*) FROM dyng_pareto('pf', 0, 80, 1000000000000)", NULL);
+  pthread_join(th, NULL);
+  assert_int_equal(rc, SQLITE_INTERRUPT);
+  /* The connection still answers: a front of 2^6 paths of 12 steps. */
+  exec_ok(db, "DELETE FROM f WHERE src >= 12");
+  assert_int_equal(query_int(db, "SELECT count(DISTINCT path) FROM dyng_pareto('pf', 0, 12)"), 64);
+  sqlite3_close(db);
+}
+
+/* dyng_config('max_ms', N) stops each long computation with an error that
+** names the budget; nothing half-computed is kept; 0 lifts it. */
+static void test_max_ms_budget_stops_long_computations(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  create_exponential_front(db, 40);
+  exec_ok(db, "CREATE TABLE k(src INTEGER, dst INTEGER);"
+              "WITH n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)"
+              "  INSERT INTO k SELECT a.i, b.i FROM n a, n b WHERE a.i < b.i;"
+              "CREATE VIRTUAL TABLE kg USING dyng(edges=k, directed=0)");
+  create_big_grid(db, 300);
+  assert_int_equal(query_int(db, "SELECT dyng_config('max_ms', 20)"), 20);
+  assert_int_equal(query_int(db, "SELECT dyng_config('max_ms')"), 20);
+  static const char *const azLong[] = {
+      "SELECT count(*) FROM dyng_pareto('pf', 0, 80, 1000000000000)", "dyng_pareto",
+      "SELECT dyng_cycle_count('kg', 10)", "dyng_cycle_count",
+  };
+  for (int i = 0; i < 4; i += 2) {
+    char *zErr = NULL;
+    assert_int_equal(step_once(db, azLong[i], &zErr), SQLITE_ERROR);
+    if (!strstr(zErr, azLong[i + 1]) || !strstr(zErr, "max_ms budget of 20 ms"))
+      fail_msg("unexpected error '%s' for %s", zErr, azLong[i]);
+    sqlite3_free(zErr);
+  }
+  /* 1 ms is too little for a Dijkstra over 300K nodes and 600K edges; the
+  ** tree, dyng_path's and dyng_mosp's, is not kept half-done. */
+  exec_ok(db, "SELECT dyng_config('max_ms', 1)");
+  exec_fails(db, "SELECT count(*) FROM dyng_sssp('bg', 0)", "dyng_sssp: stopped after", "max_ms", NULL);
+  exec_fails(db, "SELECT count(*) FROM dyng_path('bg', 0, 299999, 'w2')", "dyng_path: stopped after", NULL);
+  exec_fails(db, "SELECT count(*) FROM dyng_mosp('bg', 0, 299999)", "dyng_mosp: stopped after", NULL);
+  exec_ok(db, "SELECT dyng_config('max_ms', 0)");
+  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('bg', 0)"), 300000);
+  /* Shortest hop count from a grid corner to the opposite one. */
+  assert_int_equal(query_int(db, "SELECT agg_cost FROM dyng_path('bg', 0, 299999, 'w2') ORDER BY seq DESC LIMIT 1"),
+                   299 + 999);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_mosp('bg', 0, 299999)"), 299 + 999 + 1);
+  assert_int_equal(query_int(db, "SELECT dyng_cycle_count('kg', 3)"), 9880);
+  exec_fails(db, "SELECT dyng_config('max_ms', -1)", "max_ms must be a number", NULL);
+  exec_fails(db, "SELECT dyng_config('max_ms', 'soon')", "max_ms must be a number", NULL);
+  exec_fails(db, "SELECT dyng_config('max_ms', NULL)", "max_ms must be a number", NULL);
+  sqlite3_close(db);
+}
+
+/* dyng_config('max_graph_mb', N) refuses a mirror that would pass N MiB,
+** at CREATE, at a later load and after a batch, and frees it; lifted, the
+** graph equals its table again. */
+static void test_max_graph_mb_budget_refuses_large_mirrors(void **state) {
+  (void)state;
+  char zPath[] = "/tmp/dyng-test-XXXXXX";
+  temp_file(zPath);
+  sqlite3 *db = open_db(zPath);
+  create_roads(db);
+  exec_ok(db, "CREATE TABLE r2 AS SELECT * FROM roads");
+  double mb = (double)query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].memory_bytes')") / (1 << 20);
+  assert_true(mb > 0);
+  exec_ok_free(db, sqlite3_mprintf("SELECT dyng_config('max_graph_mb', %.6f)", mb * 1.5));
+  /* 20,000 more edges do not fit: the batch is refused and the mirror freed. */
+  exec_ok(db, "WITH RECURSIVE i(x) AS (SELECT 10 UNION ALL SELECT x + 1 FROM i WHERE x < 20009)"
+              "  INSERT INTO roads SELECT x, x + 1, 1, 1, 1 FROM i");
+  exec_fails(db, "SELECT count(*) FROM dyng_sssp('net', 1)", "graph 'net' needs",
+             "max_graph_mb budget of", NULL);
+  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].loaded')"), 0);
+  /* Every later load fails the same way, CREATE too. */
+  exec_fails(db, "SELECT dyng_update('net')", "max_graph_mb", NULL);
+  exec_fails(db, "CREATE VIRTUAL TABLE net2 USING dyng(edges=roads, weights='length')", "max_graph_mb",
+             NULL);
+  exec_ok(db, "CREATE VIRTUAL TABLE net3 USING dyng(edges=r2, weights='length')");
+  exec_ok(db, "SELECT dyng_config('max_graph_mb', 0)");
+  check_sssp(db, "net", "roads", "length", 1, 1);
+  check_path(db, "net", "roads", "length", 1, 20010, 1);
+  exec_fails(db, "SELECT dyng_config('max_graph_mb', -2)", "max_graph_mb must be a number", NULL);
+  sqlite3_close(db);
+  unlink(zPath);
+}
+
+/* Node ids at both ends of the 64-bit range work in every function. */
+static void test_extreme_node_ids_work_everywhere(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  exec_ok(db, "CREATE TABLE x(src INTEGER, dst INTEGER, w REAL, c REAL);"
+              "INSERT INTO x VALUES (-9223372036854775808, 9223372036854775807, 1, 5),"
+              "  (9223372036854775807, 0, 2, 1), (0, -9223372036854775808, 3, 1),"
+              "  (-9223372036854775808, -1, 1, 1), (-1, 0, 4, 1), (0, 9223372036854775806, 1, 1);"
+              "CREATE VIRTUAL TABLE xg USING dyng(edges=x, weights='w,c')");
+  check_sssp(db, "xg", "x", "w", INT64_MIN, 1);
+  check_sssp(db, "xg", "x", "c", INT64_MAX, 1);
+  assert_true(query_int(db, "SELECT parent FROM dyng_sssp('xg', -9223372036854775808) WHERE node = 0") ==
+              INT64_MAX);
+  check_path(db, "xg", "x", "w", INT64_MIN, 9223372036854775806LL, 1);
+  check_path(db, "xg", "x", "c", INT64_MAX, -1, 1);
+  assert_int_equal(query_int(db, "SELECT dyng_cycle_count('xg', 3, 'directed')"), 2);
+  assert_int_equal(query_int(db, "SELECT node FROM dyng_mosp('xg', -9223372036854775808, 0) "
+                                 "ORDER BY rowid DESC LIMIT 1"),
+                   0);
+  assert_int_equal(query_int(db, "SELECT count(DISTINCT path) FROM dyng_pareto('xg', "
+                                 "-9223372036854775808, 0)"),
+                   2);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM xg WHERE node IN (-9223372036854775808, "
+                                 "9223372036854775807)"),
+                   2);
+  exec_ok(db, "DELETE FROM x WHERE src = 9223372036854775807");
+  check_sssp(db, "xg", "x", "w", INT64_MIN, 1);
+  assert_int_equal(query_int(db, "SELECT dyng_cycle_count('xg', 3, 'directed')"), 1);
+  sqlite3_close(db);
+}
+
 static void test_other_connection_commits_are_seen(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
@@ -1213,20 +1370,6 @@ static void test_other_connection_commits_are_seen(void **state) {
   sqlite3_close(b);
   sqlite3_close(a);
   unlink(zPath);
-}
-
-static void test_extreme_node_ids_work(void **state) {
-  (void)state;
-  sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER);"
-              "INSERT INTO e VALUES (-9223372036854775808, 9223372036854775807), "
-              "(9223372036854775807, 0), (0, -1);"
-              "CREATE VIRTUAL TABLE g USING dyng(edges=e)");
-  check_sssp(db, "g", "e", NULL, INT64_MIN, 1);
-  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('g', -9223372036854775808) WHERE node = -1"), 3);
-  assert_true(query_int(db, "SELECT parent FROM dyng_sssp('g', -9223372036854775808) WHERE node = 0") ==
-              INT64_MAX);
-  sqlite3_close(db);
 }
 
 static void test_graphs_in_attached_and_temp_schemas(void **state) {
@@ -1436,8 +1579,11 @@ int main(void) {
       cmocka_unit_test(test_cycle_counts_match_brute_force_and_follow_changes),
       cmocka_unit_test(test_pareto_front_matches_brute_force),
       cmocka_unit_test(test_long_cycle_count_stops_when_interrupted),
+      cmocka_unit_test(test_long_pareto_front_stops_when_interrupted),
+      cmocka_unit_test(test_max_ms_budget_stops_long_computations),
+      cmocka_unit_test(test_max_graph_mb_budget_refuses_large_mirrors),
+      cmocka_unit_test(test_extreme_node_ids_work_everywhere),
       cmocka_unit_test(test_other_connection_commits_are_seen),
-      cmocka_unit_test(test_extreme_node_ids_work),
       cmocka_unit_test(test_graphs_in_attached_and_temp_schemas),
       cmocka_unit_test(test_two_graphs_over_one_table),
       cmocka_unit_test(test_config_reports_graphs_as_json),

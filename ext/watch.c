@@ -1,0 +1,102 @@
+/*
+** ext/watch.c: what stops a long computation that a query started.
+**
+** Two things do: an interrupt of the statement (sqlite3_interrupt, or the
+** shell's Ctrl-C) and the connection's time budget, dyng_config('max_ms').
+** The engine asks through a dyng_cancel every few thousand steps; this file
+** answers.
+**
+** SQLite 3.41 and later tell an extension that its connection was
+** interrupted through sqlite3_is_interrupted.  dyng may be built against an
+** older sqlite3ext.h and loaded into a newer SQLite, or the reverse, so the
+** routine is looked up at run time: the running library's version says
+** whether its routine table has the entry, which follows value_encoding
+** (3.40's last).  Without it, a kept "SELECT 1" is stepped instead: while
+** the flag is set, every statement of the connection stops with
+** SQLITE_INTERRUPT.
+*/
+#include "ext/dyng_ext.h"
+
+#include "engine/error.h"
+
+#include <string.h>
+
+SQLITE_EXTENSION_INIT3
+
+typedef int (*DyngIsInterrupted)(sqlite3 *);
+
+/* The running SQLite's sqlite3_is_interrupted, or NULL before 3.41. */
+static DyngIsInterrupted dyngIsInterruptedRoutine(void) {
+  if (sqlite3_libversion_number() < 3041000) return NULL;
+#if SQLITE_VERSION_NUMBER >= 3041000
+  return sqlite3_api->is_interrupted;
+#else
+  /* The routine table of 3.41 and later: these headers' table, then it. */
+  const struct {
+    sqlite3_api_routines base;
+    DyngIsInterrupted is_interrupted;
+  } *pNewer = (const void *)sqlite3_api;
+  return pNewer->is_interrupted;
+#endif
+}
+
+static int dyngWatchShouldStop(void *ctx) {
+  DyngWatch *w = ctx;
+  if (w->xIsInterrupted) {
+    if (w->xIsInterrupted(w->pConn->db)) w->eStop = DYNG_STOP_INTERRUPT;
+  } else if (w->pProbe) {
+    int rc = sqlite3_step(w->pProbe);
+    sqlite3_reset(w->pProbe);
+    if (rc == SQLITE_INTERRUPT) w->eStop = DYNG_STOP_INTERRUPT;
+  }
+  if (!w->eStop && w->tEnd > 0 && dyngNowMs() > w->tEnd) w->eStop = DYNG_STOP_BUDGET;
+  return w->eStop != 0;
+}
+
+static void dyngWatchProgress(void *ctx, uint64_t done, uint64_t total) {
+  DyngWatch *w = ctx;
+  if (w->bProgress) dyngProgressTick(&w->progress, (sqlite3_int64)done, (sqlite3_int64)total);
+}
+
+int dyngWatchBegin(DyngWatch *w, DyngConn *pConn) {
+  memset(w, 0, sizeof *w);
+  w->pConn = pConn;
+  w->tStart = dyngNowMs();
+  if (pConn->nMaxMs > 0) w->tEnd = w->tStart + (double)pConn->nMaxMs;
+  w->xIsInterrupted = dyngIsInterruptedRoutine();
+  if (!w->xIsInterrupted) {
+    int rc = sqlite3_prepare_v2(pConn->db, "SELECT 1", -1, &w->pProbe, NULL);
+    if (rc != SQLITE_OK) {
+      sqlite3_finalize(w->pProbe);
+      w->pProbe = NULL;
+      return rc == SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+    }
+  }
+  w->cancel.should_stop = dyngWatchShouldStop;
+  w->cancel.ctx = w;
+  w->cancel.progress = dyngWatchProgress;
+  return SQLITE_OK;
+}
+
+void dyngWatchProgressStart(DyngWatch *w, const char *zWhat, const char *zUnit) {
+  dyngProgressStart(&w->progress, w->pConn, zWhat, zUnit);
+  w->bProgress = 1;
+}
+
+void dyngWatchEnd(DyngWatch *w, sqlite3_int64 nDone) {
+  if (w->bProgress) dyngProgressEnd(&w->progress, nDone);
+  w->bProgress = 0;
+  sqlite3_finalize(w->pProbe);
+  w->pProbe = NULL;
+}
+
+int dyngWatchError(const DyngWatch *w, const char *zFunc, char **pzErr) {
+  if (w->eStop == DYNG_STOP_BUDGET) {
+    *pzErr = sqlite3_mprintf("%s: stopped after %.0f ms, over this connection's max_ms budget of "
+                             "%lld ms (dyng_config('max_ms', 0) lifts it)",
+                             zFunc, dyngNowMs() - w->tStart, w->pConn->nMaxMs);
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  *pzErr = sqlite3_mprintf("interrupted");
+  return SQLITE_INTERRUPT;
+}
