@@ -119,6 +119,7 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
   json_object_set_new(pRoot, "cache_mb", json_real((double)pConn->nCacheLimit / (1 << 20)));
   json_object_set_new(pRoot, "cache_bytes", json_integer(pConn->nTreeBytes));
   json_object_set_new(pRoot, "max_ms", json_integer(pConn->nMaxMs));
+  json_object_set_new(pRoot, "interrupt_check", json_string(dyngInterruptCheck()));
   json_object_set_new(pRoot, "max_graph_mb", json_real((double)pConn->nMaxGraphBytes / (1 << 20)));
   json_object_set_new(pRoot, "graphs", pGraphs);
   return pRoot;
@@ -213,7 +214,7 @@ static void dyngConfigFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     if (!pOut) {
       char *zMsg = sqlite3_mprintf("dyng_config: unknown key '%s' (known: version, sqlite, build, "
                                    "backend, driver, devices, plugins, discovery, threads, progress, cache_mb, cache_bytes, "
-                                   "max_ms, max_graph_mb, graphs)",
+                                   "max_ms, max_graph_mb, interrupt_check, graphs)",
                                    zKey);
       json_decref(pRoot);
       sqlite3_result_error(ctx, zMsg ? zMsg : "dyng_config: unknown key", -1);

@@ -16,6 +16,7 @@
 
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -202,13 +203,32 @@ static void dyngVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
   sqlite3_result_text(ctx, PACKAGE_VERSION, -1, SQLITE_STATIC);
 }
 
+/* Guards the first assignment of sqlite3_api, which every connection's
+** initialization reads. */
+static pthread_mutex_t dyngInitMutex = PTHREAD_MUTEX_INITIALIZER;
+
 #ifdef _WIN32
 __declspec(dllexport)
 #else
 __attribute__((visibility("default")))
 #endif
 int sqlite3_dyng_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
-  SQLITE_EXTENSION_INIT2(pApi);
+  /* Every call into SQLite goes through the routine table of the library
+  ** that loaded dyng first.  A process holding two SQLite libraries (an
+  ** application's own and the system's, say) can use dyng from one of them
+  ** only: the other is refused instead of being handed the first one's
+  ** routines. */
+  pthread_mutex_lock(&dyngInitMutex);
+  if (!sqlite3_api) sqlite3_api = pApi;
+  const sqlite3_api_routines *pFirst = sqlite3_api;
+  pthread_mutex_unlock(&dyngInitMutex);
+  if (pFirst != pApi) {
+    *pzErrMsg = pApi->mprintf("dyng is already in use by another SQLite library in this process "
+                              "(SQLite %s; this one is %s): a process can use dyng from one SQLite "
+                              "library only",
+                              pFirst->libversion(), pApi->libversion());
+    return SQLITE_ERROR;
+  }
   if (sqlite3_libversion_number() < 3031000) {
     *pzErrMsg = sqlite3_mprintf("dyng needs SQLite 3.31.0 or newer (this is %s)",
                                 sqlite3_libversion());

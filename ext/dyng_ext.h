@@ -191,6 +191,10 @@ typedef struct DyngWatch {
   dyng_cancel cancel;       /* hand this to the engine */
 } DyngWatch;
 
+/* How an interrupt is noticed in this process: "sqlite3_is_interrupted"
+** (SQLite 3.41 and later) or "probe statement". */
+const char *dyngInterruptCheck(void);
+
 /* Starts watching for pConn's statement now; SQLITE_NOMEM or SQLITE_ERROR
 ** (nothing to end) when the probe cannot be prepared. */
 int dyngWatchBegin(DyngWatch *w, DyngConn *pConn);

@@ -40,6 +40,10 @@ static DyngIsInterrupted dyngIsInterruptedRoutine(void) {
 #endif
 }
 
+const char *dyngInterruptCheck(void) {
+  return dyngIsInterruptedRoutine() ? "sqlite3_is_interrupted" : "probe statement";
+}
+
 static int dyngWatchShouldStop(void *ctx) {
   DyngWatch *w = ctx;
   if (w->xIsInterrupted) {

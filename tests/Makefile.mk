@@ -24,7 +24,7 @@ LOG_COMPILER = $(VALGRIND) --error-exitcode=99 --leak-check=full \
 	--errors-for-leak-kinds=definite,indirect,possible --show-leak-kinds=definite,indirect,possible -q
 endif
 
-EXTRA_DIST += tests/test_python.py tests/test_examples.sh tests/test_util.h tests/valgrind.supp
+EXTRA_DIST += tests/test_python.py tests/test_newer_sqlite.py tests/test_examples.sh tests/test_util.h tests/valgrind.supp
 
 if HAVE_CMOCKA
 UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles
@@ -32,7 +32,7 @@ SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_backends tests/test_
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
 TESTS += $(UNIT_TESTS) $(SQL_TESTS)
 endif
-TESTS += tests/test_python.py tests/test_examples.sh
+TESTS += tests/test_python.py tests/test_newer_sqlite.py tests/test_examples.sh
 
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -DDYNG_TEST
 UNIT_LDADD = engine/libdyngengine.la $(CMOCKA_LIBS) -lm

@@ -1,0 +1,128 @@
+# tests/test_newer_sqlite.py: dyng loaded into a second, newer SQLite (the
+# one APSW bundles), where interrupts are read with sqlite3_is_interrupted
+# (SQLite 3.41 and later) instead of the probe statement the system SQLite
+# needs.  Answers are checked against a Dijkstra written here, and the
+# system SQLite of the same process is refused a second load.  Skipped
+# when APSW, or an APSW with SQLite 3.41 or later, is not importable (.ci/run
+# fetches one from PyPI; PYTHONPATH points at it).
+import heapq
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+ext = os.environ.get("DYNG_EXTENSION", "")
+
+
+def skip_all(why):
+    print("1..0 # SKIP " + why)
+    sys.exit(0)
+
+
+if os.environ.get("DYNG_ASAN") == "yes":
+    skip_all("APSW's SQLite is not built with the sanitizers")
+try:
+    import apsw
+except ImportError:
+    skip_all("APSW is not installed (pip install apsw, or PYTHONPATH to it)")
+if tuple(map(int, apsw.sqlitelibversion().split(".")[:3])) < (3, 41, 0):
+    skip_all("APSW's SQLite %s predates sqlite3_is_interrupted" % apsw.sqlitelibversion())
+
+results = []
+
+
+def check(name, ok, detail=""):
+    results.append((name, ok, detail))
+
+
+def connect():
+    c = apsw.Connection(":memory:")
+    c.enable_load_extension(True)
+    c.load_extension(ext)
+    return c
+
+
+def one(c, sql):
+    return c.execute(sql).fetchone()[0]
+
+
+c = connect()
+check("interrupts are read with sqlite3_is_interrupted",
+      one(c, "SELECT dyng_config('interrupt_check')") == '"sqlite3_is_interrupted"',
+      one(c, "SELECT dyng_config('interrupt_check')"))
+
+# A complete graph on 40 nodes: its 10-cycles take hours to count.
+c.execute("CREATE TABLE k(src INTEGER, dst INTEGER);"
+          "WITH n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)"
+          "  INSERT INTO k SELECT a.i, b.i FROM n a, n b WHERE a.i < b.i;"
+          "CREATE VIRTUAL TABLE kg USING dyng(edges=k, directed=0)")
+# Level i of this graph offers (2^i, 0) or (0, 2^i): 2^40 Pareto paths.
+c.execute("CREATE TABLE f(src INTEGER, dst INTEGER, a REAL, b REAL);"
+          "WITH RECURSIVE l(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM l WHERE i < 39)"
+          "  INSERT INTO f SELECT 2 * i, 2 * i + 1, 1 << i, 0 FROM l"
+          "  UNION ALL SELECT 2 * i, 2 * i + 1, 0, 1 << i FROM l"
+          "  UNION ALL SELECT 2 * i + 1, 2 * i + 2, 0, 0 FROM l;"
+          "CREATE VIRTUAL TABLE pf USING dyng(edges=f, weights='a,b')")
+for what, sql in (("cycle count", "SELECT dyng_cycle_count('kg', 10)"),
+                  ("Pareto front", "SELECT count(*) FROM dyng_pareto('pf', 0, 80, 1000000000000)")):
+    timer = threading.Timer(0.2, c.interrupt)
+    timer.start()
+    t0 = time.monotonic()
+    try:
+        c.execute(sql).fetchall()
+        check("a long %s stops when interrupted" % what, False, "it finished")
+    except apsw.InterruptError:
+        check("a long %s stops when interrupted" % what, True, "%.2f s" % (time.monotonic() - t0))
+    timer.join()
+
+one(c, "SELECT dyng_config('max_ms', 30)")
+try:
+    one(c, "SELECT dyng_cycle_count('kg', 10)")
+    check("max_ms stops a long count", False, "it finished")
+except apsw.SQLError as e:
+    check("max_ms stops a long count", "max_ms budget of 30 ms" in str(e), str(e))
+one(c, "SELECT dyng_config('max_ms', 0)")
+check("the connection answers afterwards", one(c, "SELECT dyng_cycle_count('kg', 3)") == 9880)
+
+# A random graph, against a Dijkstra written here.
+rng = random.Random(int(os.environ.get("DYNG_TEST_SEED", "20261129")))
+edges = [(rng.randrange(300), rng.randrange(300), rng.randrange(1, 50)) for _ in range(1500)]
+c.execute("CREATE TABLE e(src INTEGER, dst INTEGER, w REAL)")
+c.executemany("INSERT INTO e VALUES (?, ?, ?)", edges)
+c.execute("CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)")
+adj = {}
+for a, b, w in edges:
+    adj.setdefault(a, []).append((b, w))
+dist = {0: 0.0}
+heap = [(0.0, 0)]
+while heap:
+    d, u = heapq.heappop(heap)
+    if d > dist[u]:
+        continue
+    for v, w in adj.get(u, []):
+        if d + w < dist.get(v, float("inf")):
+            dist[v] = d + w
+            heapq.heappush(heap, (d + w, v))
+got = [tuple(r) for r in c.execute("SELECT node, dist FROM dyng_sssp('g', 0) ORDER BY node").fetchall()]
+check("dyng_sssp gives the Dijkstra's distances", got == sorted(dist.items()),
+      "%d / %d rows" % (len(got), len(dist)))
+
+# The system SQLite of this same process cannot load dyng now: dyng calls
+# SQLite through the first library's routines.
+s = sqlite3.connect(":memory:")
+s.enable_load_extension(True)
+try:
+    s.load_extension(ext)
+    check("a second SQLite library is refused", False, "it loaded")
+except sqlite3.OperationalError as e:
+    check("a second SQLite library is refused", "another SQLite library" in str(e), str(e))
+
+print("1..%d" % len(results))
+print("# SQLite %s (APSW %s) next to the system's %s" % (apsw.sqlitelibversion(), apsw.apswversion(),
+                                                        sqlite3.sqlite_version))
+for i, (name, ok, detail) in enumerate(results, 1):
+    print("%s %d - %s%s" % ("ok" if ok else "not ok", i, name, " # " + detail if detail else ""))
+sys.exit(0 if all(ok for _, ok, _ in results) else 1)
