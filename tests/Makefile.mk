@@ -16,6 +16,7 @@ AM_TESTS_ENVIRONMENT = \
 	DYNG_BUILDDIR='$(abs_top_builddir)'; export DYNG_BUILDDIR; \
 	SQLITE3_SHELL='$(SQLITE3_SHELL)'; export SQLITE3_SHELL; \
 	DYNG_ASAN='$(enable_asan)'; export DYNG_ASAN; \
+	DYNG_TSAN='$(enable_tsan)'; export DYNG_TSAN; \
 	CC='$(CC)'; export CC;
 
 if ENABLE_VALGRIND
@@ -28,7 +29,8 @@ EXTRA_DIST += tests/test_python.py tests/test_newer_sqlite.py tests/test_example
 
 if HAVE_CMOCKA
 UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles
-SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_backends tests/test_gpu tests/test_read_edges
+SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_backends tests/test_gpu tests/test_read_edges \
+	tests/test_threads
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
 TESTS += $(UNIT_TESTS) $(SQL_TESTS)
 endif
@@ -78,6 +80,13 @@ tests_test_read_edges_SOURCES = tests/test_read_edges.c tests/test_util.h
 tests_test_read_edges_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_read_edges_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_read_edges_DEPENDENCIES = dyng.la
+
+# Many connections on many threads, and fork(); DYNG_THREADS and
+# DYNG_THREAD_STEPS set its size.
+tests_test_threads_SOURCES = tests/test_threads.c tests/test_util.h
+tests_test_threads_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
+tests_test_threads_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lpthread -lm
+EXTRA_tests_test_threads_DEPENDENCIES = dyng.la
 
 # CUDA against the CPU through SQL; every case skips without a usable GPU.
 tests_test_gpu_SOURCES = tests/test_gpu.c tests/test_util.h
@@ -154,6 +163,13 @@ check-gpu: all $(check_PROGRAMS) $(check_LTLIBRARIES)
 	  $$cs --tool $$tool --error-exitcode 1 tests/test_gpu$(EXEEXT) || exit 1; \
 	done
 .PHONY: check-gpu
+
+# The C tests only, for builds whose sanitizer the Python and sqlite3-shell
+# tests cannot load (ThreadSanitizer: configure CC=clang --enable-tsan;
+# .ci/run shows how its OpenMP runtime is made visible to it).
+check-c: all $(check_PROGRAMS) $(check_LTLIBRARIES)
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(UNIT_TESTS) $(SQL_TESTS)'
+.PHONY: check-c
 
 # Fuzzing with clang's libFuzzer (tests/fuzz/run.sh): each harness runs
 # FUZZ_SECONDS (default 60); not part of make check.
