@@ -185,7 +185,7 @@ static DyngGraph *dyngGraphParse(DyngConn *pConn, int argc, const char *const *a
         const char *zEnd = strchr(z, ',');
         int n = zEnd ? (int)(zEnd - z) : (int)strlen(z);
         char *zW = dyngUnquote(z, n);
-        if (!zW) break;
+        if (!zW) goto nomem_kv;
         if (zW[0] == 0) {
           *pzErr = sqlite3_mprintf("dyng: empty name in weights='%s' of graph '%s'", zVal,
                                    pG->zName);
@@ -205,7 +205,6 @@ static DyngGraph *dyngGraphParse(DyngConn *pConn, int argc, const char *const *a
         }
         z = zEnd ? zEnd + 1 : z + n;
       }
-      if (!*pzErr && pG->nWeight == 0 && zVal[0] != 0) goto nomem_kv;
     }
     sqlite3_free(zKey);
     sqlite3_free(zVal);
@@ -490,6 +489,8 @@ static int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, cha
       const char *zCol = (const char *)sqlite3_column_text(pCols, 0);
       sqlite3_str_appendf(pNew, "%sNEW.\"%w\" AS \"%w\"", n ? ", " : "", zCol, zCol);
     }
+    /* A step that failed (out of memory) ended the list early. */
+    if (rc == SQLITE_OK) rc = sqlite3_reset(pCols);
     zNew = dyngStrFinish(pNew);
     pNew = NULL;
     if (!zNew) rc = SQLITE_NOMEM;
@@ -544,6 +545,7 @@ static int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, cha
       sqlite3_str_appendf(pOut, "%s(%s)", nGroup++ ? " OR " : "", zGroup);
     sqlite3_free(zGroup);
   }
+  if (rc == SQLITE_OK) rc = sqlite3_reset(pList);
   sqlite3_finalize(pList);
   sqlite3_finalize(pInfo);
   sqlite3_finalize(pDef);
@@ -742,6 +744,12 @@ static int dyngVtabInit(sqlite3 *db, void *pAux, int argc, const char *const *ar
 fail:
   sqlite3_free(pVtab);
   dyngGraphFree(pNew);
+  if (rc == SQLITE_NOMEM) {
+    /* Out of memory says it all; a message made from sqlite3_errmsg on the
+    ** way may not. */
+    sqlite3_free(*pzErr);
+    *pzErr = NULL;
+  }
   return rc;
 }
 

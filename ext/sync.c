@@ -796,8 +796,9 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
     *pbReload = 1;
     return SQLITE_OK;
   }
-  if (rc == SQLITE_DONE || rc == SQLITE_ROW) rc = SQLITE_OK;
-  else if (!*pzErr)
+  /* SQLITE_OK: the loop stopped on an engine failure, in erc. */
+  if (rc == SQLITE_DONE || rc == SQLITE_ROW || rc == SQLITE_OK) rc = SQLITE_OK;
+  else if (rc != SQLITE_NOMEM && !*pzErr)
     *pzErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
                              sqlite3_errmsg(pG->pConn->db));
   if (rc == SQLITE_OK && erc != DYNG_OK) rc = dyngEngineFailure(pG, erc, pzErr);
@@ -890,7 +891,7 @@ static int dyngCatchUp(DyngGraph *pG, int bUndoable, int *pbReload, char **pzErr
     if (!bUndoable) dyngUndoClear(pG);
     else if (!pG->bTentative) pG->iUndoBase = pG->iLogSeq;
     rc = dyngApplyRows(pG, pStmt, rc, bUndoable, pbReload, pzErr);
-  } else if (rc != SQLITE_OK && !*pzErr) {
+  } else if (rc != SQLITE_OK && rc != SQLITE_NOMEM && !*pzErr) {
     *pzErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
                              sqlite3_errmsg(db));
   }
@@ -998,7 +999,7 @@ static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     rc = bReload ? dyngGraphLoad(pG, 0, &zErr) : dyngGraphSync(pG, &zErr);
   }
   if (rc != SQLITE_OK) {
-    if (rc == SQLITE_NOMEM && !zErr) sqlite3_result_error_nomem(ctx);
+    if (rc == SQLITE_NOMEM) sqlite3_result_error_nomem(ctx);
     else sqlite3_result_error(ctx, zErr ? zErr : "dyng_update: failed", -1);
     sqlite3_free(zErr);
     return;
