@@ -30,7 +30,7 @@ EXTRA_DIST += tests/test_python.py tests/test_newer_sqlite.py tests/test_example
 if HAVE_CMOCKA
 UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles
 SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_backends tests/test_gpu tests/test_read_edges \
-	tests/test_threads
+	tests/test_threads tests/test_oom
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
 TESTS += $(UNIT_TESTS) $(SQL_TESTS)
 endif
@@ -83,10 +83,19 @@ EXTRA_tests_test_read_edges_DEPENDENCIES = dyng.la
 
 # Many connections on many threads, and fork(); DYNG_THREADS and
 # DYNG_THREAD_STEPS set its size.
-tests_test_threads_SOURCES = tests/test_threads.c tests/test_util.h
+tests_test_threads_SOURCES = tests/test_threads.c tests/ref_small.h tests/test_util.h
 tests_test_threads_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_threads_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lpthread -lm
 EXTRA_tests_test_threads_DEPENDENCIES = dyng.la
+
+# Allocation failures of SQLite and of the engine, one at a time: dyng's
+# sources are linked in, so that the engine's seam can be reached.
+# DYNG_OOM_RUNS caps the runs per allocator (0: every allocation).
+tests_test_oom_SOURCES = tests/test_oom.c tests/ref_small.h tests/test_util.h $(dyng_la_SOURCES)
+nodist_tests_test_oom_SOURCES = $(nodist_dyng_la_SOURCES)
+tests_test_oom_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS) $(JANSSON_CFLAGS)
+tests_test_oom_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) $(JANSSON_LIBS) $(ZLIB_LIBS) \
+	$(CMOCKA_LIBS) $(OPENMP_CFLAGS) -ldl -lpthread -lm
 
 # CUDA against the CPU through SQL; every case skips without a usable GPU.
 tests_test_gpu_SOURCES = tests/test_gpu.c tests/test_util.h

@@ -21,6 +21,7 @@
 ** first failure, and the main thread asserts.
 */
 #include "tests/test_util.h"
+#include "tests/ref_small.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -97,76 +98,22 @@ static int query_i64(worker *w, const char *zSql, sqlite3_int64 *pv) {
   return rc;
 }
 
-/* ---- the reference: a Dijkstra over the rows a connection sees --------- */
-
-typedef struct snapshot {
-  int n;                    /* edges */
-  sqlite3_int64 *src, *dst;
-  double *w[2];
-} snapshot;
-
-static void snapshot_free(snapshot *s) {
-  free(s->src);
-  free(s->dst);
-  free(s->w[0]);
-  free(s->w[1]);
-  memset(s, 0, sizeof *s);
-}
-
-static int snapshot_read(worker *w, snapshot *s) {
-  memset(s, 0, sizeof *s);
-  sqlite3_stmt *p = NULL;
-  const char *zSql = "SELECT src, dst, w, c FROM e";
-  if (sqlite3_prepare_v2(w->db, zSql, -1, &p, NULL) != SQLITE_OK) return fail_at(w, "prepare", zSql), 1;
-  int cap = 0, rc;
-  while ((rc = sqlite3_step(p)) == SQLITE_ROW) {
-    if (s->n == cap) {
-      cap = cap ? 2 * cap : 256;
-      s->src = realloc(s->src, cap * sizeof *s->src);
-      s->dst = realloc(s->dst, cap * sizeof *s->dst);
-      s->w[0] = realloc(s->w[0], cap * sizeof *s->w[0]);
-      s->w[1] = realloc(s->w[1], cap * sizeof *s->w[1]);
-    }
-    s->src[s->n] = sqlite3_column_int64(p, 0);
-    s->dst[s->n] = sqlite3_column_int64(p, 1);
-    s->w[0][s->n] = sqlite3_column_double(p, 2);
-    s->w[1][s->n] = sqlite3_column_double(p, 3);
-    s->n++;
-  }
-  sqlite3_finalize(p);
-  if (rc != SQLITE_DONE) return fail_at(w, "reading the edges", zSql), 1;
-  return 0;
-}
-
-/* Distances from `source` over directed edges in objective k, per node id
-** 0 .. N_NODES - 1 (node ids are small here); O(V^2), V = 60. */
-static void dijkstra(const snapshot *s, int source, int k, double *dist) {
-  int done[N_NODES] = {0};
-  for (int v = 0; v < N_NODES; v++) dist[v] = INFINITY;
-  dist[source] = 0;
-  for (;;) {
-    int u = -1;
-    for (int v = 0; v < N_NODES; v++)
-      if (!done[v] && !isinf(dist[v]) && (u < 0 || dist[v] < dist[u])) u = v;
-    if (u < 0) break;
-    done[u] = 1;
-    for (int e = 0; e < s->n; e++)
-      if (s->src[e] == u && dist[u] + s->w[k][e] < dist[s->dst[e]]) dist[s->dst[e]] = dist[u] + s->w[k][e];
-  }
-}
-
 /* Inside one read transaction: dyng_sssp, dyng_path and dyng_mosp against
 ** the Dijkstra, and the kept triangle count against a reload's. */
 static void check_consistent(worker *w, test_rng *r) {
   if (run_sql(w, "BEGIN") != SQLITE_OK) return;
-  snapshot s;
+  ref_snapshot s;
+  memset(&s, 0, sizeof s);
   int source = (int)test_rng_below(r, N_NODES), target = (int)test_rng_below(r, N_NODES);
   int k = (int)test_rng_below(r, 2);
   char zSql[256];
   sqlite3_int64 nKept = -1, nFresh = -2;
-  if (snapshot_read(w, &s)) goto out;
-  double dist[N_NODES];
-  dijkstra(&s, source, k, dist);
+  if (ref_snapshot_read(w->db, "SELECT src, dst, w, c FROM e", &s) != SQLITE_OK) {
+    fail_at(w, "reading the edges", "SELECT src, dst, w, c FROM e");
+    goto out;
+  }
+  double dist[REF_MAX_NODES];
+  ref_dijkstra(&s, source, k, 0, dist);
   /* dyng_sssp: every node it lists at the right distance, and only those. */
   snprintf(zSql, sizeof zSql, "SELECT node, dist FROM dyng_sssp('g', %d, %d)", source, k);
   sqlite3_stmt *p = NULL;
@@ -216,7 +163,7 @@ static void check_consistent(worker *w, test_rng *r) {
   if (nKept != nFresh) fail_at(w, "kept triangle count differs from a recount", "dyng_cycle_count");
   w->nChecks++;
 out:
-  snapshot_free(&s);
+  ref_snapshot_free(&s);
   sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL);
 }
 
