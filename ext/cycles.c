@@ -65,8 +65,7 @@ static int dyngCountFromScratch(DyngGraph *pG, int k, int bDirected, DyngCount *
 /* dyngCountFromScratch under a watch of its own. */
 static int dyngRecount(DyngGraph *pG, int k, int bDirected, DyngCount *c) {
   DyngWatch w;
-  int rc = dyngWatchBegin(&w, pG->pConn);
-  if (rc != SQLITE_OK) return rc == SQLITE_NOMEM ? DYNG_ENOMEM : DYNG_EINTERRUPTED;
+  dyngWatchBegin(&w, pG->pConn);
   return dyngCountFromScratch(pG, k, bDirected, c, &w);
 }
 
@@ -162,12 +161,8 @@ static void dyngCycleCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
     c->nHit++;
   } else {
     DyngWatch watch;
-    int erc = dyngWatchBegin(&watch, pConn);
-    if (erc != SQLITE_OK) {
-      sqlite3_result_error_code(ctx, erc);
-      return;
-    }
-    erc = dyngCountFromScratch(pG, k, bDirected, c, &watch);
+    dyngWatchBegin(&watch, pConn);
+    int erc = dyngCountFromScratch(pG, k, bDirected, c, &watch);
     if (erc != DYNG_OK) {
       if (erc == DYNG_ENOMEM) {
         sqlite3_result_error_nomem(ctx);

@@ -183,7 +183,9 @@ void dyngProgressEnd(DyngProgress *p, sqlite3_int64 done);
 typedef struct DyngWatch {
   DyngConn *pConn;
   int (*xIsInterrupted)(sqlite3 *); /* the running SQLite's, when it has one */
-  sqlite3_stmt *pProbe;     /* else a "SELECT 1" that fails once interrupted */
+  sqlite3_stmt *pProbe;     /* else a "SELECT 1" that fails once interrupted,
+                               prepared at the first poll */
+  int bNoProbe;             /* it could not be prepared */
   double tStart, tEnd;      /* dyngNowMs() at the start; the deadline (0: none) */
   int eStop;                /* DYNG_STOP_...; 0 while running */
   int bProgress;            /* progress is reported */
@@ -195,9 +197,8 @@ typedef struct DyngWatch {
 ** (SQLite 3.41 and later) or "probe statement". */
 const char *dyngInterruptCheck(void);
 
-/* Starts watching for pConn's statement now; SQLITE_NOMEM or SQLITE_ERROR
-** (nothing to end) when the probe cannot be prepared. */
-int dyngWatchBegin(DyngWatch *w, DyngConn *pConn);
+/* Starts watching for pConn's statement now. */
+void dyngWatchBegin(DyngWatch *w, DyngConn *pConn);
 /* Reports the computation's progress as "zWhat ... zUnit" (both must live
 ** until dyngWatchEnd) when the connection asked for progress reports. */
 void dyngWatchProgressStart(DyngWatch *w, const char *zWhat, const char *zUnit);

@@ -48,7 +48,16 @@ static int dyngWatchShouldStop(void *ctx) {
   DyngWatch *w = ctx;
   if (w->xIsInterrupted) {
     if (w->xIsInterrupted(w->pConn->db)) w->eStop = DYNG_STOP_INTERRUPT;
-  } else if (w->pProbe) {
+  } else {
+    /* Prepared on the first poll: most queries end before one. */
+    if (!w->pProbe && !w->bNoProbe &&
+        sqlite3_prepare_v2(w->pConn->db, "SELECT 1", -1, &w->pProbe, NULL) != SQLITE_OK) {
+      sqlite3_finalize(w->pProbe);
+      w->pProbe = NULL;
+      w->bNoProbe = 1; /* out of memory: only max_ms can stop it now */
+    }
+  }
+  if (w->pProbe) {
     int rc = sqlite3_step(w->pProbe);
     sqlite3_reset(w->pProbe);
     if (rc == SQLITE_INTERRUPT) w->eStop = DYNG_STOP_INTERRUPT;
@@ -62,24 +71,15 @@ static void dyngWatchProgress(void *ctx, uint64_t done, uint64_t total) {
   if (w->bProgress) dyngProgressTick(&w->progress, (sqlite3_int64)done, (sqlite3_int64)total);
 }
 
-int dyngWatchBegin(DyngWatch *w, DyngConn *pConn) {
+void dyngWatchBegin(DyngWatch *w, DyngConn *pConn) {
   memset(w, 0, sizeof *w);
   w->pConn = pConn;
   w->tStart = dyngNowMs();
   if (pConn->nMaxMs > 0) w->tEnd = w->tStart + (double)pConn->nMaxMs;
   w->xIsInterrupted = dyngIsInterruptedRoutine();
-  if (!w->xIsInterrupted) {
-    int rc = sqlite3_prepare_v2(pConn->db, "SELECT 1", -1, &w->pProbe, NULL);
-    if (rc != SQLITE_OK) {
-      sqlite3_finalize(w->pProbe);
-      w->pProbe = NULL;
-      return rc == SQLITE_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
-    }
-  }
   w->cancel.should_stop = dyngWatchShouldStop;
   w->cancel.ctx = w;
   w->cancel.progress = dyngWatchProgress;
-  return SQLITE_OK;
 }
 
 void dyngWatchProgressStart(DyngWatch *w, const char *zWhat, const char *zUnit) {
