@@ -210,9 +210,11 @@ static void dyngVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
   sqlite3_result_text(ctx, PACKAGE_VERSION, -1, SQLITE_STATIC);
 }
 
+#ifndef SQLITE_CORE
 /* Guards the first assignment of sqlite3_api, which every connection's
 ** initialization reads. */
 static pthread_mutex_t dyngInitMutex = PTHREAD_MUTEX_INITIALIZER;
+#endif
 
 #ifdef _WIN32
 __declspec(dllexport)
@@ -225,10 +227,16 @@ int sqlite3_dyng_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
   ** application's own and the system's, say) can use dyng from one of them
   ** only: the other is refused instead of being handed the first one's
   ** routines. */
+#ifdef SQLITE_CORE
+  /* Compiled into the application (the fuzzers): SQLite is called
+  ** directly, there is no routine table. */
+  const sqlite3_api_routines *pFirst = pApi;
+#else
   pthread_mutex_lock(&dyngInitMutex);
   if (!sqlite3_api) sqlite3_api = pApi;
   const sqlite3_api_routines *pFirst = sqlite3_api;
   pthread_mutex_unlock(&dyngInitMutex);
+#endif
   if (pFirst != pApi) {
     *pzErrMsg = pApi->mprintf("dyng is already in use by another SQLite library in this process "
                               "(SQLite %s; this one is %s): a process can use dyng from one SQLite "

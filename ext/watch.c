@@ -28,7 +28,11 @@ typedef int (*DyngIsInterrupted)(sqlite3 *);
 /* The running SQLite's sqlite3_is_interrupted, or NULL before 3.41. */
 static DyngIsInterrupted dyngIsInterruptedRoutine(void) {
   if (sqlite3_libversion_number() < 3041000) return NULL;
-#if SQLITE_VERSION_NUMBER >= 3041000
+#if defined(SQLITE_CORE) && SQLITE_VERSION_NUMBER >= 3041000
+  return sqlite3_is_interrupted; /* compiled into the application */
+#elif defined(SQLITE_CORE)
+  return NULL;
+#elif SQLITE_VERSION_NUMBER >= 3041000
   return sqlite3_api->is_interrupted;
 #else
   /* The routine table of 3.41 and later: these headers' table, then it. */
