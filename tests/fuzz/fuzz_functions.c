@@ -24,7 +24,8 @@ static void bind(sqlite3_stmt *st, int i, const uint8_t **p, const uint8_t *end)
   uint8_t kind = *(*p)++;
   static const int64_t ints[] = {0, 1, 2, 3, -1, INT64_MIN, INT64_MAX, 4294967295LL, 4294967296LL, 11};
   static const char *const texts[] = {"g", "main.g", "temp.g", "nope", "", "w", "v", "directed", "reload",
-                                      "cache_mb", "backend", "progress", "threads", "cpu", "cuda", "0", "1e400"};
+                                      "cache_mb", "backend", "progress", "threads", "cpu", "cuda", "0", "1e400",
+                                      "max_ms", "max_graph_mb"};
   switch (kind % 7) {
   case 0: sqlite3_bind_null(st, i); break;
   case 1: sqlite3_bind_int64(st, i, ints[(kind >> 3) % 10]); break;
@@ -33,7 +34,7 @@ static void bind(sqlite3_stmt *st, int i, const uint8_t **p, const uint8_t *end)
     sqlite3_bind_double(st, i, d[(kind >> 3) % 8]);
     break;
   }
-  case 3: sqlite3_bind_text(st, i, texts[(kind >> 3) % 17], -1, SQLITE_STATIC); break;
+  case 3: sqlite3_bind_text(st, i, texts[(kind >> 3) % (sizeof texts / sizeof *texts)], -1, SQLITE_STATIC); break;
   case 4: {
     size_t n = (size_t)(end - *p) < 12 ? (size_t)(end - *p) : 12;
     sqlite3_bind_text(st, i, (const char *)*p, (int)n, SQLITE_TRANSIENT);
