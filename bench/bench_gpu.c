@@ -1,7 +1,7 @@
 /*
 ** bench/bench_gpu.c: the CUDA backend against the CPU backend, through SQL.
 **
-**   bench_gpu DB.db [--runs N] [--batch K] [--extension PATH]
+**   bench_gpu DB.db [--runs N] [--batch K] [--extension PATH] [--no-cpu]
 **
 ** On a scratch copy of DB.db (a table edges(src, dst, length, minutes,
 ** toll), as bench/gen_graph writes) it creates two graphs over the same
@@ -32,14 +32,24 @@
 **                              last_update_ms in dyng_config; the CPU's
 **                              trees run in parallel, so theirs can exceed
 **                              the update's wall time)
+**   tree_cuda_<objective>      one tree's update (dyng_update's report), with
+**                              the vertices it changed and how it was done
+**   recompute_cuda             the same trees computed from scratch on the
+**                              graph after the batch: a second connection
+**                              with cache_mb = 0 follows the batch
+**                              (untimed), then runs, per objective, a
+**                              dyng_sssp query from S (the whole tree,
+**                              copied to the host); the mean of the three
 **   read_log                   the bare read of the same batch's log rows:
 **                              SELECT count(*), sum(src), sum(dst) FROM
 **                              <log> WHERE seq > P
 **
 ** Every tree of gg must then equal gc's (count of reached vertices and the
 ** largest distance); the program aborts otherwise.  The whole CUDA update
-** is compared with read_log (goal: within 2x) and the CUDA tree time with
-** 3 ms per objective.  Without a usable GPU the program says why and exits
+** is compared with read_log (goal: within 2x), the CUDA tree time with 3 ms
+** per objective and with the recompute (goal: 5x faster).  --no-cpu leaves
+** out the CPU graph and the comparisons (for trying settings of the CUDA
+** backend quickly).  Without a usable GPU the program says why and exits
 ** with status 77.
 */
 #include "bench/bench_util.h"
@@ -94,24 +104,31 @@ static void tree_summary(sqlite3 *db, const char *g, long long s, const char *ob
   sqlite3_finalize(st);
 }
 
+/* Opens the scratch database with the extension loaded. */
+static sqlite3 *open_scratch(const char *path, const char *ext) {
+  sqlite3 *db = NULL;
+  if (sqlite3_open(path, &db) != SQLITE_OK) die("cannot open %s", path);
+  char *why = NULL;
+  if (!load_extension(db, ext, &why)) die("cannot load %s: %s", ext, why);
+  return db;
+}
+
 int main(int argc, char **argv) {
   const char *db_path = NULL, *ext = ".libs/dyng.so";
-  int runs = 5;
+  int runs = 5, cpu = 1;
   long batch = 50000;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--batch") && i + 1 < argc) batch = atol(argv[++i]);
     else if (!strcmp(argv[i], "--extension") && i + 1 < argc) ext = argv[++i];
+    else if (!strcmp(argv[i], "--no-cpu")) cpu = 0;
     else if (argv[i][0] != '-' && !db_path) db_path = argv[i];
-    else die("usage: bench_gpu DB.db [--runs N] [--batch K] [--extension PATH]");
+    else die("usage: bench_gpu DB.db [--runs N] [--batch K] [--extension PATH] [--no-cpu]");
   }
-  if (!db_path || runs < 1 || batch < 2) die("usage: bench_gpu DB.db [--runs N] [--batch K] [--extension PATH]");
+  if (!db_path || runs < 1 || batch < 2) die("usage: bench_gpu DB.db [--runs N] [--batch K] [--extension PATH] [--no-cpu]");
   const char *scratch = scratch_name();
   copy_file(db_path, scratch);
-  sqlite3 *db = NULL;
-  if (sqlite3_open(scratch, &db) != SQLITE_OK) die("cannot open %s", scratch);
-  char *why = NULL;
-  if (!load_extension(db, ext, &why)) die("cannot load %s: %s", ext, why);
+  sqlite3 *db = open_scratch(scratch, ext);
   char *be = text(db, "SELECT json_extract(dyng_config(), '$.backend.name')");
   if (!be || strncmp(be, "cuda", 4) != 0) {
     char *reason = text(db, "SELECT json_extract(dyng_config(), '$.backend.reason')");
@@ -122,20 +139,24 @@ int main(int argc, char **argv) {
   exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
   report r;
   report_init(&r, strrchr(db_path, '/') ? strrchr(db_path, '/') + 1 : db_path);
+  const char *gcpu = cpu ? "gc" : "gg"; /* the graph the sources and targets come from */
 
-  double t0 = now_s();
-  exec(db, "CREATE VIRTUAL TABLE gc USING dyng(edges=edges, weights='length,minutes,toll', backend=cpu)");
-  double t_create_cpu = now_s() - t0;
+  double t0 = now_s(), t_create_cpu = 0;
+  if (cpu) {
+    exec(db, "CREATE VIRTUAL TABLE gc USING dyng(edges=edges, weights='length,minutes,toll', backend=cpu)");
+    t_create_cpu = now_s() - t0;
+  }
   t0 = now_s();
   exec(db, "CREATE VIRTUAL TABLE gg USING dyng(edges=edges, weights='length,minutes,toll', backend=cuda)");
   double t_create_cuda = now_s() - t0;
   char *dev = text(db, "SELECT json_extract(dyng_config(), '$.devices[0].name')");
-  char *gg_be = text(db, "SELECT json_extract(dyng_config(), '$.graphs[1].backend')");
+  char *gg_be = text(db, "SELECT json_extract(value, '$.backend') FROM json_each(dyng_config(), '$.graphs') "
+                         "WHERE json_extract(value, '$.name') = 'gg'");
   long long n_edges = (long long)number(db, "SELECT count(*) FROM edges");
   long long n_nodes = (long long)number(db, "SELECT json_extract(dyng_config(), '$.graphs[0].vertices')");
   printf("# bench_gpu %s\n%lld edges, %lld vertices; graph gg on %s (%s)\n", db_path, n_edges, n_nodes,
          gg_be ? gg_be : "?", dev ? dev : "?");
-  report_add(&r, "create_cpu", "ms", 1e3, &t_create_cpu, 1, NULL);
+  if (cpu) report_add(&r, "create_cpu", "ms", 1e3, &t_create_cpu, 1, NULL);
   report_add(&r, "create_cuda", "ms", 1e3, &t_create_cuda, 1, NULL);
 
   /* From scratch: no kept trees. */
@@ -146,29 +167,41 @@ int main(int argc, char **argv) {
     char sql[300];
     snprintf(sql, sizeof sql, "SELECT src FROM edges LIMIT 1 OFFSET %lld", (long long)((i * 7919LL) % n_edges));
     long long s = (long long)number(db, sql);
-    long long c1, c2;
-    double m1, m2;
-    tree_summary(db, "gc", s, "length", &c1, &m1);
-    tree_summary(db, "gg", s, "length", &c2, &m2);
-    if (c1 != c2 || m1 != m2) die("source %lld: CPU reaches %lld at most %.17g, CUDA %lld at most %.17g", s, c1, m1, c2, m2);
-    snprintf(sql, sizeof sql, "SELECT node FROM dyng_sssp('gc', %lld, 'length') ORDER BY dist DESC LIMIT 1", s);
+    if (cpu) {
+      long long c1, c2;
+      double m1, m2;
+      tree_summary(db, "gc", s, "length", &c1, &m1);
+      tree_summary(db, "gg", s, "length", &c2, &m2);
+      if (c1 != c2 || m1 != m2)
+        die("source %lld: CPU reaches %lld at most %.17g, CUDA %lld at most %.17g", s, c1, m1, c2, m2);
+    }
+    snprintf(sql, sizeof sql, "SELECT node FROM dyng_sssp('%s', %lld, 'length') ORDER BY dist DESC LIMIT 1", gcpu, s);
     long long t = (long long)number(db, sql);
     double d1 = 0, d2 = 0;
     for (int order = 0; order < 2; order++) {
       int cuda_first = (i & 1) ^ order;
+      if (!cpu && !cuda_first) continue;
       snprintf(sql, sizeof sql, "SELECT dist FROM dyng_sssp('%s', %lld, 'length') WHERE node = %lld",
                cuda_first ? "gg" : "gc", s, t);
       t0 = now_s();
       *(cuda_first ? &d2 : &d1) = number(db, sql);
       (cuda_first ? x_cuda : x_cpu)[i] = now_s() - t0;
     }
-    if (d1 != d2) die("source %lld, node %lld: CPU %.17g, CUDA %.17g", s, t, d1, d2);
+    if (cpu && d1 != d2) die("source %lld, node %lld: CPU %.17g, CUDA %.17g", s, t, d1, d2);
   }
-  char ratio[96];
-  report_add(&r, "sssp_cpu", "ms", 1e3, x_cpu, runs, NULL);
-  snprintf(ratio, sizeof ratio, "cpu / cuda = %.2fx", median_of(x_cpu, runs) / median_of(x_cuda, runs));
-  report_add(&r, "sssp_cuda", "ms", 1e3, x_cuda, runs, ratio);
-  report_ratio(&r, "sssp_cpu_over_cuda", median_of(x_cpu, runs) / median_of(x_cuda, runs));
+  char ratio[160];
+  if (cpu) {
+    report_add(&r, "sssp_cpu", "ms", 1e3, x_cpu, runs, NULL);
+    snprintf(ratio, sizeof ratio, "cpu / cuda = %.2fx", median_of(x_cpu, runs) / median_of(x_cuda, runs));
+  }
+  report_add(&r, "sssp_cuda", "ms", 1e3, x_cuda, runs, cpu ? ratio : NULL);
+  if (cpu) report_ratio(&r, "sssp_cpu_over_cuda", median_of(x_cpu, runs) / median_of(x_cuda, runs));
+
+  /* The second connection, for the recomputes: its own mirror of gg, no
+  ** kept trees. */
+  sqlite3 *db2 = open_scratch(scratch, ext);
+  exec(db2, "SELECT dyng_config('cache_mb', 0)");
+  free(text(db2, "SELECT dyng_update('gg')"));
 
   /* Kept trees, one per objective, then batches. */
   exec(db, "SELECT dyng_config('cache_mb', 65536)");
@@ -176,13 +209,21 @@ int main(int argc, char **argv) {
   long long cnt;
   double mx;
   for (int k = 0; k < 3; k++) {
-    tree_summary(db, "gc", src, objs[k], &cnt, &mx);
+    if (cpu) tree_summary(db, "gc", src, objs[k], &cnt, &mx);
     tree_summary(db, "gg", src, objs[k], &cnt, &mx);
   }
   double *u_cpu = xmalloc(sizeof(double) * (size_t)runs), *u_cuda = xmalloc(sizeof(double) * (size_t)runs);
   double *tr_cpu = xmalloc(sizeof(double) * (size_t)runs), *tr_cuda = xmalloc(sizeof(double) * (size_t)runs);
   double *rl = xmalloc(sizeof(double) * (size_t)runs);
   double *ap_cuda = xmalloc(sizeof(double) * (size_t)runs), *be_cuda = xmalloc(sizeof(double) * (size_t)runs);
+  double *rc_mean = xmalloc(sizeof(double) * (size_t)runs);
+  double *t_obj[3], *rc_obj[3], *touched_obj[3];
+  int recomputed[3] = {0, 0, 0};
+  for (int k = 0; k < 3; k++) {
+    t_obj[k] = xmalloc(sizeof(double) * (size_t)runs);
+    rc_obj[k] = xmalloc(sizeof(double) * (size_t)runs);
+    touched_obj[k] = xmalloc(sizeof(double) * (size_t)runs);
+  }
   uint64_t rng = 42;
   sqlite3_stmt *ins = prepare(db, "INSERT INTO edges(src, dst, length, minutes, toll) "
                                   "SELECT a.src, b.dst, a.length, a.minutes, a.toll FROM "
@@ -190,7 +231,8 @@ int main(int argc, char **argv) {
   sqlite3_stmt *del = prepare(db, "DELETE FROM edges WHERE rowid = ?1");
   long long max_rowid = (long long)number(db, "SELECT max(rowid) FROM edges");
   for (int i = 0; i < runs; i++) {
-    double pos_c = number(db, "SELECT json_extract(dyng_config(), '$.graphs[0].log_position')");
+    double pos_c = number(db, "SELECT json_extract(value, '$.log_position') FROM json_each(dyng_config(), '$.graphs') "
+                              "WHERE json_extract(value, '$.name') = 'gg'");
     exec(db, "BEGIN");
     for (long j = 0; j < batch; j++) {
       long long a = 1 + (long long)(splitmix64(&rng) % (uint64_t)max_rowid);
@@ -207,13 +249,14 @@ int main(int argc, char **argv) {
       }
     }
     exec(db, "COMMIT");
-    char sql[200];
+    char sql[300];
     snprintf(sql, sizeof sql, "SELECT count(*), sum(src), sum(dst) FROM gg_log WHERE seq > %.0f", pos_c);
     t0 = now_s();
     free(text(db, sql));
     rl[i] = now_s() - t0;
     for (int order = 0; order < 2; order++) {
       int cuda_first = (i & 1) ^ order;
+      if (!cpu && !cuda_first) continue;
       const char *g = cuda_first ? "gg" : "gc";
       snprintf(sql, sizeof sql, "SELECT dyng_update('%s')", g);
       t0 = now_s();
@@ -222,20 +265,48 @@ int main(int argc, char **argv) {
       if (cuda_first) {
         ap_cuda[i] = json_number(db, report, "$.apply_ms") / 1e3;
         be_cuda[i] = json_number(db, report, "$.backend_ms") / 1e3;
+        double sum = 0;
+        for (int k = 0; k < 3; k++) {
+          /* The report's trees, by objective. */
+          sqlite3_stmt *st = prepare(db, "SELECT json_extract(value, '$.ms'), json_extract(value, '$.touched'), "
+                                         "json_extract(value, '$.mode') FROM json_each(?1, '$.trees') "
+                                         "WHERE json_extract(value, '$.objective') = ?2");
+          sqlite3_bind_text(st, 1, report, -1, SQLITE_STATIC);
+          sqlite3_bind_text(st, 2, objs[k], -1, SQLITE_STATIC);
+          if (sqlite3_step(st) != SQLITE_ROW) die("dyng_update's report has no tree of %s: %s", objs[k], report);
+          t_obj[k][i] = sqlite3_column_double(st, 0) / 1e3;
+          touched_obj[k][i] = sqlite3_column_double(st, 1);
+          if (strcmp((const char *)sqlite3_column_text(st, 2), "update") != 0) recomputed[k]++;
+          sum += t_obj[k][i];
+          sqlite3_finalize(st);
+        }
+        tr_cuda[i] = sum;
+      } else {
+        snprintf(sql, sizeof sql,
+                 "SELECT sum(json_extract(t.value, '$.last_update_ms')) FROM json_each(dyng_config(), '$.graphs') AS g, "
+                 "json_each(json_extract(g.value, '$.trees')) AS t WHERE json_extract(g.value, '$.name') = 'gc'");
+        tr_cpu[i] = number(db, sql) / 1e3;
       }
       free(report);
-      snprintf(sql, sizeof sql,
-               "SELECT sum(json_extract(value, '$.last_update_ms')) FROM "
-               "json_each(json_extract(dyng_config(), '$.graphs[%d].trees'))",
-               cuda_first ? 1 : 0);
-      (cuda_first ? tr_cuda : tr_cpu)[i] = number(db, sql) / 1e3;
     }
+    if (cpu)
+      for (int k = 0; k < 3; k++) {
+        long long c1, c2;
+        double m1, m2;
+        tree_summary(db, "gc", src, objs[k], &c1, &m1);
+        tree_summary(db, "gg", src, objs[k], &c2, &m2);
+        if (c1 != c2 || m1 != m2)
+          die("after batch %d, objective %s: CPU %lld / %.17g, CUDA %lld / %.17g", i, objs[k], c1, m1, c2, m2);
+      }
+    /* The recomputes, on the second connection's copy of the same graph. */
+    free(text(db2, "SELECT dyng_update('gg')"));
+    rc_mean[i] = 0;
     for (int k = 0; k < 3; k++) {
-      long long c1, c2;
-      double m1, m2;
-      tree_summary(db, "gc", src, objs[k], &c1, &m1);
-      tree_summary(db, "gg", src, objs[k], &c2, &m2);
-      if (c1 != c2 || m1 != m2) die("after batch %d, objective %s: CPU %lld / %.17g, CUDA %lld / %.17g", i, objs[k], c1, m1, c2, m2);
+      snprintf(sql, sizeof sql, "SELECT dist FROM dyng_sssp('gg', %lld, '%s') WHERE node = %lld", src, objs[k], src);
+      t0 = now_s();
+      (void)number(db2, sql);
+      rc_obj[k][i] = now_s() - t0;
+      rc_mean[i] += rc_obj[k][i] / 3;
     }
   }
   sqlite3_finalize(ins);
@@ -245,8 +316,10 @@ int main(int argc, char **argv) {
   char name[64];
   snprintf(name, sizeof name, "read_log_%s", bname);
   report_add(&r, name, "ms", 1e3, rl, runs, NULL);
-  snprintf(name, sizeof name, "update_cpu_%s", bname);
-  report_add(&r, name, "ms", 1e3, u_cpu, runs, NULL);
+  if (cpu) {
+    snprintf(name, sizeof name, "update_cpu_%s", bname);
+    report_add(&r, name, "ms", 1e3, u_cpu, runs, NULL);
+  }
   snprintf(name, sizeof name, "update_cuda_%s", bname);
   snprintf(ratio, sizeof ratio, "cuda / read_log = %.2fx", median_of(u_cuda, runs) / median_of(rl, runs));
   report_add(&r, name, "ms", 1e3, u_cuda, runs, ratio);
@@ -254,21 +327,37 @@ int main(int argc, char **argv) {
   report_add(&r, name, "ms", 1e3, ap_cuda, runs, "the host graph");
   snprintf(name, sizeof name, "follow_cuda_%s", bname);
   report_add(&r, name, "ms", 1e3, be_cuda, runs, "the device graph");
-  snprintf(name, sizeof name, "trees_cpu_%s", bname);
-  report_add(&r, name, "ms", 1e3, tr_cpu, runs, NULL);
+  if (cpu) {
+    snprintf(name, sizeof name, "trees_cpu_%s", bname);
+    report_add(&r, name, "ms", 1e3, tr_cpu, runs, NULL);
+  }
   snprintf(name, sizeof name, "trees_cuda_%s", bname);
   snprintf(ratio, sizeof ratio, "per objective %.2f ms", 1e3 * median_of(tr_cuda, runs) / 3);
   report_add(&r, name, "ms", 1e3, tr_cuda, runs, ratio);
+  for (int k = 0; k < 3; k++) {
+    snprintf(name, sizeof name, "tree_cuda_%s_%s", objs[k], bname);
+    snprintf(ratio, sizeof ratio, "%.0f vertices changed; recompute %.2f ms = %.2fx%s", median_of(touched_obj[k], runs),
+             1e3 * median_of(rc_obj[k], runs), median_of(rc_obj[k], runs) / median_of(t_obj[k], runs),
+             recomputed[k] ? "; some recomputed" : "");
+    report_add(&r, name, "ms", 1e3, t_obj[k], runs, ratio);
+  }
+  snprintf(name, sizeof name, "recompute_cuda_%s", bname);
+  snprintf(ratio, sizeof ratio, "mean of the objectives; / tree update = %.2fx",
+           median_of(rc_mean, runs) / (median_of(tr_cuda, runs) / 3));
+  report_add(&r, name, "ms", 1e3, rc_mean, runs, ratio);
   report_ratio(&r, "update_cuda_over_read_log", median_of(u_cuda, runs) / median_of(rl, runs));
   report_ratio(&r, "trees_cuda_ms_per_objective", 1e3 * median_of(tr_cuda, runs) / 3);
+  report_ratio(&r, "recompute_over_tree_update", median_of(rc_mean, runs) / (median_of(tr_cuda, runs) / 3));
 
   printf("\n| %s | median | min | max | n | ratio |\n| --- | ---: | ---: | ---: | ---: | --- |\n", r.db);
   report_print_rows(&r);
   printf("\n");
   report_print_lines(&r);
   free(x_cpu), free(x_cuda), free(u_cpu), free(u_cuda), free(tr_cpu), free(tr_cuda), free(rl);
-  free(ap_cuda), free(be_cuda);
+  free(ap_cuda), free(be_cuda), free(rc_mean);
+  for (int k = 0; k < 3; k++) free(t_obj[k]), free(rc_obj[k]), free(touched_obj[k]);
   free(dev), free(gg_be);
+  sqlite3_close(db2);
   sqlite3_close(db);
   return 0;
 }
