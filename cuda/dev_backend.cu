@@ -10,7 +10,9 @@
 ** host only the rows that changed (dev_sssp_repair).  Every CUDA failure
 ** becomes a DYNG_E... code with the CUDA message in error_message(); out of
 ** device memory is DYNG_ENOMEM, which makes the host keep that graph on the
-** CPU.
+** CPU.  With DYNG_CUDA_PROFILE=1 every search writes one line to stderr:
+** what it did (rounds, launches, host waits, rows changed) and where its
+** time went.
 */
 #include "cuda/backend_cuda.h"
 #include "cuda/dev_graph.cuh"
@@ -162,6 +164,17 @@ static size_t dev_device_bytes(void *state) {
   return st ? st->csr.bytes + st->ws.bytes + dev_trees_bytes(st) : 0;
 }
 
+/* One line on stderr per search when DYNG_CUDA_PROFILE=1. */
+static void dev_report(const char *what, int objective, uint32_t n, const DevProfile *p) {
+  fprintf(stderr,
+          "dyng-cuda: %s obj=%d n=%u loop=%s rounds=%u buckets=%u levels=%u roots=%u changed=%u copy=%s "
+          "launches=%u looks=%u ms: prepare=%.3f cut=%.3f offers=%.3f search=%.3f parents=%.3f copy=%.3f "
+          "total=%.3f\n",
+          what, objective, n, p->device_loop ? "device" : "host", p->rounds, p->buckets, p->levels, p->roots,
+          p->changed, p->full_copy ? "full" : "rows", p->launches, p->looks, p->ms[P_PREPARE], p->ms[P_CUT],
+          p->ms[P_OFFERS], p->ms[P_SEARCH], p->ms[P_PARENTS], p->ms[P_COPY], p->ms[P_TOTAL]);
+}
+
 static void dev_finish_tree(const dyng_graph_view *view, uint32_t source, int objective, dyng_sssp_tree *t) {
   for (uint32_t v = view->n_vertices; v < t->n_vertices; v++) {
     t->dist[v] = INFINITY;
@@ -182,9 +195,11 @@ static int dev_sssp(void *state, const dyng_graph_view *view, uint32_t source, i
   int rc = dev_tree_for(st, t, view->n_vertices, &dt);
   if (rc != DYNG_OK) return rc;
   dt->valid = 0;
+  DevProfile prof;
   rc = dev_sssp_run(&st->csr, &st->ws, source, objective, st->stream, dt->dist, dt->parent, dt->pedge, t->dist,
-                    t->parent, t->parent_edge, st->err, sizeof st->err);
+                    t->parent, t->parent_edge, dev_profile_on() ? &prof : NULL, st->err, sizeof st->err);
   if (rc != DYNG_OK) return rc;
+  if (dev_profile_on()) dev_report("sssp", objective, view->n_vertices, &prof);
   dt->source = source;
   dt->obj = objective;
   dt->valid = 1;
@@ -210,8 +225,11 @@ static int dev_sssp_update(void *state, const dyng_graph_view *view, dyng_sssp_t
   if (rc != DYNG_OK) return rc;
   size_t changed = 0;
   dt->valid = 0;
+  DevProfile prof;
   rc = dev_sssp_repair(&st->csr, &st->ws, &st->csr.batch, t->source, t->objective, st->stream, dt->dist, dt->parent,
-                       dt->pedge, t->dist, t->parent, t->parent_edge, &changed, st->err, sizeof st->err);
+                       dt->pedge, t->dist, t->parent, t->parent_edge, &changed, dev_profile_on() ? &prof : NULL,
+                       st->err, sizeof st->err);
+  if (rc == DYNG_OK && dev_profile_on()) dev_report("repair", t->objective, view->n_vertices, &prof);
   if (rc == DYNG_ETOOBIG) {
     if (pn_touched) *pn_touched = view->n_vertices;
     return dev_sssp(state, view, t->source, t->objective, DYNG_NONE, t);

@@ -53,26 +53,42 @@ struct DevGraph {
   DevBatch batch;        /* the batch followed last (valid until the next) */
 };
 
-/* Work space of one SSSP on the device, sized for n vertices. */
+/* Work space of one SSSP on the device, sized for n vertices and a graph of
+** cap_p positions (see dev_sssp.cu for the queues and the counters). */
 struct DevSssp {
   uint32_t cap;                /* vertices it is sized for */
-  unsigned long long *dist;    /* IEEE-754 bits of the distances */
-  uint32_t *parent, *pedge;    /* the tree */
-  uint32_t *hops;              /* tree depth, for the parents */
-  uint32_t *stamp;             /* per vertex: last round it was queued in */
+  size_t heavy_cap;            /* items a heavy frontier holds */
+  uint32_t *stamp;             /* per vertex: the last round that queued it */
   uint32_t *far_flag;          /* per vertex: in the far queue */
-  uint32_t *q[5];              /* near light/heavy in, near light/heavy out, far */
-  uint32_t *q2;                /* the far queue being filtered into */
-  uint32_t *counters;          /* queue lengths and tallies on the device (16) */
-  uint32_t *h_counters;        /* pinned host copy of the counters */
+  uint32_t *light[2];          /* near frontiers: vertices of low degree */
+  unsigned long long *heavy[2]; /* near frontiers: (chunk << 32 | vertex) of high degree */
+  uint32_t *far[2];            /* the far queue and the one it is filtered into */
+  uint32_t *ctr;               /* counters on the device (W_COUNT words) */
+  uint32_t *h_ctr;             /* pinned host copy of the counters */
   uint32_t round;              /* the stamps' current round */
+  uint32_t *hops;              /* tree depth, for the parents of zero-weight objectives */
   unsigned long long *best;    /* per vertex: (slot << 32 | parent) candidates */
   uint32_t *flag, *anc;        /* the cut, by pointer jumping */
   uint32_t *chg_stamp, *chg_list, chg_gen; /* vertices a repair changed */
   unsigned long long *rows, *h_rows; /* their rows (vertex, dist, edge|parent) */
   uint32_t rows_cap;
+  unsigned coop_blocks;        /* blocks of the device-side loops; 0: loops on the host */
   size_t bytes;
 };
+
+/* What the last dev_sssp_run or dev_sssp_repair did, for
+** DYNG_CUDA_PROFILE (dev_backend.cu prints it). */
+struct DevProfile {
+  uint32_t rounds, buckets, levels; /* near rounds, far phases, BFS levels */
+  uint32_t roots, changed;          /* cut roots; vertices whose row changed */
+  unsigned launches, looks;         /* kernels launched; host waits on the stream */
+  int full_copy, device_loop;
+  double ms[7];                     /* time of each phase (P_...) */
+};
+enum { P_PREPARE, P_CUT, P_OFFERS, P_SEARCH, P_PARENTS, P_COPY, P_TOTAL };
+
+/* Options read once from the environment (dev_sssp.cu). */
+int dev_profile_on(void);
 
 /* A CUDA error as a dyng error code, with the message kept in `err`. */
 int dev_fail(cudaError_t e, const char *what, char *err, size_t n_err);
@@ -87,7 +103,8 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
                      size_t n_err);
 void dev_graph_free(DevGraph *g);
 
-int dev_sssp_reserve(DevSssp *w, uint32_t n, char *err, size_t n_err);
+/* Sizes w for n vertices and a graph of cap_p positions. */
+int dev_sssp_reserve(DevSssp *w, uint32_t n, size_t cap_p, char *err, size_t n_err);
 void dev_sssp_free(DevSssp *w);
 
 int dev_rows_reserve(DevSssp *w, uint32_t n_rows, char *err, size_t n_err);
@@ -97,16 +114,17 @@ void dev_batch_free(DevBatch *b);
 ** arrays d_dist/d_parent/d_pedge (a kept tree's copy) and the host arrays
 ** dist/parent/pedge (n entries each). */
 int dev_sssp_run(const DevGraph *c, DevSssp *w, uint32_t source, int obj, cudaStream_t s, unsigned long long *d_dist,
-                 uint32_t *d_parent, uint32_t *d_pedge, double *dist, uint32_t *parent, uint32_t *pedge, char *err,
-                 size_t n_err);
+                 uint32_t *d_parent, uint32_t *d_pedge, double *dist, uint32_t *parent, uint32_t *pedge,
+                 DevProfile *prof, char *err, size_t n_err);
 
 /* Repairs a tree (device copy d_*, host copy dist/parent/pedge) computed
 ** before the batch g->batch: cut, offers from the cut's border and the
 ** added edges, the search from what improved, new parents for what changed;
-** only the changed rows travel to the host.  *pn_changed gets their number.
-** DYNG_ETOOBIG when the objective has zero weights (then recompute). */
+** the changed rows travel to the host (or, when they are many, the whole
+** arrays).  *pn_changed gets their number. */
 int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t source, int obj, cudaStream_t s,
                     unsigned long long *d_dist, uint32_t *d_parent, uint32_t *d_pedge, double *dist,
-                    uint32_t *parent, uint32_t *pedge, size_t *pn_changed, char *err, size_t n_err);
+                    uint32_t *parent, uint32_t *pedge, size_t *pn_changed, DevProfile *prof, char *err,
+                    size_t n_err);
 
 #endif /* DYNG_DEV_GRAPH_CUH */

@@ -15,8 +15,19 @@
 ** queue (once, by a flag).  When the near frontier is empty, T moves past
 ** the smallest far distance by delta and the far queue is filtered: entries
 ** already settled below the old T are dropped, those now below T become the
-** near frontier.  Frontier vertices of high degree are expanded by a whole
-** warp, the others by one thread each.
+** near frontier.  A frontier vertex of low degree is expanded by TEAM
+** threads, an edge each (a round's time is the latency of its longest chain
+** of dependent loads and atomics, so the edges of a vertex go side by side);
+** one of high degree is queued as chunks of HEAVY_CHUNK entries, each
+** expanded by a warp, so that a hub's edges spread over the whole GPU.
+**
+** The whole loop runs on the device: one cooperative kernel (k_search)
+** whose rounds are separated by grid-wide barriers, with the queue lengths
+** in device memory, so that a search costs one launch and no host round
+** trip however many rounds it takes (a road graph needs thousands).  Where
+** cooperative launches are not available (or DYNG_CUDA_HOST_LOOP=1), the
+** host launches one kernel per round and reads the lengths every
+** ROUNDS_PER_LOOK rounds; both run the same device functions.
 **
 ** Every relaxation adds a weight to a distance exactly as the CPU's Dijkstra
 ** does, and float addition is monotone, so the distances equal the CPU's
@@ -27,6 +38,8 @@
 ** source, so that every parent is one hop closer to it.
 */
 #include "cuda/dev_graph.cuh"
+
+#include <cooperative_groups.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -39,13 +52,45 @@ extern "C" {
 
 #define INF_BITS 0x7ff0000000000000ULL /* +infinity */
 #define NO_VERTEX 0xffffffffu
-#define HEAVY_DEGREE 32u /* frontier vertices expanded by a warp from here */
+#define HEAVY_DEGREE 8u /* frontier vertices expanded by warps (in chunks) from here */
+#define TEAM 4u /* threads that expand a light frontier vertex, one edge each */
 #define THREADS 256
-#define ROUNDS_PER_LOOK 8 /* near rounds launched between two reads of the counters */
+#define HEAVY_CHUNK 256u /* entries of a heavy vertex one warp expands */
+#define LOOP_THREADS 256 /* threads per block of the device-side loops */
+#define ROUNDS_PER_LOOK 8 /* rounds the host loop launches between two reads of the counters */
+#define JUMP_PASSES 32 /* pointer-jumping passes launched (each stops early when done) */
+#define FULL_COPY_SHARE 4 /* a repair that changed n / 4 rows or more copies whole arrays */
 
-/* Counters on the device. */
-enum { C_LIGHT_A, C_HEAVY_A, C_LIGHT_B, C_HEAVY_B, C_FAR_A, C_FAR_B, C_ROOTS, C_CHANGED };
-/* counters[8..9]: the far queue's smallest distance (64 bits). */
+namespace cg = cooperative_groups;
+
+/* Kernels launched and host waits on a stream, for DYNG_CUDA_PROFILE. */
+static __thread unsigned tl_launches, tl_looks;
+
+/* Options from the environment, read once (see cuda/README.md). */
+struct DevOptions {
+  int profile;        /* DYNG_CUDA_PROFILE=1: a line per search on stderr */
+  int host_loop;      /* DYNG_CUDA_HOST_LOOP=1: the loops run on the host */
+  int blocks_per_sm;  /* DYNG_CUDA_LOOP_BLOCKS: blocks per SM of the device-side loops */
+  double delta;       /* DYNG_CUDA_DELTA: the bucket width, in mean weights */
+};
+
+static DevOptions read_options(void) {
+  DevOptions o = {0, 0, 2, 4.0};
+  const char *z;
+  if ((z = getenv("DYNG_CUDA_PROFILE")) && strcmp(z, "1") == 0) o.profile = 1;
+  if ((z = getenv("DYNG_CUDA_HOST_LOOP")) && strcmp(z, "1") == 0) o.host_loop = 1;
+  if ((z = getenv("DYNG_CUDA_LOOP_BLOCKS")) && atoi(z) > 0) o.blocks_per_sm = atoi(z);
+  if ((z = getenv("DYNG_CUDA_DELTA")) && atof(z) > 0) o.delta = atof(z);
+  return o;
+}
+
+static const DevOptions &options(void) {
+  static const DevOptions o = read_options();
+  return o;
+}
+
+int dev_profile_on(void) { return options().profile; }
+
 
 int dev_fail(cudaError_t e, const char *what, char *err, size_t n_err) {
   if (e == cudaSuccess) return DYNG_OK;
@@ -60,7 +105,11 @@ int dev_fail(cudaError_t e, const char *what, char *err, size_t n_err) {
     if (rc_ != DYNG_OK) return rc_;                                      \
   } while (0)
 
-#define LAUNCHED(what) TRY(cudaGetLastError(), what)
+#define LAUNCHED(what)                                                   \
+  do {                                                                   \
+    tl_launches++;                                                       \
+    TRY(cudaGetLastError(), what);                                       \
+  } while (0)
 
 static unsigned blocks_for(uint64_t n) {
   uint64_t b = (n + THREADS - 1) / THREADS;
@@ -402,17 +451,52 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
 
 /* ---- work space ---------------------------------------------------------- */
 
+/* Counters on the device: words of w->ctr.  A near frontier's lengths
+** rotate through three counter sets: round k reads set k % 3 (its frontier
+** in buffer k & 1), appends to set (k + 1) % 3 and clears set (k + 2) % 3,
+** which no one reads any more; so no round needs the host to clear a count,
+** and the device-side loop needs no barrier for it. */
+enum {
+  W_LIGHT = 0,   /* 3 sets: light vertices of a near frontier */
+  W_HEAVY = 3,   /* 3 sets: heavy chunks of a near frontier */
+  W_FAR = 6,     /* 2: the far queues' lengths */
+  W_ROOTS = 8,   /* roots of a repair's cut */
+  W_CHANGED = 9, /* vertices a repair changed, listed by k_compact_changed */
+  W_ROUNDS = 10, /* what the device-side loops did: near rounds, far phases, BFS levels */
+  W_BUCKETS = 11,
+  W_LEVELS = 12,
+  W_JUMP = 16,   /* JUMP_PASSES: pass i of pointer jumping left work for pass i + 1 */
+  W_FMIN = 48,   /* 2 x 64 bits: the far queue's smallest distance, by far phase parity */
+  W_COUNT = 64
+};
+
+/* What the kernels of one search share (passed by value). */
+struct Loop {
+  const uint32_t *off, *deg, *nbr, *slot; /* the device graph */
+  const double *w;                        /* the objective's weights */
+  unsigned long long *dist;               /* the tree's distances (bits) */
+  uint32_t *stamp, *far_flag;
+  uint32_t *light[2];
+  unsigned long long *heavy[2];
+  uint32_t *far[2];
+  uint32_t *ctr;
+  uint32_t *chg_stamp;                    /* not NULL: improved vertices get chg_gen */
+  uint32_t chg_gen;
+  uint32_t *hops, *parent, *pedge;        /* the search over tight edges */
+  double delta;                           /* bucket width */
+};
+
 void dev_sssp_free(DevSssp *w) {
-  cudaFree(w->dist);
-  cudaFree(w->parent);
-  cudaFree(w->pedge);
-  cudaFree(w->hops);
   cudaFree(w->stamp);
   cudaFree(w->far_flag);
-  for (int i = 0; i < 5; i++) cudaFree(w->q[i]);
-  cudaFree(w->q2);
-  cudaFree(w->counters);
-  cudaFreeHost(w->h_counters);
+  for (int i = 0; i < 2; i++) {
+    cudaFree(w->light[i]);
+    cudaFree(w->heavy[i]);
+    cudaFree(w->far[i]);
+  }
+  cudaFree(w->ctr);
+  cudaFreeHost(w->h_ctr);
+  cudaFree(w->hops);
   cudaFree(w->best);
   cudaFree(w->flag);
   cudaFree(w->anc);
@@ -423,42 +507,57 @@ void dev_sssp_free(DevSssp *w) {
   memset(w, 0, sizeof *w);
 }
 
-int dev_sssp_reserve(DevSssp *w, uint32_t n, char *err, size_t n_err) {
-  if (w->cap >= n && w->dist) return DYNG_OK;
+__global__ void __launch_bounds__(LOOP_THREADS) k_search(Loop L, uint32_t round);
+__global__ void __launch_bounds__(LOOP_THREADS) k_bfs(Loop L);
+
+/* Blocks of a cooperative launch of the device-side loops: as many as can
+** be resident at once, at most DYNG_CUDA_LOOP_BLOCKS per SM (a grid-wide
+** barrier costs more with more blocks); 0 when the loops must run on the
+** host. */
+static unsigned loop_blocks(void) {
+  if (options().host_loop) return 0;
+  int dev = 0, coop = 0, sms = 0, a = 0, b = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev) != cudaSuccess || !coop ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&a, k_search, LOOP_THREADS, 0) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, k_bfs, LOOP_THREADS, 0) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  int per = a < b ? a : b;
+  if (per > options().blocks_per_sm) per = options().blocks_per_sm;
+  return per > 0 && sms > 0 ? (unsigned)(per * sms) : 0;
+}
+
+int dev_sssp_reserve(DevSssp *w, uint32_t n, size_t cap_p, char *err, size_t n_err) {
+  size_t heavy_cap = (size_t)n + cap_p / HEAVY_CHUNK + 64;
+  if (w->stamp && w->cap >= n && w->heavy_cap >= heavy_cap) return DYNG_OK;
   dev_sssp_free(w);
   size_t nn = (size_t)(n ? n : 1);
-  int rc;
-  if ((rc = dev_alloc((void **)&w->dist, nn * 8, &w->bytes, "cudaMalloc", err, n_err)) ||
-      (rc = dev_alloc((void **)&w->parent, nn * 4, &w->bytes, "cudaMalloc", err, n_err)) ||
-      (rc = dev_alloc((void **)&w->pedge, nn * 4, &w->bytes, "cudaMalloc", err, n_err)) ||
-      (rc = dev_alloc((void **)&w->hops, nn * 4, &w->bytes, "cudaMalloc", err, n_err)) ||
-      (rc = dev_alloc((void **)&w->stamp, nn * 4, &w->bytes, "cudaMalloc", err, n_err)) ||
-      (rc = dev_alloc((void **)&w->far_flag, nn * 4, &w->bytes, "cudaMalloc", err, n_err)) ||
-      (rc = dev_alloc((void **)&w->q2, nn * 4, &w->bytes, "cudaMalloc", err, n_err)) ||
-      (rc = dev_alloc((void **)&w->counters, 16 * 4, &w->bytes, "cudaMalloc", err, n_err)) ||
-      (rc = dev_alloc((void **)&w->best, nn * 8, &w->bytes, "cudaMalloc", err, n_err)) ||
-      (rc = dev_alloc((void **)&w->flag, nn * 4, &w->bytes, "cudaMalloc", err, n_err)) ||
-      (rc = dev_alloc((void **)&w->anc, nn * 4, &w->bytes, "cudaMalloc", err, n_err)) ||
-      (rc = dev_alloc((void **)&w->chg_stamp, nn * 4, &w->bytes, "cudaMalloc", err, n_err)) ||
-      (rc = dev_alloc((void **)&w->chg_list, nn * 4, &w->bytes, "cudaMalloc", err, n_err))) {
-    dev_sssp_free(w);
-    return rc;
-  }
-  for (int i = 0; i < 5; i++)
-    if ((rc = dev_alloc((void **)&w->q[i], nn * 4, &w->bytes, "cudaMalloc", err, n_err))) {
-      dev_sssp_free(w);
-      return rc;
-    }
-  if ((rc = dev_fail(cudaMallocHost((void **)&w->h_counters, 16 * 4), "cudaMallocHost", err, n_err))) {
-    dev_sssp_free(w);
-    return rc;
-  }
-  if ((rc = dev_fail(cudaMemset(w->chg_stamp, 0, nn * 4), "cudaMemset", err, n_err))) {
+  uint32_t **words[] = {&w->stamp, &w->far_flag, &w->light[0], &w->light[1], &w->far[0], &w->far[1],
+                        &w->hops,  &w->flag,     &w->anc,      &w->chg_stamp, &w->chg_list};
+  int rc = DYNG_OK;
+  for (size_t i = 0; i < sizeof words / sizeof *words && rc == DYNG_OK; i++)
+    rc = dev_alloc((void **)words[i], nn * 4, &w->bytes, "cudaMalloc", err, n_err);
+  for (int i = 0; i < 2 && rc == DYNG_OK; i++)
+    rc = dev_alloc((void **)&w->heavy[i], heavy_cap * 8, &w->bytes, "cudaMalloc", err, n_err);
+  if (rc == DYNG_OK) rc = dev_alloc((void **)&w->best, nn * 8, &w->bytes, "cudaMalloc", err, n_err);
+  if (rc == DYNG_OK) rc = dev_alloc((void **)&w->ctr, W_COUNT * 4, &w->bytes, "cudaMalloc", err, n_err);
+  if (rc == DYNG_OK)
+    rc = dev_fail(cudaMallocHost((void **)&w->h_ctr, W_COUNT * 4), "cudaMallocHost", err, n_err);
+  /* (Waited for: the searches run on streams that do not wait for the
+  ** default one.) */
+  if (rc == DYNG_OK) rc = dev_fail(cudaMemset(w->chg_stamp, 0, nn * 4), "cudaMemset", err, n_err);
+  if (rc == DYNG_OK) rc = dev_fail(cudaStreamSynchronize(0), "cudaMemset", err, n_err);
+  if (rc != DYNG_OK) {
     dev_sssp_free(w);
     return rc;
   }
   w->chg_gen = 0;
   w->cap = n;
+  w->heavy_cap = heavy_cap;
+  w->coop_blocks = loop_blocks();
   return DYNG_OK;
 }
 
@@ -484,7 +583,7 @@ int dev_rows_reserve(DevSssp *w, uint32_t n_rows, char *err, size_t n_err) {
   return DYNG_OK;
 }
 
-/* ---- kernels ------------------------------------------------------------ */
+/* ---- the search's device functions -------------------------------------- */
 
 __global__ void k_fill_u64(unsigned long long *a, uint32_t n, unsigned long long x) {
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) a[i] = x;
@@ -494,74 +593,181 @@ __global__ void k_fill_u32(uint32_t *a, uint32_t n, uint32_t x) {
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) a[i] = x;
 }
 
-/* Queues a vertex whose distance dropped to `bits`. */
-__device__ __forceinline__ void enqueue(uint32_t v, unsigned long long bits, unsigned long long thresh,
-                                        const uint32_t *deg, uint32_t *stamp, uint32_t round, uint32_t *far_flag,
-                                        uint32_t *out_light, uint32_t *out_heavy, uint32_t *far_q,
-                                        uint32_t *c_light, uint32_t *c_heavy, uint32_t *c_far) {
-  if (bits < thresh) {
-    if (atomicExch(&stamp[v], round) != round) {
-      if (deg[v] >= HEAVY_DEGREE) out_heavy[atomicAdd(c_heavy, 1u)] = v;
-      else out_light[atomicAdd(c_light, 1u)] = v;
-    }
-  } else if (atomicExch(&far_flag[v], 1u) == 0u) {
-    far_q[atomicAdd(c_far, 1u)] = v;
+__device__ __forceinline__ unsigned long long dbits(double d) { return (unsigned long long)__double_as_longlong(d); }
+__device__ __forceinline__ double dval(unsigned long long b) { return __longlong_as_double((long long)b); }
+
+/* Appends v to queue q of length *count; the threads of a warp that append
+** at once take their places with one atomic. */
+__device__ __forceinline__ void push(uint32_t *q, uint32_t *count, uint32_t v) {
+  cg::coalesced_group g = cg::coalesced_threads();
+  uint32_t at = 0;
+  if (g.thread_rank() == 0) at = atomicAdd(count, g.size());
+  at = g.shfl(at, 0);
+  q[at + g.thread_rank()] = v;
+}
+
+/* Appends v, of degree d, to the near frontier of counter set `set` in
+** buffer `buf`: as a light vertex, or as the chunks of a heavy one. */
+__device__ __forceinline__ void push_near_deg(const Loop &L, uint32_t v, uint32_t d, uint32_t set, uint32_t buf) {
+  if (d < HEAVY_DEGREE) {
+    push(L.light[buf], &L.ctr[W_LIGHT + set], v);
+  } else {
+    uint32_t chunks = (d + HEAVY_CHUNK - 1) / HEAVY_CHUNK;
+    uint32_t at = atomicAdd(&L.ctr[W_HEAVY + set], chunks);
+    for (uint32_t c = 0; c < chunks; c++) L.heavy[buf][at + c] = (unsigned long long)c << 32 | v;
   }
 }
 
-struct RelaxArgs {
-  const uint32_t *off, *deg, *nbr;
-  const double *w;
-  unsigned long long *dist;
-  const uint32_t *in_q;
-  const uint32_t *in_n;
-  uint32_t *out_light, *out_heavy, *far_q;
-  uint32_t *c_light, *c_heavy, *c_far;
-  uint32_t *stamp, *far_flag;
-  uint32_t round;
-  unsigned long long thresh;
-};
+__device__ __forceinline__ void push_near(const Loop &L, uint32_t v, uint32_t set, uint32_t buf) {
+  push_near_deg(L, v, L.deg[v], set, buf);
+}
 
-/* The smallest distance in the far queue. */
-__global__ void k_far_min(const uint32_t *far_q, const uint32_t *far_n, const unsigned long long *dist,
-                          unsigned long long *out) {
-  uint32_t n = *far_n;
+/* Offers v the distance nb; an improvement queues v in the next near
+** frontier (below the threshold) or in far queue fq. */
+__device__ __forceinline__ void offer(const Loop &L, uint32_t v, unsigned long long nb, unsigned long long thresh,
+                                      uint32_t round, uint32_t set, uint32_t buf, uint32_t fq) {
+  /* The degree is loaded beside the distance, not after the atomics. */
+  unsigned long long dv = L.dist[v];
+  uint32_t d = L.deg[v];
+  if (nb < dv && nb < atomicMin(&L.dist[v], nb)) {
+    if (L.chg_stamp) L.chg_stamp[v] = L.chg_gen;
+    if (nb < thresh) {
+      if (atomicExch(&L.stamp[v], round) != round) push_near_deg(L, v, d, set, buf);
+    } else if (atomicExch(&L.far_flag[v], 1u) == 0u) {
+      push(L.far[fq], &L.ctr[W_FAR + fq], v);
+    }
+  }
+}
+
+/* One round of the search (thread tid of nthreads): the near frontier of
+** set k % 3 relaxes its out-edges into set (k + 1) % 3, stamped `round`.
+** Values another block wrote in an earlier round are read past L1
+** (__ldcg). */
+__device__ void near_round(const Loop &L, uint32_t k, uint32_t round, unsigned long long thresh, uint32_t fq,
+                           uint32_t tid, uint32_t nthreads) {
+  uint32_t set = k % 3, buf = k & 1u, oset = (k + 1) % 3, obuf = buf ^ 1u;
+  uint32_t nl = __ldcg(&L.ctr[W_LIGHT + set]), nh = __ldcg(&L.ctr[W_HEAVY + set]);
+  if (tid == 0) L.ctr[W_LIGHT + (k + 2) % 3] = L.ctr[W_HEAVY + (k + 2) % 3] = 0;
+  const uint32_t *in_l = L.light[buf];
+  for (uint32_t i = tid / TEAM; i < nl; i += nthreads / TEAM) {
+    uint32_t u = __ldcg(&in_l[i]);
+    double du = dval(__ldcg(&L.dist[u]));
+    for (uint32_t p = L.off[u] + tid % TEAM, e = L.off[u] + L.deg[u]; p < e; p += TEAM)
+      offer(L, L.nbr[p], dbits(du + L.w[p]), thresh, round, oset, obuf, fq);
+  }
+  const unsigned long long *in_h = L.heavy[buf];
+  uint32_t lane = tid & 31u;
+  for (uint32_t i = tid >> 5; i < nh; i += nthreads >> 5) {
+    unsigned long long item = __ldcg(&in_h[i]);
+    uint32_t u = (uint32_t)item, c = (uint32_t)(item >> 32);
+    double du = dval(__ldcg(&L.dist[u]));
+    uint32_t b = L.off[u] + c * HEAVY_CHUNK, e = L.off[u] + L.deg[u];
+    if (e - b > HEAVY_CHUNK) e = b + HEAVY_CHUNK;
+    for (uint32_t p = b + lane; p < e; p += 32) offer(L, L.nbr[p], dbits(du + L.w[p]), thresh, round, oset, obuf, fq);
+  }
+}
+
+/* The far phase, first half: the smallest distance in far queue fq into
+** slot `parity`; clears the length of the queue the filter fills. */
+__device__ void far_min_step(const Loop &L, uint32_t fq, uint32_t parity, uint32_t tid, uint32_t nthreads) {
+  uint32_t n = __ldcg(&L.ctr[W_FAR + fq]);
+  if (tid == 0) L.ctr[W_FAR + (fq ^ 1u)] = 0;
   unsigned long long best = INF_BITS;
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    unsigned long long d = dist[far_q[i]];
+  for (uint32_t i = tid; i < n; i += nthreads) {
+    unsigned long long d = __ldcg(&L.dist[__ldcg(&L.far[fq][i])]);
     if (d < best) best = d;
   }
   for (int o = 16; o > 0; o >>= 1) {
     unsigned long long x = __shfl_down_sync(0xffffffffu, best, o);
     if (x < best) best = x;
   }
-  if ((threadIdx.x & 31u) == 0 && best < INF_BITS) atomicMin(out, best);
+  if ((tid & 31u) == 0 && best < INF_BITS) atomicMin((unsigned long long *)&L.ctr[W_FMIN] + parity, best);
 }
 
-/* Splits the far queue: settled entries go, those below the new threshold
-** start the next near frontier, the rest stay far. */
-__global__ void k_far_filter(const uint32_t *far_in, const uint32_t *far_in_n, uint32_t *far_out,
-                             uint32_t *far_out_n, const unsigned long long *dist, unsigned long long done_below,
-                             unsigned long long thresh, const uint32_t *deg, uint32_t *stamp, uint32_t round,
-                             uint32_t *far_flag, uint32_t *out_light, uint32_t *out_heavy, uint32_t *c_light,
-                             uint32_t *c_heavy) {
-  uint32_t n = *far_in_n;
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    uint32_t v = far_in[i];
-    unsigned long long d = dist[v];
-    if (d < done_below) {
-      far_flag[v] = 0;
+/* The far phase, second half: entries settled below `done` leave, those
+** below `thresh` start the near frontier of set k % 3, the others move to
+** the other far queue.  Readies the other slot of the smallest distance. */
+__device__ void far_filter_step(const Loop &L, uint32_t fq, uint32_t k, uint32_t parity, unsigned long long done,
+                                unsigned long long thresh, uint32_t round, uint32_t tid, uint32_t nthreads) {
+  uint32_t n = __ldcg(&L.ctr[W_FAR + fq]), nf = fq ^ 1u;
+  if (tid == 0) ((unsigned long long *)&L.ctr[W_FMIN])[parity ^ 1u] = INF_BITS;
+  for (uint32_t i = tid; i < n; i += nthreads) {
+    uint32_t v = __ldcg(&L.far[fq][i]);
+    unsigned long long d = __ldcg(&L.dist[v]);
+    if (d < done) {
+      L.far_flag[v] = 0;
     } else if (d < thresh) {
-      far_flag[v] = 0;
-      if (atomicExch(&stamp[v], round) != round) {
-        if (deg[v] >= HEAVY_DEGREE) out_heavy[atomicAdd(c_heavy, 1u)] = v;
-        else out_light[atomicAdd(c_light, 1u)] = v;
-      }
+      L.far_flag[v] = 0;
+      if (atomicExch(&L.stamp[v], round) != round) push_near(L, v, k % 3, k & 1u);
     } else {
-      far_out[atomicAdd(far_out_n, 1u)] = v; /* stays flagged */
+      push(L.far[nf], &L.ctr[W_FAR + nf], v); /* stays flagged */
     }
   }
 }
+
+/* The next threshold, from the far queue's smallest distance. */
+__host__ __device__ __forceinline__ double next_thresh(double fmin, double thresh, double delta) {
+  return (fmin > thresh ? fmin : thresh) + delta;
+}
+
+/* The whole search, on the device: near rounds until the near frontier is
+** empty, then a far phase, until both are empty.  Every thread reads the
+** same counters after each barrier, so all take the same branches. */
+__global__ void __launch_bounds__(LOOP_THREADS) k_search(Loop L, uint32_t round) {
+  cg::grid_group grid = cg::this_grid();
+  uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
+  uint32_t k = 0, fq = 0, parity = 0, rounds = 0, buckets = 0;
+  double thresh = 0, done = 0;
+  for (;;) {
+    while (__ldcg(&L.ctr[W_LIGHT + k % 3]) + __ldcg(&L.ctr[W_HEAVY + k % 3])) {
+      near_round(L, k, ++round, dbits(thresh), fq, tid, nthreads);
+      k++, rounds++;
+      grid.sync();
+    }
+    if (__ldcg(&L.ctr[W_FAR + fq]) == 0) break;
+    far_min_step(L, fq, parity, tid, nthreads);
+    grid.sync();
+    done = thresh;
+    thresh = next_thresh(dval(__ldcg((unsigned long long *)&L.ctr[W_FMIN] + parity)), thresh, L.delta);
+    far_filter_step(L, fq, k, parity, dbits(done), dbits(thresh), ++round, tid, nthreads);
+    fq ^= 1u, parity ^= 1u, buckets++;
+    grid.sync();
+  }
+  if (tid == 0) L.ctr[W_ROUNDS] = rounds, L.ctr[W_BUCKETS] = buckets;
+}
+
+/* The same steps, one kernel each, for the loop on the host. */
+__global__ void k_near_round(Loop L, uint32_t k, uint32_t round, unsigned long long thresh, uint32_t fq) {
+  near_round(L, k, round, thresh, fq, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
+}
+
+__global__ void k_far_min(Loop L, uint32_t fq, uint32_t parity) {
+  far_min_step(L, fq, parity, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
+}
+
+__global__ void k_far_filter(Loop L, uint32_t fq, uint32_t k, uint32_t parity, unsigned long long done,
+                             unsigned long long thresh, uint32_t round) {
+  far_filter_step(L, fq, k, parity, done, thresh, round, blockIdx.x * blockDim.x + threadIdx.x,
+                  gridDim.x * blockDim.x);
+}
+
+/* A search's start: every counter cleared, both smallest-distance slots
+** empty and, for a search from scratch, the source in the far queue at
+** distance 0 (the first far phase makes it the near frontier). */
+__global__ void k_begin(Loop L, uint32_t source) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  for (int i = 0; i < W_COUNT; i++) L.ctr[i] = 0;
+  unsigned long long *fmin = (unsigned long long *)&L.ctr[W_FMIN];
+  fmin[0] = fmin[1] = INF_BITS;
+  if (source != NO_VERTEX) {
+    L.dist[source] = 0;
+    L.far[0][0] = source;
+    L.far_flag[source] = 1;
+    L.ctr[W_FAR] = 1;
+  }
+}
+
+/* ---- parents ------------------------------------------------------------- */
 
 /* Whether position p holds a live entry, and of which vertex (*u). */
 __device__ __forceinline__ int live_entry(const uint32_t *owner, const uint32_t *off, const uint32_t *deg, size_t p,
@@ -581,38 +787,80 @@ __global__ void k_parent_by_slot(const uint32_t *owner, const uint32_t *off, con
     unsigned long long bu = dist[u];
     uint32_t v = nbr[p];
     if (bu == INF_BITS || v == u) continue;
-    if ((unsigned long long)__double_as_longlong(__longlong_as_double((long long)bu) + w[p]) == dist[v])
-      atomicMin(&best[v], ((unsigned long long)slot[p] << 32) | u);
+    if (dbits(dval(bu) + w[p]) == dist[v]) atomicMin(&best[v], ((unsigned long long)slot[p] << 32) | u);
   }
 }
 
-/* One level of the breadth-first search over tight edges. */
-__global__ void k_tight_bfs(const uint32_t *off, const uint32_t *deg, const uint32_t *nbr, const uint32_t *slot, const double *w,
-                            const unsigned long long *dist, const uint32_t *in_q, const uint32_t *in_n, uint32_t *out_q,
-                            uint32_t *out_n, uint32_t *hops, uint32_t level, uint32_t *parent, uint32_t *pedge) {
-  uint32_t n = *in_n;
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    uint32_t u = in_q[i];
-    double du = __longlong_as_double((long long)dist[u]);
-    for (uint32_t p = off[u], e = off[u] + deg[u]; p < e; p++) {
-      uint32_t v = nbr[p];
-      if (hops[v] != NO_VERTEX) continue;
-      if ((unsigned long long)__double_as_longlong(du + w[p]) != dist[v]) continue;
-      if (atomicCAS(&hops[v], NO_VERTEX, level + 1) == NO_VERTEX) {
-        parent[v] = u;
-        pedge[v] = slot[p];
-        out_q[atomicAdd(out_n, 1u)] = v;
-      }
-    }
-  }
-}
-
-__global__ void k_split_best(const unsigned long long *best, uint32_t n, uint32_t *parent, uint32_t *pedge) {
+__global__ void k_split_best(const unsigned long long *best, uint32_t n, uint32_t source, uint32_t *parent,
+                             uint32_t *pedge) {
   for (uint32_t v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
-    unsigned long long b = best[v];
+    unsigned long long b = v == source ? ~0ULL : best[v];
     parent[v] = b == ~0ULL ? NO_VERTEX : (uint32_t)b;
     pedge[v] = b == ~0ULL ? NO_VERTEX : (uint32_t)(b >> 32);
   }
+}
+
+/* One level of the breadth-first search over tight edges: the frontier of
+** set k % 3 gives every unvisited tight out-neighbour its parent and level
+** k + 1, and queues it in set (k + 1) % 3.  In a repair (L.chg_stamp set)
+** only the vertices it changed are visited: the others keep their parents. */
+__device__ __forceinline__ void bfs_edge(const Loop &L, uint32_t u, double du, uint32_t p, uint32_t k, uint32_t set,
+                                         uint32_t buf) {
+  uint32_t v = L.nbr[p];
+  if (L.chg_stamp && L.chg_stamp[v] != L.chg_gen) return;
+  if (__ldcg(&L.hops[v]) != NO_VERTEX) return;
+  if (dbits(du + L.w[p]) != __ldcg(&L.dist[v])) return;
+  if (atomicCAS(&L.hops[v], NO_VERTEX, k + 1) == NO_VERTEX) {
+    L.parent[v] = u;
+    L.pedge[v] = L.slot[p];
+    push_near(L, v, set, buf);
+  }
+}
+
+__device__ void bfs_round(const Loop &L, uint32_t k, uint32_t tid, uint32_t nthreads) {
+  uint32_t set = k % 3, buf = k & 1u, oset = (k + 1) % 3, obuf = buf ^ 1u;
+  uint32_t nl = __ldcg(&L.ctr[W_LIGHT + set]), nh = __ldcg(&L.ctr[W_HEAVY + set]);
+  if (tid == 0) L.ctr[W_LIGHT + (k + 2) % 3] = L.ctr[W_HEAVY + (k + 2) % 3] = 0;
+  for (uint32_t i = tid / TEAM; i < nl; i += nthreads / TEAM) {
+    uint32_t u = __ldcg(&L.light[buf][i]);
+    double du = dval(__ldcg(&L.dist[u]));
+    for (uint32_t p = L.off[u] + tid % TEAM, e = L.off[u] + L.deg[u]; p < e; p += TEAM)
+      bfs_edge(L, u, du, p, k, oset, obuf);
+  }
+  uint32_t lane = tid & 31u;
+  for (uint32_t i = tid >> 5; i < nh; i += nthreads >> 5) {
+    unsigned long long item = __ldcg(&L.heavy[buf][i]);
+    uint32_t u = (uint32_t)item, c = (uint32_t)(item >> 32);
+    double du = dval(__ldcg(&L.dist[u]));
+    uint32_t b = L.off[u] + c * HEAVY_CHUNK, e = L.off[u] + L.deg[u];
+    if (e - b > HEAVY_CHUNK) e = b + HEAVY_CHUNK;
+    for (uint32_t p = b + lane; p < e; p += 32) bfs_edge(L, u, du, p, k, oset, obuf);
+  }
+}
+
+__global__ void __launch_bounds__(LOOP_THREADS) k_bfs(Loop L) {
+  cg::grid_group grid = cg::this_grid();
+  uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
+  uint32_t k = 0;
+  while (__ldcg(&L.ctr[W_LIGHT + k % 3]) + __ldcg(&L.ctr[W_HEAVY + k % 3])) {
+    bfs_round(L, k, tid, nthreads);
+    k++;
+    grid.sync();
+  }
+  if (tid == 0) L.ctr[W_LEVELS] = k;
+}
+
+__global__ void k_bfs_round(Loop L, uint32_t k) {
+  bfs_round(L, k, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
+}
+
+/* The search over tight edges starts at the source, level 0 (hops, parent
+** and pedge already hold NO_VERTEX everywhere). */
+__global__ void k_bfs_begin(Loop L, uint32_t source) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  for (int s = 0; s < 3; s++) L.ctr[W_LIGHT + s] = L.ctr[W_HEAVY + s] = 0;
+  L.hops[source] = 0;
+  push_near(L, source, 0, 0);
 }
 
 /* ---- the run ------------------------------------------------------------ */
@@ -623,230 +871,226 @@ static unsigned long long bits_of(double d) {
   return b;
 }
 
-/* Where a relaxation records the vertices whose distance dropped (for an
-** update: their parents are chosen again and they go back to the host). */
-struct Changed {
-  uint32_t *stamp; /* per vertex */
-  uint32_t gen;
-  uint32_t *list;
-  uint32_t *count;
-};
-
-__device__ __forceinline__ void note_changed(const Changed &c, uint32_t v) {
-  if (c.stamp && atomicExch(&c.stamp[v], c.gen) != c.gen) c.list[atomicAdd(c.count, 1u)] = v;
+static double value_of(unsigned long long b) {
+  double d;
+  memcpy(&d, &b, sizeof d);
+  return d;
 }
 
-/* The near-far loop, from the queues as they are: `n_light`/`n_heavy` in
-** near buffer A, the far queue in far buffer A (its length on the device),
-** threshold `thresh`, everything below `done_below` settled. */
-static int propagate(const DevGraph *c, DevSssp *w, int obj, unsigned long long *dist, cudaStream_t s,
-                     uint32_t n_light, uint32_t n_heavy, double thresh, double done_below, Changed chg, char *err,
-                     size_t n_err);
-
-struct RelaxArgs2 {
-  RelaxArgs a;
-  Changed chg;
-};
-
-__global__ void k_relax_light(RelaxArgs a, Changed chg) {
-  uint32_t n = *a.in_n;
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    uint32_t u = a.in_q[i];
-    double du = __longlong_as_double((long long)a.dist[u]);
-    for (uint32_t p = a.off[u], e = a.off[u] + a.deg[u]; p < e; p++) {
-      uint32_t v = a.nbr[p];
-      unsigned long long nb = (unsigned long long)__double_as_longlong(du + a.w[p]);
-      if (nb < a.dist[v] && nb < atomicMin(&a.dist[v], nb)) {
-        note_changed(chg, v);
-        enqueue(v, nb, a.thresh, a.deg, a.stamp, a.round, a.far_flag, a.out_light, a.out_heavy, a.far_q, a.c_light,
-                a.c_heavy, a.c_far);
-      }
-    }
-  }
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-__global__ void k_relax_heavy(RelaxArgs a, Changed chg) {
-  uint32_t n = *a.in_n;
-  uint32_t lane = threadIdx.x & 31u;
-  uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = (gridDim.x * blockDim.x) >> 5;
-  for (uint32_t i = warp; i < n; i += warps) {
-    uint32_t u = a.in_q[i];
-    double du = __longlong_as_double((long long)a.dist[u]);
-    for (uint32_t p = a.off[u] + lane, e = a.off[u] + a.deg[u]; p < e; p += 32) {
-      uint32_t v = a.nbr[p];
-      unsigned long long nb = (unsigned long long)__double_as_longlong(du + a.w[p]);
-      if (nb < a.dist[v] && nb < atomicMin(&a.dist[v], nb)) {
-        note_changed(chg, v);
-        enqueue(v, nb, a.thresh, a.deg, a.stamp, a.round, a.far_flag, a.out_light, a.out_heavy, a.far_q, a.c_light,
-                a.c_heavy, a.c_far);
-      }
-    }
-  }
-}
-
-/* Copies the queue counters to the host and waits for them. */
-static cudaError_t look(const uint32_t *cnt, uint32_t *h, cudaStream_t s) {
-  cudaError_t e = cudaMemcpyAsync(h, cnt, 8 * 4, cudaMemcpyDeviceToHost, s);
+/* Copies the counters to the host and waits for them. */
+static cudaError_t look(DevSssp *w, cudaStream_t s) {
+  tl_looks++;
+  cudaError_t e = cudaMemcpyAsync(w->h_ctr, w->ctr, W_COUNT * 4, cudaMemcpyDeviceToHost, s);
   return e == cudaSuccess ? cudaStreamSynchronize(s) : e;
 }
 
-static int propagate(const DevGraph *c, DevSssp *w, int obj, unsigned long long *dist, cudaStream_t s,
-                     uint32_t n_light, uint32_t n_heavy, double thresh, double done_below, Changed chg, char *err,
-                     size_t n_err) {
-  const double *wt = c->w[obj];
-  double delta = c->mean_w[obj] > 0 ? c->mean_w[obj] * 4.0 : 1.0;
-  uint32_t *cnt = w->counters, *h = w->h_counters;
-  /* Buffers: A = (q[0] light, q[1] heavy), B = (q[2], q[3]); far: q[4] and q2. */
-  uint32_t *light[2] = {w->q[0], w->q[2]}, *heavy[2] = {w->q[1], w->q[3]};
-  uint32_t *c_light[2] = {&cnt[C_LIGHT_A], &cnt[C_LIGHT_B]}, *c_heavy[2] = {&cnt[C_HEAVY_A], &cnt[C_HEAVY_B]};
-  uint32_t *far[2] = {w->q[4], w->q2}, *c_far[2] = {&cnt[C_FAR_A], &cnt[C_FAR_B]};
-  unsigned long long *far_min = (unsigned long long *)&cnt[8];
-  int cur = 0, fcur = 0;
-  uint32_t round = w->round;
-  TRY(look(cnt, h, s), "starting");
-  for (;;) {
-    while (n_light + n_heavy) {
-      /* Several rounds per look at the counters: each look is a round trip
-      ** to the host, and a kernel whose queue came out empty returns at
-      ** once.  The grids are sized from the last look (the kernels stride,
-      ** so a frontier that grew meanwhile is still covered). */
-      uint64_t est_l = 2 * (uint64_t)n_light + 8192, est_h = (2 * (uint64_t)n_heavy + 64) * 32;
-      for (int k = 0; k < ROUNDS_PER_LOOK; k++) {
-        round++;
-        int nxt = cur ^ 1;
-        TRY(cudaMemsetAsync(c_light[nxt], 0, 8, s), "cudaMemset"); /* light and heavy counts */
-        RelaxArgs a = {c->off, c->deg, c->nbr, wt, dist, light[cur], c_light[cur], light[nxt], heavy[nxt],
-                       far[fcur], c_light[nxt], c_heavy[nxt], c_far[fcur], w->stamp, w->far_flag, round,
-                       bits_of(thresh)};
-        k_relax_light<<<blocks_for(est_l), THREADS, 0, s>>>(a, chg);
-        LAUNCHED("k_relax_light");
-        a.in_q = heavy[cur];
-        a.in_n = c_heavy[cur];
-        k_relax_heavy<<<blocks_for(est_h), THREADS, 0, s>>>(a, chg);
-        LAUNCHED("k_relax_heavy");
-        cur = nxt;
-      }
-      TRY(look(cnt, h, s), "relaxing");
-      n_light = h[cur ? C_LIGHT_B : C_LIGHT_A];
-      n_heavy = h[cur ? C_HEAVY_B : C_HEAVY_A];
-    }
-    uint32_t n_far = h[fcur ? C_FAR_B : C_FAR_A];
-    if (!n_far) break;
-    /* Past the smallest far distance by delta. */
-    unsigned long long inf = INF_BITS;
-    TRY(cudaMemcpyAsync(far_min, &inf, 8, cudaMemcpyHostToDevice, s), "cudaMemcpy");
-    k_far_min<<<blocks_for(n_far), THREADS, 0, s>>>(far[fcur], c_far[fcur], dist, far_min);
-    LAUNCHED("k_far_min");
-    unsigned long long mb = 0;
-    TRY(cudaMemcpyAsync(h + 12, far_min, 8, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
-    TRY(cudaStreamSynchronize(s), "the far queue");
-    memcpy(&mb, h + 12, 8);
-    double fmin;
-    memcpy(&fmin, &mb, 8);
-    done_below = thresh;
-    thresh = (fmin > thresh ? fmin : thresh) + delta;
-    round++;
-    int nf = fcur ^ 1;
-    TRY(cudaMemsetAsync(c_far[nf], 0, 4, s), "cudaMemset");
-    TRY(cudaMemsetAsync(c_light[cur], 0, 4, s), "cudaMemset");
-    TRY(cudaMemsetAsync(c_heavy[cur], 0, 4, s), "cudaMemset");
-    k_far_filter<<<blocks_for(n_far), THREADS, 0, s>>>(far[fcur], c_far[fcur], far[nf], c_far[nf], dist,
-                                                       bits_of(done_below), bits_of(thresh), c->deg, w->stamp,
-                                                       round, w->far_flag, light[cur], heavy[cur], c_light[cur],
-                                                       c_heavy[cur]);
-    LAUNCHED("k_far_filter");
-    fcur = nf;
-    TRY(look(cnt, h, s), "the far queue");
-    n_light = h[cur ? C_LIGHT_B : C_LIGHT_A];
-    n_heavy = h[cur ? C_HEAVY_B : C_HEAVY_A];
+/* Profiling: the phase that ends now (waits for the stream). */
+struct Phases {
+  DevProfile *prof;
+  double t0, last;
+  unsigned launches0, looks0;
+};
+
+static void phases_begin(Phases *ph, DevProfile *prof) {
+  ph->prof = prof;
+  if (!prof) return;
+  memset(prof, 0, sizeof *prof);
+  ph->t0 = ph->last = now_ms();
+  ph->launches0 = tl_launches, ph->looks0 = tl_looks;
+}
+
+static void phase_end(Phases *ph, int i, cudaStream_t s) {
+  if (!ph->prof) return;
+  cudaStreamSynchronize(s);
+  double t = now_ms();
+  ph->prof->ms[i] += t - ph->last;
+  ph->last = t;
+}
+
+static void phases_finish(Phases *ph, DevSssp *w, cudaStream_t s) {
+  if (!ph->prof) return;
+  DevProfile *p = ph->prof;
+  p->ms[P_TOTAL] = now_ms() - ph->t0;
+  p->device_loop = w->coop_blocks != 0;
+  if (w->coop_blocks && look(w, s) == cudaSuccess) {
+    p->rounds = w->h_ctr[W_ROUNDS], p->buckets = w->h_ctr[W_BUCKETS], p->levels = w->h_ctr[W_LEVELS];
+    tl_looks--; /* not the search's */
   }
-  w->round = round + 1;
-  return DYNG_OK;
+  p->launches = tl_launches - ph->launches0, p->looks = tl_looks - ph->looks0;
+}
+
+static Loop make_loop(const DevGraph *c, DevSssp *w, int obj, unsigned long long *dist, uint32_t *parent,
+                      uint32_t *pedge, uint32_t *chg_stamp, uint32_t chg_gen) {
+  Loop L;
+  memset(&L, 0, sizeof L);
+  L.off = c->off, L.deg = c->deg, L.nbr = c->nbr, L.slot = c->slot, L.w = c->w[obj];
+  L.dist = dist;
+  L.stamp = w->stamp, L.far_flag = w->far_flag;
+  for (int i = 0; i < 2; i++) L.light[i] = w->light[i], L.heavy[i] = w->heavy[i], L.far[i] = w->far[i];
+  L.ctr = w->ctr;
+  L.chg_stamp = chg_stamp, L.chg_gen = chg_gen;
+  L.hops = w->hops, L.parent = parent, L.pedge = pedge;
+  L.delta = c->mean_w[obj] > 0 ? c->mean_w[obj] * options().delta : 1.0;
+  return L;
 }
 
 /* Marks stamps and flags as fresh for a search over n vertices. */
 static int fresh_search(DevSssp *w, uint32_t n, cudaStream_t s, char *err, size_t n_err) {
   TRY(cudaMemsetAsync(w->stamp, 0, (size_t)n * 4, s), "cudaMemset");
   TRY(cudaMemsetAsync(w->far_flag, 0, (size_t)n * 4, s), "cudaMemset");
-  TRY(cudaMemsetAsync(w->counters, 0, 16 * 4, s), "cudaMemset");
   w->round = 1;
+  return DYNG_OK;
+}
+
+/* The search from the queues k_begin and the offers left (near-far), on
+** the device in one launch, or driven from the host. */
+static int search(const Loop &L, DevSssp *w, cudaStream_t s, DevProfile *prof, char *err, size_t n_err) {
+  if (w->coop_blocks) {
+    Loop arg = L;
+    uint32_t round = w->round;
+    void *args[] = {&arg, &round};
+    tl_launches++;
+    TRY(cudaLaunchCooperativeKernel((const void *)k_search, w->coop_blocks, LOOP_THREADS, args, 0, s), "k_search");
+    return DYNG_OK;
+  }
+  uint32_t *h = w->h_ctr;
+  uint32_t k = 0, fq = 0, parity = 0, round = w->round, rounds = 0, buckets = 0;
+  double thresh = 0, done = 0;
+  TRY(look(w, s), "starting the search");
+  uint32_t n_light = h[W_LIGHT], n_heavy = h[W_HEAVY];
+  for (;;) {
+    while (n_light + n_heavy) {
+      /* Several rounds per look at the counters: a round whose frontier
+      ** came out empty returns at once.  The grid is sized from the last
+      ** look (the kernel strides, so a frontier that grew is covered). */
+      uint64_t est = 2 * (uint64_t)n_light + 8192, est_h = (2 * (uint64_t)n_heavy + 64) * 32;
+      if (est_h > est) est = est_h;
+      for (int j = 0; j < ROUNDS_PER_LOOK; j++) {
+        k_near_round<<<blocks_for(est), THREADS, 0, s>>>(L, k, ++round, bits_of(thresh), fq);
+        LAUNCHED("k_near_round");
+        k++, rounds++;
+      }
+      TRY(look(w, s), "relaxing");
+      n_light = h[W_LIGHT + k % 3], n_heavy = h[W_HEAVY + k % 3];
+    }
+    uint32_t n_far = h[W_FAR + fq];
+    if (!n_far) break;
+    k_far_min<<<blocks_for(n_far), THREADS, 0, s>>>(L, fq, parity);
+    LAUNCHED("k_far_min");
+    TRY(look(w, s), "the far queue");
+    unsigned long long mb;
+    memcpy(&mb, &h[W_FMIN + 2 * parity], 8);
+    done = thresh;
+    thresh = next_thresh(value_of(mb), thresh, L.delta);
+    k_far_filter<<<blocks_for(n_far), THREADS, 0, s>>>(L, fq, k, parity, bits_of(done), bits_of(thresh), ++round);
+    LAUNCHED("k_far_filter");
+    fq ^= 1u, parity ^= 1u, buckets++;
+    TRY(look(w, s), "the far queue");
+    n_light = h[W_LIGHT + k % 3], n_heavy = h[W_HEAVY + k % 3];
+  }
+  w->round = round;
+  if (prof) prof->rounds = rounds, prof->buckets = buckets;
+  return DYNG_OK;
+}
+
+/* The search over tight edges (parents of an objective with zero weights)
+** from the source, or (source NO_VERTEX) from the frontier already in set
+** 0; hops, parent and pedge must hold NO_VERTEX where it may go. */
+static int tight_bfs(const Loop &L, DevSssp *w, uint32_t source, cudaStream_t s, DevProfile *prof, char *err,
+                     size_t n_err) {
+  if (source != NO_VERTEX) {
+    k_bfs_begin<<<1, 32, 0, s>>>(L, source);
+    LAUNCHED("k_bfs_begin");
+  }
+  if (w->coop_blocks) {
+    Loop arg = L;
+    void *args[] = {&arg};
+    tl_launches++;
+    TRY(cudaLaunchCooperativeKernel((const void *)k_bfs, w->coop_blocks, LOOP_THREADS, args, 0, s), "k_bfs");
+    return DYNG_OK;
+  }
+  uint32_t *h = w->h_ctr, k = 0;
+  uint64_t est = source != NO_VERTEX ? 8192 : 1u << 20;
+  for (;;) {
+    for (int j = 0; j < ROUNDS_PER_LOOK; j++, k++) {
+      k_bfs_round<<<blocks_for(est), THREADS, 0, s>>>(L, k);
+      LAUNCHED("k_bfs_round");
+    }
+    TRY(look(w, s), "the tree");
+    uint64_t nl = h[W_LIGHT + k % 3], nh = h[W_HEAVY + k % 3];
+    if (!(nl + nh)) break;
+    est = 2 * (nl + 32 * nh) + 8192;
+  }
+  if (prof) prof->levels = k;
   return DYNG_OK;
 }
 
 /* All parents again: the smallest-slot tight in-edge, or (zero weights)
 ** the search over tight edges from the source. */
-static int parents_all(const DevGraph *c, DevSssp *w, int obj, uint32_t source, const unsigned long long *dist,
-                       uint32_t *parent, uint32_t *pedge, cudaStream_t s, char *err, size_t n_err) {
+static int parents_all(const DevGraph *c, DevSssp *w, const Loop &L, int obj, uint32_t source, cudaStream_t s,
+                       DevProfile *prof, char *err, size_t n_err) {
   uint32_t n = c->n;
-  const double *wt = c->w[obj];
-  uint32_t *cnt = w->counters, *h = w->h_counters;
   if (!c->has_zero[obj]) {
-    unsigned long long *best = w->best;
-    k_fill_u64<<<blocks_for(n), THREADS, 0, s>>>(best, n, ~0ULL);
+    k_fill_u64<<<blocks_for(n), THREADS, 0, s>>>(w->best, n, ~0ULL);
     LAUNCHED("k_fill_u64");
-    k_parent_by_slot<<<blocks_for(c->n_pos), THREADS, 0, s>>>(c->owner, c->off, c->deg, c->nbr, c->slot, wt, c->n_pos,
-                                                              dist, best);
+    k_parent_by_slot<<<blocks_for(c->n_pos), THREADS, 0, s>>>(c->owner, c->off, c->deg, c->nbr, c->slot, c->w[obj],
+                                                              c->n_pos, L.dist, w->best);
     LAUNCHED("k_parent_by_slot");
-    k_split_best<<<blocks_for(n), THREADS, 0, s>>>(best, n, parent, pedge);
+    k_split_best<<<blocks_for(n), THREADS, 0, s>>>(w->best, n, source, L.parent, L.pedge);
     LAUNCHED("k_split_best");
-  } else {
-    uint32_t *light[2] = {w->q[0], w->q[2]};
-    uint32_t *c_q[2] = {&cnt[C_LIGHT_A], &cnt[C_LIGHT_B]};
-    k_fill_u32<<<blocks_for(n), THREADS, 0, s>>>(w->hops, n, NO_VERTEX);
-    LAUNCHED("k_fill_u32");
-    k_fill_u32<<<blocks_for(n), THREADS, 0, s>>>(parent, n, NO_VERTEX);
-    LAUNCHED("k_fill_u32");
-    k_fill_u32<<<blocks_for(n), THREADS, 0, s>>>(pedge, n, NO_VERTEX);
-    LAUNCHED("k_fill_u32");
-    uint32_t zero32 = 0, one = 1;
-    TRY(cudaMemcpyAsync(&w->hops[source], &zero32, 4, cudaMemcpyHostToDevice, s), "cudaMemcpy");
-    TRY(cudaMemcpyAsync(light[0], &source, 4, cudaMemcpyHostToDevice, s), "cudaMemcpy");
-    TRY(cudaMemcpyAsync(c_q[0], &one, 4, cudaMemcpyHostToDevice, s), "cudaMemcpy");
-    int qc = 0;
-    uint32_t level = 0, nq = 1;
-    while (nq) {
-      int qn = qc ^ 1;
-      TRY(cudaMemsetAsync(c_q[qn], 0, 4, s), "cudaMemset");
-      k_tight_bfs<<<blocks_for(nq), THREADS, 0, s>>>(c->off, c->deg, c->nbr, c->slot, wt, dist, light[qc], c_q[qc],
-                                                     light[qn], c_q[qn], w->hops, level, parent, pedge);
-      LAUNCHED("k_tight_bfs");
-      TRY(cudaMemcpyAsync(h, cnt, 8 * 4, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
-      TRY(cudaStreamSynchronize(s), "the tree");
-      qc = qn;
-      nq = h[qc ? C_LIGHT_B : C_LIGHT_A];
-      level++;
-    }
-    TRY(cudaMemsetAsync(cnt, 0, 8 * 4, s), "cudaMemset");
+    return DYNG_OK;
   }
-  uint32_t none[2] = {NO_VERTEX, NO_VERTEX};
-  TRY(cudaMemcpyAsync(&parent[source], &none[0], 4, cudaMemcpyHostToDevice, s), "cudaMemcpy");
-  TRY(cudaMemcpyAsync(&pedge[source], &none[1], 4, cudaMemcpyHostToDevice, s), "cudaMemcpy");
+  k_fill_u32<<<blocks_for(n), THREADS, 0, s>>>(w->hops, n, NO_VERTEX);
+  LAUNCHED("k_fill_u32");
+  k_fill_u32<<<blocks_for(n), THREADS, 0, s>>>(L.parent, n, NO_VERTEX);
+  LAUNCHED("k_fill_u32");
+  k_fill_u32<<<blocks_for(n), THREADS, 0, s>>>(L.pedge, n, NO_VERTEX);
+  LAUNCHED("k_fill_u32");
+  return tight_bfs(L, w, source, s, prof, err, n_err);
+}
+
+/* The whole tree to the host. */
+static int copy_tree(uint32_t n, const Loop &L, double *dist, uint32_t *parent, uint32_t *pedge, DevSssp *w,
+                     cudaStream_t s, char *err, size_t n_err) {
+  TRY(cudaMemcpyAsync(dist, L.dist, (size_t)n * 8, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
+  TRY(cudaMemcpyAsync(parent, L.parent, (size_t)n * 4, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
+  TRY(cudaMemcpyAsync(pedge, L.pedge, (size_t)n * 4, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
+  tl_looks++;
+  TRY(cudaStreamSynchronize(s), "copying the tree");
+  (void)w;
   return DYNG_OK;
 }
 
 int dev_sssp_run(const DevGraph *c, DevSssp *w, uint32_t source, int obj, cudaStream_t s, unsigned long long *d_dist,
-                 uint32_t *d_parent, uint32_t *d_pedge, double *dist, uint32_t *parent, uint32_t *pedge, char *err,
-                 size_t n_err) {
+                 uint32_t *d_parent, uint32_t *d_pedge, double *dist, uint32_t *parent, uint32_t *pedge,
+                 DevProfile *prof, char *err, size_t n_err) {
+  Phases ph;
+  phases_begin(&ph, prof);
   uint32_t n = c->n;
-  int rc = dev_sssp_reserve(w, n, err, n_err);
+  int rc = dev_sssp_reserve(w, n, c->cap_p, err, n_err);
   if (rc) return rc;
   if (source >= n || obj < 0 || obj >= c->n_obj) return DYNG_EINVAL;
+  Loop L = make_loop(c, w, obj, d_dist, d_parent, d_pedge, NULL, 0);
   k_fill_u64<<<blocks_for(n), THREADS, 0, s>>>(d_dist, n, INF_BITS);
   LAUNCHED("k_fill_u64");
   if ((rc = fresh_search(w, n, s, err, n_err))) return rc;
-  unsigned long long zero = 0;
-  uint32_t one = 1;
-  TRY(cudaMemcpyAsync(&d_dist[source], &zero, 8, cudaMemcpyHostToDevice, s), "cudaMemcpy");
-  TRY(cudaMemcpyAsync(w->q[0], &source, 4, cudaMemcpyHostToDevice, s), "cudaMemcpy");
-  TRY(cudaMemcpyAsync(&w->counters[C_LIGHT_A], &one, 4, cudaMemcpyHostToDevice, s), "cudaMemcpy");
-  double delta = c->mean_w[obj] > 0 ? c->mean_w[obj] * 4.0 : 1.0;
-  Changed none = {NULL, 0, NULL, NULL};
-  if ((rc = propagate(c, w, obj, d_dist, s, 1, 0, delta, 0, none, err, n_err))) return rc;
-  if ((rc = parents_all(c, w, obj, source, d_dist, d_parent, d_pedge, s, err, n_err))) return rc;
-  TRY(cudaMemcpyAsync(dist, d_dist, (size_t)n * 8, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
-  TRY(cudaMemcpyAsync(parent, d_parent, (size_t)n * 4, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
-  TRY(cudaMemcpyAsync(pedge, d_pedge, (size_t)n * 4, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
-  TRY(cudaStreamSynchronize(s), "copying the tree");
+  k_begin<<<1, 32, 0, s>>>(L, source);
+  LAUNCHED("k_begin");
+  phase_end(&ph, P_PREPARE, s);
+  if ((rc = search(L, w, s, prof, err, n_err))) return rc;
+  phase_end(&ph, P_SEARCH, s);
+  if ((rc = parents_all(c, w, L, obj, source, s, prof, err, n_err))) return rc;
+  phase_end(&ph, P_PARENTS, s);
+  if ((rc = copy_tree(n, L, dist, parent, pedge, w, s, err, n_err))) return rc;
+  phase_end(&ph, P_COPY, s);
+  if (prof) prof->full_copy = 1, prof->changed = n;
+  phases_finish(&ph, w, s);
   return DYNG_OK;
 }
 
@@ -866,65 +1110,95 @@ __global__ void k_cut_roots(const uint32_t *src, const uint32_t *dst, const uint
     }
 }
 
-/* Pointer jumping: a vertex is cut when an ancestor (or itself) is a root. */
-__global__ void k_jump_init(const uint32_t *parent, uint32_t n, uint32_t *anc) {
+/* Pointer jumping: a vertex is cut when an ancestor (or itself) is a root.
+** Nothing to do without roots; each pass notes whether a vertex is still
+** undecided, and the passes after the first that leaves none return at
+** once (so the host launches them all without looking). */
+__global__ void k_jump_init(const uint32_t *parent, uint32_t n, const uint32_t *ctr, uint32_t *anc) {
+  if (ctr[W_ROOTS] == 0) return;
   for (uint32_t v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) anc[v] = parent[v];
 }
 
-__global__ void k_jump(uint32_t n, uint32_t *anc, uint32_t *flag) {
+__global__ void k_jump(uint32_t n, uint32_t *anc, uint32_t *flag, uint32_t *ctr, int pass) {
+  if (ctr[pass ? W_JUMP + pass - 1 : W_ROOTS] == 0) return;
+  int more = 0;
   for (uint32_t v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
     if (flag[v]) continue;
     uint32_t a = anc[v];
     if (a == NO_VERTEX) continue;
-    if (flag[a]) flag[v] = 1;
-    else anc[v] = anc[a];
+    if (flag[a]) {
+      flag[v] = 1;
+    } else {
+      uint32_t aa = anc[a];
+      anc[v] = aa;
+      if (aa != NO_VERTEX) more = 1;
+    }
   }
+  if (__syncthreads_or(more) && threadIdx.x == 0) ctr[W_JUMP + pass] = 1;
 }
 
 /* Cut vertices lose their distance and parent and are noted as changed. */
-__global__ void k_cut(uint32_t n, const uint32_t *flag, unsigned long long *dist, uint32_t *parent, uint32_t *pedge,
-                      Changed chg) {
+__global__ void k_cut(uint32_t n, const uint32_t *ctr, const uint32_t *flag, unsigned long long *dist,
+                      uint32_t *parent, uint32_t *pedge, uint32_t *chg_stamp, uint32_t chg_gen) {
+  if (ctr[W_ROOTS] == 0) return;
   for (uint32_t v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x)
     if (flag[v]) {
       dist[v] = INF_BITS;
       parent[v] = pedge[v] = NO_VERTEX;
-      note_changed(chg, v);
+      chg_stamp[v] = chg_gen;
     }
 }
 
 /* Every vertex outside the cut offers itself to its cut out-neighbours:
 ** they go to the far queue (the search starts from there). */
-__global__ void k_border(const uint32_t *owner, const uint32_t *off, const uint32_t *deg, const uint32_t *nbr,
-                         const double *w, size_t n_pos, const uint32_t *flag, unsigned long long *dist,
-                         uint32_t *far_flag, uint32_t *far_q, uint32_t *c_far) {
+__global__ void k_border(Loop L, const uint32_t *owner, size_t n_pos, const uint32_t *flag) {
+  if (L.ctr[W_ROOTS] == 0) return;
   for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_pos; p += (size_t)gridDim.x * blockDim.x) {
     uint32_t u;
-    if (!live_entry(owner, off, deg, p, &u)) continue;
-    uint32_t x = nbr[p];
+    if (!live_entry(owner, L.off, L.deg, p, &u)) continue;
+    uint32_t x = L.nbr[p];
     if (!flag[x] || flag[u]) continue;
-    unsigned long long bu = dist[u];
+    unsigned long long bu = L.dist[u];
     if (bu == INF_BITS) continue;
-    unsigned long long nb = (unsigned long long)__double_as_longlong(__longlong_as_double((long long)bu) + w[p]);
-    if (nb < dist[x] && nb < atomicMin(&dist[x], nb) && atomicExch(&far_flag[x], 1u) == 0u)
-      far_q[atomicAdd(c_far, 1u)] = x;
+    unsigned long long nb = dbits(dval(bu) + L.w[p]);
+    if (nb < L.dist[x] && nb < atomicMin(&L.dist[x], nb) && atomicExch(&L.far_flag[x], 1u) == 0u)
+      push(L.far[0], &L.ctr[W_FAR], x);
   }
 }
 
 /* Added edges relax their far end (both ends of an undirected one). */
-__global__ void k_relax_added(const uint32_t *src, const uint32_t *dst, const double *w, uint32_t n_add,
-                              int both_ways, unsigned long long *dist, uint32_t *far_flag, uint32_t *far_q,
-                              uint32_t *c_far, Changed chg) {
+__global__ void k_relax_added(Loop L, const uint32_t *src, const uint32_t *dst, const double *w, uint32_t n_add,
+                              int both_ways) {
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n_add; i += gridDim.x * blockDim.x)
     for (int side = 0; side < (both_ways ? 2 : 1); side++) {
       uint32_t u = side ? dst[i] : src[i], v = side ? src[i] : dst[i];
-      unsigned long long bu = dist[u];
+      unsigned long long bu = L.dist[u];
       if (bu == INF_BITS) continue;
-      unsigned long long nb = (unsigned long long)__double_as_longlong(__longlong_as_double((long long)bu) + w[i]);
-      if (nb < dist[v] && nb < atomicMin(&dist[v], nb)) {
-        note_changed(chg, v);
-        if (atomicExch(&far_flag[v], 1u) == 0u) far_q[atomicAdd(c_far, 1u)] = v;
+      unsigned long long nb = dbits(dval(bu) + w[i]);
+      if (nb < L.dist[v] && nb < atomicMin(&L.dist[v], nb)) {
+        L.chg_stamp[v] = L.chg_gen;
+        if (atomicExch(&L.far_flag[v], 1u) == 0u) push(L.far[0], &L.ctr[W_FAR], v);
       }
     }
+}
+
+/* The changed vertices, listed in runs of increasing number (a warp's 32
+** consecutive vertices at a time), so that the host writes their rows
+** nearly in order. */
+__global__ void k_compact_changed(const uint32_t *chg_stamp, uint32_t gen, uint32_t n, uint32_t *list,
+                                  uint32_t *count) {
+  uint32_t lane = threadIdx.x & 31u;
+  size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5, warps = (gridDim.x * (size_t)blockDim.x) >> 5;
+  for (size_t base = warp * 32; base < n; base += warps * 32) {
+    size_t v = base + lane;
+    int hit = v < n && chg_stamp[v] == gen;
+    uint32_t mask = __ballot_sync(0xffffffffu, hit);
+    if (!mask) continue;
+    uint32_t at = 0;
+    if (lane == 0) at = atomicAdd(count, (uint32_t)__popc(mask));
+    at = __shfl_sync(0xffffffffu, at, 0);
+    if (hit) list[at + __popc(mask & ((1u << lane) - 1u))] = (uint32_t)v;
+  }
 }
 
 /* Parents of the changed vertices only: the smallest-slot tight in-edge. */
@@ -943,97 +1217,171 @@ __global__ void k_parent_changed(const uint32_t *owner, const uint32_t *off, con
     if (v == u || stamp[v] != gen) continue;
     unsigned long long bu = dist[u];
     if (bu == INF_BITS) continue;
-    if ((unsigned long long)__double_as_longlong(__longlong_as_double((long long)bu) + w[p]) == dist[v])
-      atomicMin(&best[v], ((unsigned long long)slot[p] << 32) | u);
+    if (dbits(dval(bu) + w[p]) == dist[v]) atomicMin(&best[v], ((unsigned long long)slot[p] << 32) | u);
   }
 }
 
-/* The changed vertices' new rows, packed for the copy to the host. */
+/* The changed vertices' new parents into the device tree (from `best`;
+** when it is NULL they are there already) and, when `out` is not NULL,
+** their rows packed for the copy to the host. */
 __global__ void k_gather(const uint32_t *list, const uint32_t *count, const unsigned long long *best,
                          const unsigned long long *dist, uint32_t source, uint32_t *parent, uint32_t *pedge,
                          unsigned long long *out) {
   uint32_t n = *count;
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    uint32_t v = list[i], pa, pe;
+    if (best) {
+      unsigned long long b = best[v];
+      pa = b == ~0ULL || v == source ? NO_VERTEX : (uint32_t)b;
+      pe = b == ~0ULL || v == source ? NO_VERTEX : (uint32_t)(b >> 32);
+      parent[v] = pa;
+      pedge[v] = pe;
+    } else {
+      pa = parent[v];
+      pe = pedge[v];
+    }
+    if (out) {
+      out[3 * (size_t)i] = v;
+      out[3 * (size_t)i + 1] = dist[v];
+      out[3 * (size_t)i + 2] = ((unsigned long long)pe << 32) | pa;
+    }
+  }
+}
+
+/* Zero weights, in a repair: the changed vertices lose their parents (the
+** search over tight edges gives them new ones), and the near counters are
+** cleared for that search's frontier. */
+__global__ void k_zero_reset(const uint32_t *list, const uint32_t *count, uint32_t *hops, uint32_t *parent,
+                             uint32_t *pedge, uint32_t *ctr) {
+  uint32_t n = *count, tid = blockIdx.x * blockDim.x + threadIdx.x;
+  if (tid == 0)
+    for (int set = 0; set < 3; set++) ctr[W_LIGHT + set] = ctr[W_HEAVY + set] = 0;
+  for (uint32_t i = tid; i < n; i += gridDim.x * blockDim.x) {
     uint32_t v = list[i];
-    unsigned long long b = best[v];
-    uint32_t pa = b == ~0ULL || v == source ? NO_VERTEX : (uint32_t)b;
-    uint32_t pe = b == ~0ULL || v == source ? NO_VERTEX : (uint32_t)(b >> 32);
-    parent[v] = pa;
-    pedge[v] = pe;
-    out[3 * (size_t)i] = v;
-    out[3 * (size_t)i + 1] = dist[v];
-    out[3 * (size_t)i + 2] = ((unsigned long long)pe << 32) | pa;
+    hops[v] = parent[v] = pedge[v] = NO_VERTEX;
+  }
+}
+
+/* Zero weights, in a repair: a vertex the repair did not change keeps its
+** parent, and its path to the source has no changed vertex on it (a changed
+** parent would have changed it, a cut one cut it).  So a changed vertex with
+** a tight in-edge from an unchanged reached vertex takes it as its parent
+** and starts the search over tight edges among the changed vertices. */
+__global__ void k_zero_seed(Loop L, const uint32_t *owner, size_t n_pos) {
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_pos; p += (size_t)gridDim.x * blockDim.x) {
+    uint32_t u;
+    if (!live_entry(owner, L.off, L.deg, p, &u)) continue;
+    uint32_t v = L.nbr[p];
+    if (L.chg_stamp[v] != L.chg_gen || L.chg_stamp[u] == L.chg_gen) continue;
+    unsigned long long bu = L.dist[u];
+    if (bu == INF_BITS || dbits(dval(bu) + L.w[p]) != L.dist[v]) continue;
+    if (atomicCAS(&L.hops[v], NO_VERTEX, 0u) == NO_VERTEX) {
+      L.parent[v] = u;
+      L.pedge[v] = L.slot[p];
+      push_near(L, v, 0, 0);
+    }
   }
 }
 
 int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t source, int obj, cudaStream_t s,
                     unsigned long long *d_dist, uint32_t *d_parent, uint32_t *d_pedge, double *dist,
-                    uint32_t *parent, uint32_t *pedge, size_t *pn_changed, char *err, size_t n_err) {
+                    uint32_t *parent, uint32_t *pedge, size_t *pn_changed, DevProfile *prof, char *err,
+                    size_t n_err) {
+  Phases ph;
+  phases_begin(&ph, prof);
   uint32_t n = c->n;
-  int rc = dev_sssp_reserve(w, n, err, n_err);
+  int rc = dev_sssp_reserve(w, n, c->cap_p, err, n_err);
   if (rc) return rc;
-  if (c->has_zero[obj]) return DYNG_ETOOBIG; /* zero weights: parents need the full search */
   if ((rc = fresh_search(w, n, s, err, n_err))) return rc;
-  uint32_t *cnt = w->counters, *h = w->h_counters;
   if (++w->chg_gen == 0) {
     TRY(cudaMemsetAsync(w->chg_stamp, 0, (size_t)w->cap * 4, s), "cudaMemset");
     w->chg_gen = 1;
   }
-  Changed chg = {w->chg_stamp, w->chg_gen, w->chg_list, &cnt[C_CHANGED]};
-  /* 1. The cut. */
-  TRY(cudaMemsetAsync(w->flag, 0, (size_t)n * 4, s), "cudaMemset");
+  Loop L = make_loop(c, w, obj, d_dist, d_parent, d_pedge, w->chg_stamp, w->chg_gen);
+  uint32_t *ctr = w->ctr;
+  k_begin<<<1, 32, 0, s>>>(L, NO_VERTEX);
+  LAUNCHED("k_begin");
+  phase_end(&ph, P_PREPARE, s);
+  /* 1. The cut, and offers into it from its border. */
   if (b->n_rem) {
+    TRY(cudaMemsetAsync(w->flag, 0, (size_t)n * 4, s), "cudaMemset");
     k_cut_roots<<<blocks_for(b->n_rem), THREADS, 0, s>>>(b->rem_src, b->rem_dst, b->rem_slot, b->n_rem, !b->directed,
-                                                         source, d_parent, d_pedge, w->flag, &cnt[C_ROOTS]);
+                                                         source, d_parent, d_pedge, w->flag, &ctr[W_ROOTS]);
     LAUNCHED("k_cut_roots");
-  }
-  TRY(cudaMemcpyAsync(h, cnt, 16 * 4, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
-  TRY(cudaStreamSynchronize(s), "the cut");
-  if (h[C_ROOTS]) {
-    k_jump_init<<<blocks_for(n), THREADS, 0, s>>>(d_parent, n, w->anc);
+    k_jump_init<<<blocks_for(n), THREADS, 0, s>>>(d_parent, n, ctr, w->anc);
     LAUNCHED("k_jump_init");
-    for (uint32_t span = 1; span < n; span *= 2) {
-      k_jump<<<blocks_for(n), THREADS, 0, s>>>(n, w->anc, w->flag);
+    for (int pass = 0; pass < JUMP_PASSES; pass++) {
+      k_jump<<<blocks_for(n), THREADS, 0, s>>>(n, w->anc, w->flag, ctr, pass);
       LAUNCHED("k_jump");
     }
-    k_cut<<<blocks_for(n), THREADS, 0, s>>>(n, w->flag, d_dist, d_parent, d_pedge, chg);
+    k_cut<<<blocks_for(n), THREADS, 0, s>>>(n, ctr, w->flag, d_dist, d_parent, d_pedge, w->chg_stamp, w->chg_gen);
     LAUNCHED("k_cut");
-    /* 2. Offers into the cut, from its border. */
-    k_border<<<blocks_for(c->n_pos), THREADS, 0, s>>>(c->owner, c->off, c->deg, c->nbr, c->w[obj], c->n_pos, w->flag,
-                                                      d_dist, w->far_flag, w->q[4], &cnt[C_FAR_A]);
+    phase_end(&ph, P_CUT, s);
+    k_border<<<blocks_for(c->n_pos), THREADS, 0, s>>>(L, c->owner, c->n_pos, w->flag);
     LAUNCHED("k_border");
   }
+  /* 2. The added edges. */
   if (b->n_add) {
-    k_relax_added<<<blocks_for(b->n_add), THREADS, 0, s>>>(b->add_src, b->add_dst, b->add_w[obj], b->n_add,
-                                                           !b->directed, d_dist, w->far_flag, w->q[4], &cnt[C_FAR_A],
-                                                           chg);
+    k_relax_added<<<blocks_for(b->n_add), THREADS, 0, s>>>(L, b->add_src, b->add_dst, b->add_w[obj], b->n_add,
+                                                           !b->directed);
     LAUNCHED("k_relax_added");
   }
+  phase_end(&ph, P_OFFERS, s);
   /* 3. The search from whatever improved (all of it in the far queue). */
-  if ((rc = propagate(c, w, obj, d_dist, s, 0, 0, 0.0, 0.0, chg, err, n_err))) return rc;
-  /* 4. Parents of the changed vertices, and their rows back to the host. */
-  TRY(cudaMemcpyAsync(h, cnt, 16 * 4, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
-  TRY(cudaStreamSynchronize(s), "the repair");
-  uint32_t n_chg = h[C_CHANGED];
+  if ((rc = search(L, w, s, prof, err, n_err))) return rc;
+  phase_end(&ph, P_SEARCH, s);
+  /* 4. Parents of the changed vertices, and their rows to the host. */
+  k_compact_changed<<<blocks_for(n), THREADS, 0, s>>>(w->chg_stamp, w->chg_gen, n, w->chg_list, &ctr[W_CHANGED]);
+  LAUNCHED("k_compact_changed");
+  TRY(look(w, s), "the repair");
+  uint32_t n_chg = w->h_ctr[W_CHANGED];
+  if (prof) prof->roots = w->h_ctr[W_ROOTS], prof->changed = n_chg;
   *pn_changed = n_chg;
-  if (!n_chg) return DYNG_OK;
-  unsigned long long *best = w->best;
-  k_best_reset<<<blocks_for(n_chg), THREADS, 0, s>>>(w->chg_list, &cnt[C_CHANGED], best);
-  LAUNCHED("k_best_reset");
-  k_parent_changed<<<blocks_for(c->n_pos), THREADS, 0, s>>>(c->owner, c->off, c->deg, c->nbr, c->slot, c->w[obj],
-                                                             c->n_pos, d_dist, w->chg_stamp, w->chg_gen, best);
-  LAUNCHED("k_parent_changed");
-  if ((rc = dev_rows_reserve(w, n_chg, err, n_err))) return rc;
-  k_gather<<<blocks_for(n_chg), THREADS, 0, s>>>(w->chg_list, &cnt[C_CHANGED], best, d_dist, source, d_parent, d_pedge,
-                                                 w->rows);
-  LAUNCHED("k_gather");
-  TRY(cudaMemcpyAsync(w->h_rows, w->rows, (size_t)n_chg * 24, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
-  TRY(cudaStreamSynchronize(s), "copying the changed rows");
-  for (uint32_t i = 0; i < n_chg; i++) {
-    uint32_t v = (uint32_t)w->h_rows[3 * (size_t)i];
-    memcpy(&dist[v], &w->h_rows[3 * (size_t)i + 1], 8);
-    parent[v] = (uint32_t)w->h_rows[3 * (size_t)i + 2];
-    pedge[v] = (uint32_t)(w->h_rows[3 * (size_t)i + 2] >> 32);
+  int full = (uint64_t)n_chg * FULL_COPY_SHARE >= n;
+  if (n_chg && c->has_zero[obj]) {
+    /* Zero weights: tight edges may form cycles among equal distances, so
+    ** the changed vertices get their parents from a search over tight edges
+    ** that starts at the unchanged part of the tree. */
+    k_zero_reset<<<blocks_for(n_chg), THREADS, 0, s>>>(w->chg_list, &ctr[W_CHANGED], w->hops, d_parent, d_pedge, ctr);
+    LAUNCHED("k_zero_reset");
+    k_zero_seed<<<blocks_for(c->n_pos), THREADS, 0, s>>>(L, c->owner, c->n_pos);
+    LAUNCHED("k_zero_seed");
+    if ((rc = tight_bfs(L, w, NO_VERTEX, s, prof, err, n_err))) return rc;
+    if (!full) {
+      if ((rc = dev_rows_reserve(w, n_chg, err, n_err))) return rc;
+      k_gather<<<blocks_for(n_chg), THREADS, 0, s>>>(w->chg_list, &ctr[W_CHANGED], NULL, d_dist, source, d_parent,
+                                                     d_pedge, w->rows);
+      LAUNCHED("k_gather");
+    }
+  } else if (n_chg) {
+    k_best_reset<<<blocks_for(n_chg), THREADS, 0, s>>>(w->chg_list, &ctr[W_CHANGED], w->best);
+    LAUNCHED("k_best_reset");
+    k_parent_changed<<<blocks_for(c->n_pos), THREADS, 0, s>>>(c->owner, c->off, c->deg, c->nbr, c->slot, c->w[obj],
+                                                               c->n_pos, d_dist, w->chg_stamp, w->chg_gen, w->best);
+    LAUNCHED("k_parent_changed");
+    if (!full && (rc = dev_rows_reserve(w, n_chg, err, n_err))) return rc;
+    k_gather<<<blocks_for(n_chg), THREADS, 0, s>>>(w->chg_list, &ctr[W_CHANGED], w->best, d_dist, source, d_parent,
+                                                   d_pedge, full ? NULL : w->rows);
+    LAUNCHED("k_gather");
   }
+  phase_end(&ph, P_PARENTS, s);
+  if (n_chg && full) {
+    /* Many rows: the whole arrays, which the copy engine streams faster
+    ** than the host scatters rows. */
+    if ((rc = copy_tree(n, L, dist, parent, pedge, w, s, err, n_err))) return rc;
+  } else if (n_chg) {
+    TRY(cudaMemcpyAsync(w->h_rows, w->rows, (size_t)n_chg * 24, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
+    tl_looks++;
+    TRY(cudaStreamSynchronize(s), "copying the changed rows");
+    for (uint32_t i = 0; i < n_chg; i++) {
+      uint32_t v = (uint32_t)w->h_rows[3 * (size_t)i];
+      memcpy(&dist[v], &w->h_rows[3 * (size_t)i + 1], 8);
+      parent[v] = (uint32_t)w->h_rows[3 * (size_t)i + 2];
+      pedge[v] = (uint32_t)(w->h_rows[3 * (size_t)i + 2] >> 32);
+    }
+  }
+  phase_end(&ph, P_COPY, s);
+  if (prof) prof->full_copy = n_chg && full;
+  phases_finish(&ph, w, s);
   return DYNG_OK;
 }

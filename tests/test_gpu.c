@@ -9,8 +9,11 @@
 ** Then random batches (inserts, deletes, weight changes; 1 change to a tenth
 ** of the edges) reach both, and the kept trees are compared again.
 ** Directed and undirected graphs, integer weights (zeros included) and real
-** ones, sparse random graphs and grids.  A forked child of a process that
-** used dyng on the CPU must still be able to use CUDA.
+** ones, sparse random graphs, graphs with hubs (whose edges the GPU splits
+** into chunks) and grids.  The same cases run again in a child process with
+** DYNG_CUDA_HOST_LOOP=1, where the searches' loops run on the host instead
+** of in one cooperative kernel.  A forked child of a process that used dyng
+** on the CPU must still be able to use CUDA.
 **
 ** Without a usable GPU the file is skipped with the reason, unless
 ** DYNG_REQUIRE_CUDA=1 (make check-gpu sets it): then it fails.
@@ -64,17 +67,18 @@ static int gpu_usable(char **why) {
 
 /* ---- graphs ------------------------------------------------------------- */
 
-/* Fills e(src, dst, a, b): a random sparse graph (kind 0) or a grid with both
-** directions (kind 1); `a` integer 0..9 or real, `b` real. */
+/* Fills e(src, dst, a, b): a random sparse graph (kind 0), a grid with both
+** directions (kind 1) or a random sparse graph whose edges leave three hubs
+** a fifth of the time (kind 2); `a` integer 0..9 or real, `b` real. */
 static void make_edges(sqlite3 *db, test_rng *r, int kind, int n, int integer) {
   exec_ok(db, "CREATE TABLE e(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL, b REAL)");
   sqlite3_stmt *st = NULL;
   assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO e VALUES (?, ?, ?, ?)", -1, &st, NULL), SQLITE_OK);
-  int m = kind == 0 ? 4 * n : 0, side = (int)sqrt((double)n);
-  for (int i = 0; kind == 0 ? i < m : i < side * side; i++) {
+  int m = kind != 1 ? 4 * n : 0, side = (int)sqrt((double)n);
+  for (int i = 0; kind != 1 ? i < m : i < side * side; i++) {
     int pairs[2][2], np = 0;
-    if (kind == 0) {
-      pairs[0][0] = (int)test_rng_below(r, (uint64_t)n) * 7 - 100;
+    if (kind != 1) {
+      pairs[0][0] = (int)test_rng_below(r, (uint64_t)(kind == 2 && test_rng_below(r, 5) == 0 ? 3 : n)) * 7 - 100;
       pairs[0][1] = (int)test_rng_below(r, (uint64_t)n) * 7 - 100;
       np = 1;
     } else {
@@ -182,7 +186,7 @@ static void run_case(int kind, int directed, int integer, uint64_t salt) {
   sqlite3 *db = open_db();
   /* DYNG_TEST_QUICK (under compute-sanitizer): smaller graphs. */
   int quick = getenv("DYNG_TEST_QUICK") != NULL;
-  int n = quick ? (kind == 0 ? 200 : 196) : (kind == 0 ? 1500 : 1600);
+  int n = quick ? (kind != 1 ? 200 : 196) : (kind != 1 ? 1500 : 1600);
   make_edges(db, &r, kind, n, integer);
   char sql[400];
   snprintf(sql, sizeof sql,
@@ -212,6 +216,39 @@ static void test_sparse_undirected_integer(void **state) { (void)state; run_case
 static void test_sparse_undirected_real(void **state) { (void)state; run_case(0, 0, 0, 4); }
 static void test_grid_directed_real(void **state) { (void)state; run_case(1, 1, 0, 5); }
 static void test_grid_undirected_integer(void **state) { (void)state; run_case(1, 0, 1, 6); }
+static void test_hubs_directed_integer(void **state) { (void)state; run_case(2, 1, 1, 7); }
+static void test_hubs_undirected_real(void **state) { (void)state; run_case(2, 0, 0, 8); }
+
+/* Runs this program again as `mode`, with `env` ("NAME=VALUE", or NULL)
+** added to its environment and DYNG_REQUIRE_CUDA removed; the child's
+** output goes to stderr (the test's log), not into the TAP stream. */
+static int run_child(const char *mode, const char *env) {
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    dup2(2, 1);
+    unsetenv("DYNG_REQUIRE_CUDA");
+    if (env) putenv((char *)env);
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) _exit(100);
+    self[len] = 0;
+    execl(self, self, mode, (char *)NULL);
+    _exit(101);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 200 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* The cases again, with the searches' loops on the host. */
+static void test_host_loop_gives_the_same_trees(void **state) {
+  (void)state;
+  int rc = run_child("--cases", "DYNG_CUDA_HOST_LOOP=1");
+  if (rc != 0) fail_msg("the cases with DYNG_CUDA_HOST_LOOP=1 failed (status %d; see the log)", rc);
+}
 
 /* A process that used dyng on the CPU only (loading, dyng_config, a CPU
 ** graph) forks; the child must be able to start CUDA and get the same
@@ -256,7 +293,16 @@ static void test_forked_child_can_use_cuda(void **state) {
   free(cpu);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  /* The child of test_host_loop_gives_the_same_trees. */
+  if (argc == 2 && strcmp(argv[1], "--cases") == 0) {
+    const struct CMUnitTest cases[] = {
+        cmocka_unit_test(test_sparse_directed_integer),   cmocka_unit_test(test_sparse_undirected_real),
+        cmocka_unit_test(test_grid_directed_real),        cmocka_unit_test(test_grid_undirected_integer),
+        cmocka_unit_test(test_hubs_directed_integer),     cmocka_unit_test(test_hubs_undirected_real),
+    };
+    return cmocka_run_group_tests(cases, NULL, NULL) ? 1 : 0;
+  }
   /* Without a GPU the whole file is skipped, as TAP says it: a plan of
   ** nothing with the reason.  DYNG_REQUIRE_CUDA=1 turns that into a
   ** failure. */
@@ -278,6 +324,8 @@ int main(void) {
       cmocka_unit_test(test_sparse_directed_integer),   cmocka_unit_test(test_sparse_directed_real),
       cmocka_unit_test(test_sparse_undirected_integer), cmocka_unit_test(test_sparse_undirected_real),
       cmocka_unit_test(test_grid_directed_real),        cmocka_unit_test(test_grid_undirected_integer),
+      cmocka_unit_test(test_hubs_directed_integer),     cmocka_unit_test(test_hubs_undirected_real),
+      cmocka_unit_test(test_host_loop_gives_the_same_trees),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
