@@ -100,9 +100,9 @@ static int dev_tree_for(DevState *st, const dyng_sssp_tree *key, uint32_t n, Dev
     uint32_t cap = n + n / 8 + 1024;
     unsigned long long *d = NULL;
     uint32_t *p = NULL, *e = NULL;
-    cudaError_t ce = cudaMalloc((void **)&d, (size_t)cap * 8);
-    if (ce == cudaSuccess) ce = cudaMalloc((void **)&p, (size_t)cap * 4);
-    if (ce == cudaSuccess) ce = cudaMalloc((void **)&e, (size_t)cap * 4);
+    cudaError_t ce = dev_malloc((void **)&d, (size_t)cap * 8);
+    if (ce == cudaSuccess) ce = dev_malloc((void **)&p, (size_t)cap * 4);
+    if (ce == cudaSuccess) ce = dev_malloc((void **)&e, (size_t)cap * 4);
     if (ce == cudaSuccess && t->cap) {
       ce = cudaMemcpyAsync(d, t->dist, (size_t)t->cap * 8, cudaMemcpyDeviceToDevice, st->stream);
       if (ce == cudaSuccess) ce = cudaMemcpyAsync(p, t->parent, (size_t)t->cap * 4, cudaMemcpyDeviceToDevice, st->stream);

@@ -87,6 +87,11 @@ struct DevProfile {
 };
 enum { P_PREPARE, P_CUT, P_OFFERS, P_SEARCH, P_PARENTS, P_COPY, P_TOTAL };
 
+/* cudaMalloc, except that a request larger than DYNG_CUDA_MAX_ALLOC bytes
+** (read once; unset: no limit) fails as out of device memory: the way a
+** test makes a graph too large for the device. */
+cudaError_t dev_malloc(void **p, size_t bytes);
+
 /* Options read once from the environment (dev_sssp.cu). */
 int dev_profile_on(void);
 

@@ -72,15 +72,21 @@ struct DevOptions {
   int host_loop;      /* DYNG_CUDA_HOST_LOOP=1: the loops run on the host */
   int blocks_per_sm;  /* DYNG_CUDA_LOOP_BLOCKS: blocks per SM of the device-side loops */
   double delta;       /* DYNG_CUDA_DELTA: the bucket width, in mean weights */
+  size_t max_alloc;   /* DYNG_CUDA_MAX_ALLOC: the largest device allocation allowed */
 };
 
 static DevOptions read_options(void) {
-  DevOptions o = {0, 0, 2, 4.0};
+  DevOptions o = {0, 0, 2, 4.0, (size_t)-1};
   const char *z;
   if ((z = getenv("DYNG_CUDA_PROFILE")) && strcmp(z, "1") == 0) o.profile = 1;
   if ((z = getenv("DYNG_CUDA_HOST_LOOP")) && strcmp(z, "1") == 0) o.host_loop = 1;
   if ((z = getenv("DYNG_CUDA_LOOP_BLOCKS")) && atoi(z) > 0) o.blocks_per_sm = atoi(z);
   if ((z = getenv("DYNG_CUDA_DELTA")) && atof(z) > 0) o.delta = atof(z);
+  if ((z = getenv("DYNG_CUDA_MAX_ALLOC")) && *z) {
+    char *end = NULL;
+    unsigned long long x = strtoull(z, &end, 10);
+    if (end && *end == 0) o.max_alloc = (size_t)x;
+  }
   return o;
 }
 
@@ -91,6 +97,13 @@ static const DevOptions &options(void) {
 
 int dev_profile_on(void) { return options().profile; }
 
+cudaError_t dev_malloc(void **p, size_t bytes) {
+  if (bytes > options().max_alloc) {
+    *p = NULL;
+    return cudaErrorMemoryAllocation;
+  }
+  return cudaMalloc(p, bytes);
+}
 
 int dev_fail(cudaError_t e, const char *what, char *err, size_t n_err) {
   if (e == cudaSuccess) return DYNG_OK;
@@ -135,7 +148,7 @@ void dev_graph_free(DevGraph *g) {
 }
 
 static int dev_alloc(void **p, size_t bytes, size_t *total, const char *what, char *err, size_t n_err) {
-  TRY(cudaMalloc(p, bytes ? bytes : 1), what);
+  TRY(dev_malloc(p, bytes ? bytes : 1), what);
   *total += bytes ? bytes : 1;
   return DYNG_OK;
 }
@@ -276,7 +289,7 @@ static int dev_batch_upload(DevBatch *b, const dyng_changes *ch, int directed, i
     b->dbuf = b->hbuf = NULL;
     b->cap = 0;
     size_t cap = bytes + bytes / 2;
-    TRY(cudaMalloc(&b->dbuf, cap), "cudaMalloc");
+    TRY(dev_malloc(&b->dbuf, cap), "cudaMalloc");
     TRY(cudaMallocHost(&b->hbuf, cap), "cudaMallocHost");
     b->cap = cap;
   }
@@ -359,7 +372,7 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
     g->dstage = NULL;
     g->dstage_cap = 0;
     size_t cap = bytes + bytes / 2;
-    TRY(cudaMalloc(&g->dstage, cap), "cudaMalloc");
+    TRY(dev_malloc(&g->dstage, cap), "cudaMalloc");
     g->dstage_cap = cap;
     g->bytes += cap;
   }
@@ -570,7 +583,7 @@ int dev_rows_reserve(DevSssp *w, uint32_t n_rows, char *err, size_t n_err) {
   w->h_rows = NULL;
   w->rows_cap = 0;
   size_t cap = (size_t)n_rows + n_rows / 2 + 1024;
-  TRY(cudaMalloc((void **)&w->rows, cap * 24), "cudaMalloc");
+  TRY(dev_malloc((void **)&w->rows, cap * 24), "cudaMalloc");
   if (cudaMallocHost((void **)&w->h_rows, cap * 24) != cudaSuccess) {
     cudaGetLastError();
     cudaFree(w->rows);

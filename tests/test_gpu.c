@@ -13,7 +13,10 @@
 ** into chunks) and grids.  The same cases run again in a child process with
 ** DYNG_CUDA_HOST_LOOP=1, where the searches' loops run on the host instead
 ** of in one cooperative kernel.  A forked child of a process that used dyng
-** on the CPU must still be able to use CUDA.
+** on the CPU must still be able to use CUDA.  A graph too large for the
+** device (DYNG_CUDA_MAX_ALLOC makes every allocation past a size fail as out
+** of device memory) goes to the CPU with the reason in dyng_config(), or is
+** an error when CUDA was asked for.
 **
 ** Without a usable GPU the file is skipped with the reason, unless
 ** DYNG_REQUIRE_CUDA=1 (make check-gpu sets it): then it fails.
@@ -250,6 +253,77 @@ static void test_host_loop_gives_the_same_trees(void **state) {
   if (rc != 0) fail_msg("the cases with DYNG_CUDA_HOST_LOOP=1 failed (status %d; see the log)", rc);
 }
 
+/* A graph the device cannot hold: in the child, every device allocation
+** past 1 MB fails. */
+static void test_graph_too_large_for_the_device(void **state) {
+  (void)state;
+  int rc = run_child("--too-large", "DYNG_CUDA_MAX_ALLOC=1000000");
+  if (rc != 0) fail_msg("the child with DYNG_CUDA_MAX_ALLOC failed (status %d; see the log)", rc);
+}
+
+/* In the child of test_graph_too_large_for_the_device: a small graph still
+** goes to CUDA; a 200 x 200 grid (160,000 edges: 1.6 MB of weights per
+** objective) goes to the CPU with the reason, answers as a CPU graph does,
+** and is an error with backend=cuda.  Returns 0 when all holds. */
+static int child_too_large(void) {
+  sqlite3 *db = NULL;
+  char *err = NULL;
+  if (sqlite3_open(":memory:", &db) != SQLITE_OK) return 1;
+  sqlite3_enable_load_extension(db, 1);
+  if (sqlite3_load_extension(db, getenv("DYNG_EXTENSION"), "sqlite3_dyng_init", &err) != SQLITE_OK) {
+    fprintf(stderr, "too-large: cannot load: %s\n", err ? err : "?");
+    return 2;
+  }
+  static const char *setup =
+      "CREATE TABLE small(src INTEGER, dst INTEGER, a REAL, b REAL);"
+      "INSERT INTO small VALUES (1,2,1,1),(2,3,2,1),(1,3,5,1),(3,4,1,1);"
+      "CREATE VIRTUAL TABLE gs USING dyng(edges=small, weights='a,b');"
+      "CREATE TABLE e(src INTEGER, dst INTEGER, a REAL, b REAL);"
+      "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x < 39999) "
+      "INSERT INTO e SELECT x, x + 1, 1 + x % 7, 1 + x % 3 FROM i WHERE x % 200 < 199 "
+      "UNION ALL SELECT x + 1, x, 1 + x % 5, 1 + x % 2 FROM i WHERE x % 200 < 199 "
+      "UNION ALL SELECT x, x + 200, 1 + x % 11, 1 FROM i WHERE x < 39800 "
+      "UNION ALL SELECT x + 200, x, 1 + x % 13, 1 FROM i WHERE x < 39800;"
+      "CREATE VIRTUAL TABLE gbig USING dyng(edges=e, weights='a,b');"
+      "CREATE VIRTUAL TABLE gcpu USING dyng(edges=e, weights='a,b', backend=cpu);";
+  if (sqlite3_exec(db, setup, NULL, NULL, &err) != SQLITE_OK) {
+    fprintf(stderr, "too-large: %s\n", err);
+    return 3;
+  }
+  static const char *check =
+      "SELECT (SELECT json_extract(value, '$.backend') FROM json_each(dyng_config(), '$.graphs') "
+      "        WHERE json_extract(value, '$.name') = 'gs') LIKE 'cuda%' "
+      "   AND (SELECT json_extract(value, '$.backend') FROM json_each(dyng_config(), '$.graphs') "
+      "        WHERE json_extract(value, '$.name') = 'gbig') = 'cpu' "
+      "   AND (SELECT json_extract(value, '$.backend_reason') FROM json_each(dyng_config(), '$.graphs') "
+      "        WHERE json_extract(value, '$.name') = 'gbig') LIKE '%could not take the graph%out of memory%CPU%' "
+      "   AND (SELECT group_concat(node || ':' || dist) FROM dyng_sssp('gs', 1)) = '1:0.0,2:1.0,3:3.0,4:4.0' "
+      "   AND (SELECT sum(dist) FROM dyng_sssp('gbig', 20100)) = (SELECT sum(dist) FROM dyng_sssp('gcpu', 20100)) "
+      "   AND (SELECT count(*) FROM dyng_sssp('gbig', 20100, 'b')) = 40000";
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, check, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW ||
+      sqlite3_column_int(st, 0) != 1) {
+    char *cfg = NULL;
+    sqlite3_stmt *c = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT dyng_config()", -1, &c, NULL) == SQLITE_OK && sqlite3_step(c) == SQLITE_ROW)
+      cfg = strdup((const char *)sqlite3_column_text(c, 0));
+    sqlite3_finalize(c);
+    fprintf(stderr, "too-large: the check failed (%s); dyng_config() = %s\n", sqlite3_errmsg(db), cfg ? cfg : "?");
+    free(cfg);
+    return 4;
+  }
+  sqlite3_finalize(st);
+  int rc = sqlite3_exec(db, "CREATE VIRTUAL TABLE greq USING dyng(edges=e, weights='a,b', backend=cuda)", NULL, NULL,
+                        &err);
+  if (rc == SQLITE_OK || !err || !strstr(err, "could not take the graph") || !strstr(err, "greq")) {
+    fprintf(stderr, "too-large: backend=cuda gave %d: %s\n", rc, err ? err : "no message");
+    return 5;
+  }
+  sqlite3_free(err);
+  sqlite3_close(db);
+  return 0;
+}
+
 /* A process that used dyng on the CPU only (loading, dyng_config, a CPU
 ** graph) forks; the child must be able to start CUDA and get the same
 ** answers. */
@@ -294,7 +368,9 @@ static void test_forked_child_can_use_cuda(void **state) {
 }
 
 int main(int argc, char **argv) {
-  /* The child of test_host_loop_gives_the_same_trees. */
+  /* The children of test_host_loop_gives_the_same_trees and
+  ** test_graph_too_large_for_the_device. */
+  if (argc == 2 && strcmp(argv[1], "--too-large") == 0) return child_too_large();
   if (argc == 2 && strcmp(argv[1], "--cases") == 0) {
     const struct CMUnitTest cases[] = {
         cmocka_unit_test(test_sparse_directed_integer),   cmocka_unit_test(test_sparse_undirected_real),
@@ -326,6 +402,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_grid_directed_real),        cmocka_unit_test(test_grid_undirected_integer),
       cmocka_unit_test(test_hubs_directed_integer),     cmocka_unit_test(test_hubs_undirected_real),
       cmocka_unit_test(test_host_loop_gives_the_same_trees),
+      cmocka_unit_test(test_graph_too_large_for_the_device),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
