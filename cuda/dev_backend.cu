@@ -197,7 +197,8 @@ static int dev_sssp(void *state, const dyng_graph_view *view, uint32_t source, i
   dt->valid = 0;
   DevProfile prof;
   rc = dev_sssp_run(&st->csr, &st->ws, source, objective, st->stream, dt->dist, dt->parent, dt->pedge, t->dist,
-                    t->parent, t->parent_edge, dev_profile_on() ? &prof : NULL, st->err, sizeof st->err);
+                    t->parent, t->parent_edge, view->cancel, dev_profile_on() ? &prof : NULL, st->err,
+                    sizeof st->err);
   if (rc != DYNG_OK) return rc;
   if (dev_profile_on()) dev_report("sssp", objective, view->n_vertices, &prof);
   dt->source = source;
@@ -227,8 +228,8 @@ static int dev_sssp_update(void *state, const dyng_graph_view *view, dyng_sssp_t
   dt->valid = 0;
   DevProfile prof;
   rc = dev_sssp_repair(&st->csr, &st->ws, &st->csr.batch, t->source, t->objective, st->stream, dt->dist, dt->parent,
-                       dt->pedge, t->dist, t->parent, t->parent_edge, &changed, dev_profile_on() ? &prof : NULL,
-                       st->err, sizeof st->err);
+                       dt->pedge, t->dist, t->parent, t->parent_edge, &changed, view->cancel,
+                       dev_profile_on() ? &prof : NULL, st->err, sizeof st->err);
   if (rc == DYNG_OK && dev_profile_on()) dev_report("repair", t->objective, view->n_vertices, &prof);
   if (rc == DYNG_ETOOBIG) {
     if (pn_touched) *pn_touched = view->n_vertices;

@@ -117,19 +117,21 @@ void dev_batch_free(DevBatch *b);
 
 /* Shortest paths from `source` in objective `obj` over g into the device
 ** arrays d_dist/d_parent/d_pedge (a kept tree's copy) and the host arrays
-** dist/parent/pedge (n entries each). */
+** dist/parent/pedge (n entries each).  DYNG_EINTERRUPTED when `cancel`
+** (may be NULL) asks to stop, before the search or after it. */
 int dev_sssp_run(const DevGraph *c, DevSssp *w, uint32_t source, int obj, cudaStream_t s, unsigned long long *d_dist,
                  uint32_t *d_parent, uint32_t *d_pedge, double *dist, uint32_t *parent, uint32_t *pedge,
-                 DevProfile *prof, char *err, size_t n_err);
+                 const dyng_cancel *cancel, DevProfile *prof, char *err, size_t n_err);
 
 /* Repairs a tree (device copy d_*, host copy dist/parent/pedge) computed
 ** before the batch g->batch: cut, offers from the cut's border and the
 ** added edges, the search from what improved, new parents for what changed;
 ** the changed rows travel to the host (or, when they are many, the whole
-** arrays).  *pn_changed gets their number. */
+** arrays).  *pn_changed gets their number.  DYNG_EINTERRUPTED as for
+** dev_sssp_run. */
 int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t source, int obj, cudaStream_t s,
                     unsigned long long *d_dist, uint32_t *d_parent, uint32_t *d_pedge, double *dist,
-                    uint32_t *parent, uint32_t *pedge, size_t *pn_changed, DevProfile *prof, char *err,
-                    size_t n_err);
+                    uint32_t *parent, uint32_t *pedge, size_t *pn_changed, const dyng_cancel *cancel,
+                    DevProfile *prof, char *err, size_t n_err);
 
 #endif /* DYNG_DEV_GRAPH_CUH */

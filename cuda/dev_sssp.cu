@@ -1068,6 +1068,13 @@ static int parents_all(const DevGraph *c, DevSssp *w, const Loop &L, int obj, ui
   return tight_bfs(L, w, source, s, prof, err, n_err);
 }
 
+/* Whether the caller wants the computation to stop (engine/types.h).  A
+** search, once launched, runs to its end; the caller is asked before it
+** and after it (a search takes milliseconds, tens on millions of vertices). */
+static int stop_asked(const dyng_cancel *cancel) {
+  return cancel && cancel->should_stop && cancel->should_stop(cancel->ctx);
+}
+
 /* The whole tree to the host. */
 static int copy_tree(uint32_t n, const Loop &L, double *dist, uint32_t *parent, uint32_t *pedge, DevSssp *w,
                      cudaStream_t s, char *err, size_t n_err) {
@@ -1082,13 +1089,14 @@ static int copy_tree(uint32_t n, const Loop &L, double *dist, uint32_t *parent, 
 
 int dev_sssp_run(const DevGraph *c, DevSssp *w, uint32_t source, int obj, cudaStream_t s, unsigned long long *d_dist,
                  uint32_t *d_parent, uint32_t *d_pedge, double *dist, uint32_t *parent, uint32_t *pedge,
-                 DevProfile *prof, char *err, size_t n_err) {
+                 const dyng_cancel *cancel, DevProfile *prof, char *err, size_t n_err) {
   Phases ph;
   phases_begin(&ph, prof);
   uint32_t n = c->n;
   int rc = dev_sssp_reserve(w, n, c->cap_p, err, n_err);
   if (rc) return rc;
   if (source >= n || obj < 0 || obj >= c->n_obj) return DYNG_EINVAL;
+  if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
   Loop L = make_loop(c, w, obj, d_dist, d_parent, d_pedge, NULL, 0);
   k_fill_u64<<<blocks_for(n), THREADS, 0, s>>>(d_dist, n, INF_BITS);
   LAUNCHED("k_fill_u64");
@@ -1100,6 +1108,11 @@ int dev_sssp_run(const DevGraph *c, DevSssp *w, uint32_t source, int obj, cudaSt
   phase_end(&ph, P_SEARCH, s);
   if ((rc = parents_all(c, w, L, obj, source, s, prof, err, n_err))) return rc;
   phase_end(&ph, P_PARENTS, s);
+  if (cancel && cancel->should_stop) {
+    tl_looks++;
+    TRY(cudaStreamSynchronize(s), "the search");
+    if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
+  }
   if ((rc = copy_tree(n, L, dist, parent, pedge, w, s, err, n_err))) return rc;
   phase_end(&ph, P_COPY, s);
   if (prof) prof->full_copy = 1, prof->changed = n;
@@ -1298,10 +1311,11 @@ __global__ void k_zero_seed(Loop L, const uint32_t *owner, size_t n_pos) {
 
 int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t source, int obj, cudaStream_t s,
                     unsigned long long *d_dist, uint32_t *d_parent, uint32_t *d_pedge, double *dist,
-                    uint32_t *parent, uint32_t *pedge, size_t *pn_changed, DevProfile *prof, char *err,
-                    size_t n_err) {
+                    uint32_t *parent, uint32_t *pedge, size_t *pn_changed, const dyng_cancel *cancel,
+                    DevProfile *prof, char *err, size_t n_err) {
   Phases ph;
   phases_begin(&ph, prof);
+  if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
   uint32_t n = c->n;
   int rc = dev_sssp_reserve(w, n, c->cap_p, err, n_err);
   if (rc) return rc;
@@ -1347,6 +1361,7 @@ int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t s
   k_compact_changed<<<blocks_for(n), THREADS, 0, s>>>(w->chg_stamp, w->chg_gen, n, w->chg_list, &ctr[W_CHANGED]);
   LAUNCHED("k_compact_changed");
   TRY(look(w, s), "the repair");
+  if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
   uint32_t n_chg = w->h_ctr[W_CHANGED];
   if (prof) prof->roots = w->h_ctr[W_ROOTS], prof->changed = n_chg;
   *pn_changed = n_chg;
