@@ -60,9 +60,9 @@ plot "$tmp/grid1000.db+local.update" using 1:2 with linespoints lw 2 title "grid
 GP
 
 # CPU against CUDA, per graph: SSSP from scratch, three trees after 50K changes.
-for db in grid2m.db rmat21.db; do
+for db in grid2m.db rmat21.db rmat22.db; do
   get() { awk -F, -v db="$db" -v m="$1" '$1 == db && $2 == m { print $4 }' "$csv"; }
-  case $db in grid2m.db) name=grid;; *) name=R-MAT;; esac
+  case $db in grid2m.db) name=grid;; rmat21.db) name="R-MAT 21";; *) name="R-MAT 22";; esac
   echo "\"$name: SSSP\" $(get sssp_cpu) $(get sssp_cuda)" >> "$tmp/gpu"
   echo "\"$name: 3 trees\" $(get trees_cpu_50k) $(get trees_cuda_50k)" >> "$tmp/gpu"
 done
