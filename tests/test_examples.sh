@@ -8,9 +8,10 @@
 # Then examples/road_network.sql, whose figures are checked against a
 # Dijkstra over examples/roads.gr written here in Python; examples/
 # triggers.sql (two connections; figures by hand: 10+10+10 = 30, then
-# 1->3->5->4 = 12+1+1 = 14); and examples/python/example.py.
+# 1->3->5->4 = 12+1+1 = 14); examples/python/example.py and
+# examples/node/example.js (the same routes as the quickstart).
 set -u
-echo "1..12"
+echo "1..14"
 if [ -z "${SQLITE3_SHELL:-}" ] || [ "$SQLITE3_SHELL" = no ] || ! [ -x "$SQLITE3_SHELL" ]; then
   for i in 1 2 3 4 5 6 7 8 9 10; do echo "ok $i # SKIP no sqlite3 shell"; done
   skip_shell=1
@@ -111,5 +112,28 @@ else
     echo "ok 12 - the Python example's routes (7 by length, 5 by minutes, 10 after the closure)"
   else
     echo "not ok 12 - the Python example's routes"; sed 's/^/# /' "$out"
+  fi
+fi
+# examples/node/example.js, with a Node.js that has the sqlite3 package:
+# $DYNG_NODE, the system's, or the one .ci/node-debian.sh unpacked.
+node=""
+for n in "${DYNG_NODE:-}" node "${XDG_CACHE_HOME:-$HOME/.cache}/dyng/node-debian/node"; do
+  if [ -n "$n" ] && "$n" -e 'require("sqlite3")' >/dev/null 2>&1; then node=$n; break; fi
+done
+if [ "${DYNG_ASAN:-no}" = yes ] || [ -z "$node" ]; then
+  echo "ok 13 # SKIP no Node.js with the sqlite3 package here (or a sanitized build)"
+  echo "ok 14 # SKIP no Node.js with the sqlite3 package here (or a sanitized build)"
+else
+  cd "$DYNG_BUILDDIR" || exit 1
+  if "$node" "$DYNG_SRCDIR/examples/node/example.js" "$DYNG_BUILDDIR/.libs/dyng" > "$out" 2>&1; then
+    echo "ok 13 - examples/node/example.js runs ($("$node" --version))"
+  else
+    echo "not ok 13 - examples/node/example.js runs"; sed 's/^/# /' "$out"
+  fi
+  if grep -q '^route 1 -> 4 by length: 1 2 3 4 cost 7.0$' "$out" && grep -q '^route 1 -> 4 by minutes: 1 3 4 cost 5.0$' "$out" &&
+     grep -q '^after closing 3 -> 4: 1 2 4 cost 10.0$' "$out"; then
+    echo "ok 14 - the Node example's routes (7 by length, 5 by minutes, 10 after the closure)"
+  else
+    echo "not ok 14 - the Node example's routes"; sed 's/^/# /' "$out"
   fi
 fi
