@@ -1,7 +1,8 @@
 /*
 ** bench/bench_gpu.c: the CUDA backend against the CPU backend, through SQL.
 **
-**   bench_gpu DB.db [--runs N] [--batch K] [--extension PATH] [--no-cpu]
+**   bench_gpu DB.db [--runs N] [--batch K] [--inserts random|reopen]
+**             [--extension PATH] [--no-cpu]
 **
 ** On a scratch copy of DB.db (a table edges(src, dst, length, minutes,
 ** toll), as bench/gen_graph writes) it creates two graphs over the same
@@ -19,9 +20,18 @@
 **                              compared once per source, untimed
 **   update_cpu / update_cuda   after keeping the trees of all three
 **                              objectives from S on both graphs, one batch
-**                              of K changes (default 50,000: K/2 inserts of
-**                              new edges between existing nodes, K/2 deletes
-**                              of random rows) in one transaction, then
+**                              of K changes (default 50,000: K/2 deletes
+**                              of random rows and K/2 inserts; with
+**                              --inserts random, the default, of new edges
+**                              from one random edge's source to another's
+**                              destination, shortcuts across a road-like
+**                              graph; with --inserts reopen, of the rows
+**                              the previous batch deleted, as a road
+**                              network's closures are reopened, so both
+**                              halves are drawn from the graph's edges; a
+**                              first, untimed batch deletes K/2 rows for
+**                              the first one to reopen) in one
+**                              transaction, then
 **                              dyng_update(g): reading the log, applying the
 **                              batch and bringing the three trees up to date
 **   apply_cuda / follow_cuda   the parts of the CUDA update spent applying
@@ -113,19 +123,45 @@ static sqlite3 *open_scratch(const char *path, const char *ext) {
   return db;
 }
 
+/* A deleted row, to be inserted again. */
+typedef struct closed_edge {
+  long long src, dst;
+  double w[3];
+} closed_edge;
+
+/* Deletes row `rowid` (when it exists), appending it to out[*n]. */
+static void delete_row(sqlite3_stmt *del, long long rowid, closed_edge *out, long *n) {
+  sqlite3_bind_int64(del, 1, rowid);
+  int rc;
+  while ((rc = sqlite3_step(del)) == SQLITE_ROW) {
+    closed_edge *c = &out[(*n)++];
+    c->src = sqlite3_column_int64(del, 0);
+    c->dst = sqlite3_column_int64(del, 1);
+    for (int k = 0; k < 3; k++) c->w[k] = sqlite3_column_double(del, 2 + k);
+  }
+  if (rc != SQLITE_DONE) die("%s", sqlite3_errmsg(sqlite3_db_handle(del)));
+  sqlite3_reset(del);
+}
+
 int main(int argc, char **argv) {
   const char *db_path = NULL, *ext = ".libs/dyng.so";
   int runs = 5, cpu = 1;
   long batch = 50000;
+  int reopen = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--inserts") && i + 1 < argc) {
+      const char *m = argv[++i];
+      if (strcmp(m, "random") && strcmp(m, "reopen")) die("--inserts takes random or reopen");
+      reopen = !strcmp(m, "reopen");
+    }
     else if (!strcmp(argv[i], "--batch") && i + 1 < argc) batch = atol(argv[++i]);
     else if (!strcmp(argv[i], "--extension") && i + 1 < argc) ext = argv[++i];
     else if (!strcmp(argv[i], "--no-cpu")) cpu = 0;
     else if (argv[i][0] != '-' && !db_path) db_path = argv[i];
-    else die("usage: bench_gpu DB.db [--runs N] [--batch K] [--extension PATH] [--no-cpu]");
+    else die("usage: bench_gpu DB.db [--runs N] [--batch K] [--inserts random|reopen] [--extension PATH] [--no-cpu]");
   }
-  if (!db_path || runs < 1 || batch < 2) die("usage: bench_gpu DB.db [--runs N] [--batch K] [--extension PATH] [--no-cpu]");
+  if (!db_path || runs < 1 || batch < 2) die("usage: bench_gpu DB.db [--runs N] [--batch K] [--inserts random|reopen] [--extension PATH] [--no-cpu]");
   const char *scratch = scratch_name();
   copy_file(db_path, scratch);
   sqlite3 *db = open_scratch(scratch, ext);
@@ -228,18 +264,40 @@ int main(int argc, char **argv) {
   sqlite3_stmt *ins = prepare(db, "INSERT INTO edges(src, dst, length, minutes, toll) "
                                   "SELECT a.src, b.dst, a.length, a.minutes, a.toll FROM "
                                   "(SELECT * FROM edges WHERE rowid = ?1) a, (SELECT * FROM edges WHERE rowid = ?2) b");
-  sqlite3_stmt *del = prepare(db, "DELETE FROM edges WHERE rowid = ?1");
+  sqlite3_stmt *del = prepare(db, "DELETE FROM edges WHERE rowid = ?1 RETURNING src, dst, length, minutes, toll");
+  sqlite3_stmt *put = prepare(db, "INSERT INTO edges(src, dst, length, minutes, toll) VALUES (?1, ?2, ?3, ?4, ?5)");
   long long max_rowid = (long long)number(db, "SELECT max(rowid) FROM edges");
+  /* --inserts reopen: the rows a batch deleted (closed[1]) are the ones the
+  ** next batch inserts again (closed[0]). */
+  closed_edge *closed[2] = {xmalloc(sizeof(closed_edge) * (size_t)(batch / 2 + 1)),
+                            xmalloc(sizeof(closed_edge) * (size_t)(batch / 2 + 1))};
+  long n_closed[2] = {0, 0};
+  if (reopen) {
+    exec(db, "BEGIN");
+    for (long j = 0; j < batch / 2; j++)
+      delete_row(del, 1 + (long long)(splitmix64(&rng) % (uint64_t)max_rowid), closed[0], &n_closed[0]);
+    exec(db, "COMMIT");
+    free(text(db, "SELECT dyng_update('gg')"));
+    if (cpu) free(text(db, "SELECT dyng_update('gc')"));
+  }
   for (int i = 0; i < runs; i++) {
     double pos_c = number(db, "SELECT json_extract(value, '$.log_position') FROM json_each(dyng_config(), '$.graphs') "
                               "WHERE json_extract(value, '$.name') = 'gg'");
     exec(db, "BEGIN");
+    n_closed[1] = 0;
     for (long j = 0; j < batch; j++) {
       long long a = 1 + (long long)(splitmix64(&rng) % (uint64_t)max_rowid);
       if (j & 1) {
-        sqlite3_bind_int64(del, 1, a);
-        sqlite3_step(del);
-        sqlite3_reset(del);
+        delete_row(del, a, closed[1], &n_closed[1]);
+      } else if (reopen) {
+        if (j / 2 < n_closed[0]) {
+          const closed_edge *c = &closed[0][j / 2];
+          sqlite3_bind_int64(put, 1, c->src);
+          sqlite3_bind_int64(put, 2, c->dst);
+          for (int k = 0; k < 3; k++) sqlite3_bind_double(put, 3 + k, c->w[k]);
+          if (sqlite3_step(put) != SQLITE_DONE) die("%s", sqlite3_errmsg(db));
+          sqlite3_reset(put);
+        }
       } else {
         long long b = 1 + (long long)(splitmix64(&rng) % (uint64_t)max_rowid);
         sqlite3_bind_int64(ins, 1, a);
@@ -249,6 +307,9 @@ int main(int argc, char **argv) {
       }
     }
     exec(db, "COMMIT");
+    closed_edge *swap = closed[0];
+    closed[0] = closed[1], closed[1] = swap;
+    n_closed[0] = n_closed[1];
     char sql[300];
     snprintf(sql, sizeof sql, "SELECT count(*), sum(src), sum(dst) FROM gg_log WHERE seq > %.0f", pos_c);
     t0 = now_s();
@@ -311,8 +372,12 @@ int main(int argc, char **argv) {
   }
   sqlite3_finalize(ins);
   sqlite3_finalize(del);
-  char bname[32];
+  sqlite3_finalize(put);
+  free(closed[0]);
+  free(closed[1]);
+  char bname[40];
   size_name(batch, bname, sizeof bname);
+  if (reopen) strcat(bname, "_reopen");
   char name[64];
   snprintf(name, sizeof name, "read_log_%s", bname);
   report_add(&r, name, "ms", 1e3, rl, runs, NULL);
