@@ -676,6 +676,39 @@ void dyng_changes_free(dyng_changes *c) {
   memset(c, 0, sizeof *c);
 }
 
+/* How many operations ahead the apply loop starts loading their hash cells
+** (far) and, from those, their edges and vertices (near). */
+#define DYNG__PREFETCH_FAR 16
+#define DYNG__PREFETCH_NEAR 8
+
+static void dyng__prefetch_keys(const dyng_graph *g, const dyng__op *op) {
+  dyng_idmap_prefetch(g->emap, op->rowid);
+  if (op->is_insert) {
+    dyng_idmap_prefetch(g->vmap, op->src);
+    dyng_idmap_prefetch(g->vmap, op->dst);
+  }
+}
+
+static void dyng__prefetch_vertex(const dyng__adj *a, uint32_t v) {
+  __builtin_prefetch(&a->off[v]);
+  __builtin_prefetch(&a->deg[v]);
+  __builtin_prefetch(&a->cap[v]);
+}
+
+static void dyng__prefetch_places(const dyng_graph *g, const dyng__op *op) {
+  uint32_t slot, v;
+  if (dyng_idmap_get(g->emap, op->rowid, &slot) == DYNG_OK) {
+    __builtin_prefetch(&g->e_src[slot]);
+    __builtin_prefetch(&g->e_dst[slot]);
+    __builtin_prefetch(&g->e_pos[0][slot]);
+    if (DYNG__HAS_IN_ENTRIES(g)) __builtin_prefetch(&g->e_pos[1][slot]);
+  }
+  if (!op->is_insert) return;
+  if (dyng_idmap_get(g->vmap, op->src, &v) == DYNG_OK) dyng__prefetch_vertex(&g->out, v);
+  if (dyng_idmap_get(g->vmap, op->dst, &v) == DYNG_OK && DYNG__HAS_IN_ENTRIES(g))
+    dyng__prefetch_vertex(DYNG__ADJ_IN(g), v);
+}
+
 int dyng_graph_apply_tracked(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats,
                              dyng_changes *changes) {
   dyng_apply_stats st = {0, 0, 0};
@@ -700,6 +733,11 @@ int dyng_graph_apply_tracked(dyng_graph *g, dyng_batch *b, dyng_apply_stats *sta
   for (size_t i = 0; i < b->n_ops; i++) {
     const dyng__op *op = &b->ops[i];
     uint32_t slot;
+    /* The operations touch random places of a large graph: start loading
+    ** what later ones will read, in stages, each stage's addresses found
+    ** from what the one before brought in. */
+    if (i + DYNG__PREFETCH_FAR < b->n_ops) dyng__prefetch_keys(g, &b->ops[i + DYNG__PREFETCH_FAR]);
+    if (i + DYNG__PREFETCH_NEAR < b->n_ops) dyng__prefetch_places(g, &b->ops[i + DYNG__PREFETCH_NEAR]);
     if (dyng_idmap_get(g->emap, op->rowid, &slot) == DYNG_OK) {
       if (changes) dyng__record(g, slot, &changes->removed[changes->n_removed++]);
       dyng__delete_slot(g, slot);

@@ -104,6 +104,12 @@ int dyng_idmap_get(const dyng_idmap *m, int64_t key, uint32_t *value) {
   return dyng__hash_get(m, key, value);
 }
 
+void dyng_idmap_prefetch(const dyng_idmap *m, int64_t key) {
+  size_t s = dyng__slot(m, key);
+  if (s != SIZE_MAX) __builtin_prefetch(&m->direct[s]);
+  else if (m->n_hashed) __builtin_prefetch(&m->cells[dyng__hash(key) & m->mask]);
+}
+
 /* Rehashes into a table of `n` cells. */
 static int dyng__rehash(dyng_idmap *m, size_t n) {
   dyng__cell *cells = dyng_calloc(n, sizeof *cells);

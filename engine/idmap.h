@@ -46,6 +46,10 @@ int dyng_idmap_put(dyng_idmap *m, int64_t key, uint32_t value);
 int dyng_idmap_get_or_put(dyng_idmap *m, int64_t key, uint32_t value_if_new,
                           uint32_t *value, int *inserted);
 
+/* A hint that key will be looked up soon: starts loading the memory the
+** lookup reads.  No effect on the map. */
+void dyng_idmap_prefetch(const dyng_idmap *m, int64_t key);
+
 /* Removes key: 0 when it was there, DYNG_ENOTFOUND otherwise. */
 int dyng_idmap_remove(dyng_idmap *m, int64_t key);
 
