@@ -95,24 +95,31 @@ else
   echo "not ok 10 - triggers.sql"; sed 's/^/# /' "$out"
 fi
 fi
+# A binding's example (tests N and N+1): runs `$2 $3 path/to/dyng` and
+# checks the routes the quickstart's roads give (7 by length, 5 by minutes,
+# 10 after the closure).  $1: the first test number; $4: its name.
+binding_example() {
+  cd "$DYNG_BUILDDIR" || exit 1
+  if "$2" "$3" "$DYNG_BUILDDIR/.libs/dyng" > "$out" 2>&1; then
+    echo "ok $1 - $4 runs"
+  else
+    echo "not ok $1 - $4 runs"; sed 's/^/# /' "$out"
+  fi
+  if grep -q '^route 1 -> 4 by length: 1 2 3 4 cost 7.0$' "$out" && grep -q '^route 1 -> 4 by minutes: 1 3 4 cost 5.0$' "$out" &&
+     grep -q '^after closing 3 -> 4: 1 2 4 cost 10.0$' "$out"; then
+    echo "ok $(($1 + 1)) - $4's routes (7 by length, 5 by minutes, 10 after the closure)"
+  else
+    echo "not ok $(($1 + 1)) - $4's routes"; sed 's/^/# /' "$out"
+  fi
+}
+
 # examples/python/example.py, with a Python that can load extensions.
 py=${PYTHON_WITH_EXTENSIONS:-/usr/bin/python3}
 if [ "${DYNG_ASAN:-no}" = yes ] || ! "$py" -c 'import sqlite3; sqlite3.connect(":memory:").enable_load_extension' 2>/dev/null; then
   echo "ok 11 # SKIP no Python that can load extensions here (or a sanitized build)"
   echo "ok 12 # SKIP no Python that can load extensions here (or a sanitized build)"
 else
-  cd "$DYNG_BUILDDIR" || exit 1
-  if "$py" "$DYNG_SRCDIR/examples/python/example.py" "$DYNG_BUILDDIR/.libs/dyng" > "$out" 2>&1; then
-    echo "ok 11 - examples/python/example.py runs"
-  else
-    echo "not ok 11 - examples/python/example.py runs"; sed 's/^/# /' "$out"
-  fi
-  if grep -q '^route 1 -> 4 by length: 1 2 3 4 cost 7.0$' "$out" && grep -q '^route 1 -> 4 by minutes: 1 3 4 cost 5.0$' "$out" &&
-     grep -q '^after closing 3 -> 4: 1 2 4 cost 10.0$' "$out"; then
-    echo "ok 12 - the Python example's routes (7 by length, 5 by minutes, 10 after the closure)"
-  else
-    echo "not ok 12 - the Python example's routes"; sed 's/^/# /' "$out"
-  fi
+  binding_example 11 "$py" "$DYNG_SRCDIR/examples/python/example.py" "examples/python/example.py"
 fi
 # examples/node/example.js, with a Node.js that has the sqlite3 package:
 # $DYNG_NODE, the system's, or the one .ci/node-debian.sh unpacked.
@@ -124,16 +131,5 @@ if [ "${DYNG_ASAN:-no}" = yes ] || [ -z "$node" ]; then
   echo "ok 13 # SKIP no Node.js with the sqlite3 package here (or a sanitized build)"
   echo "ok 14 # SKIP no Node.js with the sqlite3 package here (or a sanitized build)"
 else
-  cd "$DYNG_BUILDDIR" || exit 1
-  if "$node" "$DYNG_SRCDIR/examples/node/example.js" "$DYNG_BUILDDIR/.libs/dyng" > "$out" 2>&1; then
-    echo "ok 13 - examples/node/example.js runs ($("$node" --version))"
-  else
-    echo "not ok 13 - examples/node/example.js runs"; sed 's/^/# /' "$out"
-  fi
-  if grep -q '^route 1 -> 4 by length: 1 2 3 4 cost 7.0$' "$out" && grep -q '^route 1 -> 4 by minutes: 1 3 4 cost 5.0$' "$out" &&
-     grep -q '^after closing 3 -> 4: 1 2 4 cost 10.0$' "$out"; then
-    echo "ok 14 - the Node example's routes (7 by length, 5 by minutes, 10 after the closure)"
-  else
-    echo "not ok 14 - the Node example's routes"; sed 's/^/# /' "$out"
-  fi
+  binding_example 13 "$node" "$DYNG_SRCDIR/examples/node/example.js" "examples/node/example.js (Node.js $("$node" --version))"
 fi
