@@ -41,7 +41,14 @@ struct DevGraph {
   size_t n_pos;          /* positions in use (the view's out.n_entries) */
   double *w[DYNG_MAX_WEIGHTS]; /* cap_p each */
   double mean_w[DYNG_MAX_WEIGHTS]; /* mean weight per objective (host) */
-  int has_zero[DYNG_MAX_WEIGHTS];  /* some weight of the objective is 0 */
+  /* Parents need the search over tight edges: some weight of the objective
+  ** is 0, or so small against the weights' sum (which bounds every
+  ** distance) that adding it to a distance may change nothing.  Either way
+  ** an edge can be tight both ways, and the smallest-slot rule could make
+  ** parents that circle. */
+  int has_zero[DYNG_MAX_WEIGHTS];
+  double sum_w[DYNG_MAX_WEIGHTS];  /* weights' sum, never lowered by deletes */
+  double min_w[DYNG_MAX_WEIGHTS];  /* least weight, never raised by deletes */
   size_t bytes;          /* device bytes held */
   /* Host staging for dev_graph_follow (pinned), grown as needed. */
   void *stage;

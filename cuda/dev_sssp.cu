@@ -166,6 +166,14 @@ __global__ void k_halve_refs(uint32_t *slot, size_t n) {
     slot[i] >>= 1;
 }
 
+/* Whether a weight w of an objective whose weights add up to `sum` can be
+** lost when added to a distance: every shortest distance is at most the
+** sum, and adding w > ulp(D) / 2 to D always changes D; 2^-52 * sum is a
+** bound on ulp(D) with room to spare.  Zero is lost by definition. */
+static int weight_may_vanish(double w, double sum) {
+  return !(w > 0) || w <= ldexp(sum, -52);
+}
+
 int dev_graph_upload(DevGraph *g, const dyng_graph_view *v, cudaStream_t s, char *err, size_t n_err) {
   uint32_t n = v->n_vertices;
   size_t p = v->out.n_entries;
@@ -193,7 +201,7 @@ int dev_graph_upload(DevGraph *g, const dyng_graph_view *v, cudaStream_t s, char
       }
     /* Positions no segment has used yet must name a vertex too (a slack
     ** position is told apart by its owner's range): vertex 0. */
-    if ((rc = dev_fail(cudaMemset(fresh.owner, 0, fresh.cap_p * 4), "cudaMemset", err, n_err))) {
+    if ((rc = dev_fail(cudaMemsetAsync(fresh.owner, 0, fresh.cap_p * 4, s), "cudaMemset", err, n_err))) {
       dev_graph_free(&fresh);
       return rc;
     }
@@ -229,15 +237,18 @@ int dev_graph_upload(DevGraph *g, const dyng_graph_view *v, cudaStream_t s, char
     TRY(cudaMemcpyAsync(g->w[k], v->out.w[k], p * 8, cudaMemcpyHostToDevice, s), "cudaMemcpy");
     double sum = 0;
     size_t cnt = 0;
-    g->has_zero[k] = 0;
+    double least = INFINITY;
     for (uint32_t x = 0; x < n; x++)
       for (uint32_t q = v->out.off[x], e = q + v->out.deg[x]; q < e; q++) {
         double wt = v->out.w[k][q];
         sum += wt;
         cnt++;
-        if (wt == 0) g->has_zero[k] = 1;
+        if (wt < least) least = wt;
       }
     g->mean_w[k] = cnt ? sum / (double)cnt : 1.0;
+    g->sum_w[k] = sum;
+    g->min_w[k] = least;
+    g->has_zero[k] = weight_may_vanish(least, sum);
   }
   TRY(cudaStreamSynchronize(s), "uploading the graph");
   g->layout = v->out.layout;
@@ -318,11 +329,23 @@ static int dev_batch_upload(DevBatch *b, const dyng_changes *ch, int directed, i
   return DYNG_OK;
 }
 
+/* The whole graph again, and then the batch: kept trees are repaired with
+** it whether the copy followed the batch or was loaded anew. */
+static int dev_graph_reload(DevGraph *g, const dyng_graph_view *v, const dyng_changes *ch, cudaStream_t s,
+                            char *err, size_t n_err) {
+  int rc = dev_graph_upload(g, v, s, err, n_err);
+  if (rc || !ch) return rc;
+  rc = dev_batch_upload(&g->batch, ch, v->directed, g->n_obj, s, err, n_err);
+  if (rc) return rc;
+  TRY(cudaStreamSynchronize(s), "loading the graph");
+  return DYNG_OK;
+}
+
 int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *ch, cudaStream_t s, char *err,
                      size_t n_err) {
   if (!ch || !g->off || v->out.layout != g->layout || v->n_vertices > g->cap_n || v->out.n_entries > g->cap_p ||
       v->n_objectives != g->n_obj)
-    return dev_graph_upload(g, v, s, err, n_err);
+    return dev_graph_reload(g, v, ch, s, err, n_err);
   uint32_t n = v->n_vertices;
   if (n > g->mark_cap) {
     uint32_t *m = (uint32_t *)realloc(g->mark, (size_t)g->cap_n * sizeof *m);
@@ -356,7 +379,7 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
   ** touched vertices' whole segments (a hub's, on a power-law graph). */
   const int exact = ch->out_pos_complete;
   if (exact) ne = ch->n_out_pos;
-  if (ne > 0xffffffffULL) return dev_graph_upload(g, v, s, err, n_err);
+  if (ne > 0xffffffffULL) return dev_graph_reload(g, v, ch, s, err, n_err);
   size_t bytes = (size_t)nv * 12 + ne * (16 + 8 * (size_t)g->n_obj) + 64;
   if (bytes > g->stage_cap) {
     cudaFreeHost(g->stage);
@@ -396,7 +419,12 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
     for (size_t i = 0; i < cnt; i++) {
       if (side)
         for (int k = 0; k < g->n_obj; k++)
-          if (r[i].w[k] == 0) g->has_zero[k] = 1;
+          if (!g->has_zero[k]) {
+            /* A large weight can make the small ones vanish, too. */
+            g->sum_w[k] += r[i].w[k];
+            if (r[i].w[k] < g->min_w[k]) g->min_w[k] = r[i].w[k];
+            g->has_zero[k] = weight_may_vanish(g->min_w[k], g->sum_w[k]);
+          }
       for (int end = 0; end < 2; end++) {
         uint32_t x = end ? r[i].dst : r[i].src;
         if (x >= n || g->mark[x] == g->mark_gen) continue;
@@ -720,7 +748,11 @@ __device__ void far_filter_step(const Loop &L, uint32_t fq, uint32_t k, uint32_t
 
 /* The next threshold, from the far queue's smallest distance. */
 __host__ __device__ __forceinline__ double next_thresh(double fmin, double thresh, double delta) {
-  return (fmin > thresh ? fmin : thresh) + delta;
+  double base = fmin > thresh ? fmin : thresh, t = base + delta;
+  /* Past distances so large that delta is lost in rounding (a weight of
+  ** 1e17 among weights near 1), the next representable value still lets
+  ** the far queue's nearest vertices in: every phase makes progress. */
+  return t > base ? t : nextafter(base, HUGE_VAL);
 }
 
 /* The whole search, on the device: near rounds until the near frontier is
@@ -963,14 +995,26 @@ static int fresh_search(DevSssp *w, uint32_t n, cudaStream_t s, char *err, size_
 
 /* The search from the queues k_begin and the offers left (near-far), on
 ** the device in one launch, or driven from the host. */
+/* Launches a loop kernel on all of w's blocks at once.  A launch the
+** device refuses (fewer SMs free than the occupancy promised, under MPS or
+** a partition, say) runs nothing: the error is cleared, and this and every
+** later search of w take the loop on the host instead. */
+static cudaError_t coop_launch(const void *kernel, DevSssp *w, void **args, cudaStream_t s) {
+  cudaError_t rc = cudaLaunchCooperativeKernel(kernel, w->coop_blocks, LOOP_THREADS, args, 0, s);
+  if (rc != cudaSuccess) {
+    (void)cudaGetLastError();
+    w->coop_blocks = 0;
+  }
+  return rc;
+}
+
 static int search(const Loop &L, DevSssp *w, cudaStream_t s, DevProfile *prof, char *err, size_t n_err) {
   if (w->coop_blocks) {
     Loop arg = L;
     uint32_t round = w->round;
     void *args[] = {&arg, &round};
     tl_launches++;
-    TRY(cudaLaunchCooperativeKernel((const void *)k_search, w->coop_blocks, LOOP_THREADS, args, 0, s), "k_search");
-    return DYNG_OK;
+    if (coop_launch((const void *)k_search, w, args, s) == cudaSuccess) return DYNG_OK;
   }
   uint32_t *h = w->h_ctr;
   uint32_t k = 0, fq = 0, parity = 0, round = w->round, rounds = 0, buckets = 0;
@@ -1025,8 +1069,7 @@ static int tight_bfs(const Loop &L, DevSssp *w, uint32_t source, cudaStream_t s,
     Loop arg = L;
     void *args[] = {&arg};
     tl_launches++;
-    TRY(cudaLaunchCooperativeKernel((const void *)k_bfs, w->coop_blocks, LOOP_THREADS, args, 0, s), "k_bfs");
-    return DYNG_OK;
+    if (coop_launch((const void *)k_bfs, w, args, s) == cudaSuccess) return DYNG_OK;
   }
   uint32_t *h = w->h_ctr, k = 0;
   uint64_t est = source != NO_VERTEX ? 8192 : 1u << 20;

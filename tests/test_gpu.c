@@ -134,6 +134,16 @@ static void random_batch(sqlite3 *db, test_rng *r, int n, int n_nodes, int integ
 
 /* ---- comparing ---------------------------------------------------------- */
 
+/* A node of a tree and its parent. */
+typedef struct node_parent {
+  sqlite3_int64 node, parent;
+} node_parent;
+
+static int node_parent_cmp(const void *a, const void *b) {
+  sqlite3_int64 x = ((const node_parent *)a)->node, y = ((const node_parent *)b)->node;
+  return (x > y) - (x < y);
+}
+
 /* dyng_sssp of gg equals gc's for `source` and objective `obj`. */
 static void compare_trees(sqlite3 *db, sqlite3_int64 source, const char *obj, int directed) {
   char sql[800];
@@ -146,10 +156,18 @@ static void compare_trees(sqlite3 *db, sqlite3_int64 source, const char *obj, in
            obj, (long long)source, obj, (long long)source, obj, (long long)source, obj);
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) fail_msg("%s", sqlite3_errmsg(db));
-  int rows = 0;
+  int rows = 0, cap = 0;
+  node_parent *links = NULL;
   while (sqlite3_step(st) == SQLITE_ROW) {
     rows++;
     sqlite3_int64 node = sqlite3_column_int64(st, 0);
+    if (rows > cap) {
+      cap = cap ? 2 * cap : 1024;
+      links = realloc(links, (size_t)cap * sizeof *links);
+      assert_non_null(links);
+    }
+    links[rows - 1].node = node;
+    links[rows - 1].parent = sqlite3_column_type(st, 3) == SQLITE_NULL ? node : sqlite3_column_int64(st, 3);
     double dc = sqlite3_column_double(st, 1);
     if (sqlite3_column_type(st, 2) == SQLITE_NULL) fail_msg("node %lld reached on the CPU, not on CUDA", (long long)node);
     double dg = sqlite3_column_double(st, 2);
@@ -168,6 +186,22 @@ static void compare_trees(sqlite3 *db, sqlite3_int64 source, const char *obj, in
     if (dp + w != dg) fail_msg("node %lld: parent at %.17g + %.17g != %.17g", (long long)node, dp, w, dg);
   }
   sqlite3_finalize(st);
+  /* Each parent is one tight edge away (above), and following them leads to
+  ** the source: with weights that vanish in the sum, an edge can be tight
+  ** both ways, and parents must still not circle. */
+  qsort(links, (size_t)rows, sizeof *links, node_parent_cmp);
+  for (int i = 0; i < rows; i++) {
+    sqlite3_int64 x = links[i].node;
+    int steps = 0;
+    while (x != source && steps++ <= rows) {
+      node_parent key = {x, 0}, *hit = bsearch(&key, links, (size_t)rows, sizeof *links, node_parent_cmp);
+      if (!hit || hit->parent == x) fail_msg("node %lld: its parents end at %lld, not the source %lld",
+                                             (long long)links[i].node, (long long)x, (long long)source);
+      x = hit->parent;
+    }
+    if (x != source) fail_msg("node %lld: its parents circle", (long long)links[i].node);
+  }
+  free(links);
   /* And no more rows on CUDA than on the CPU. */
   snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM dyng_sssp('gg', %lld, '%s')) - %d", (long long)source,
            obj, rows);
@@ -211,6 +245,75 @@ static void run_case(int kind, int directed, int integer, uint64_t salt) {
     for (int i = 0; i < 3; i++) compare_trees(db, sources[i], i == 2 ? "b" : "a", directed);
   }
   sqlite3_close(db);
+}
+
+/* Kept trees through many small batches: the host graph compacts its pools
+** and outgrows the device copy's room on the way (new nodes), and each time
+** the copy is loaded again, the trees must still follow the batch. */
+static void test_kept_trees_through_reloads_of_the_device_copy(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, test_seed() ^ 0x51ed);
+  sqlite3 *db = open_db();
+  int quick = getenv("DYNG_TEST_QUICK") != NULL, n = quick ? 200 : 1500, batches = quick ? 60 : 240;
+  make_edges(db, &r, 0, n, 0);
+  exec_ok(db, "CREATE VIRTUAL TABLE gc USING dyng(edges=e, weights='a,b', directed=1, backend=cpu);"
+              "CREATE VIRTUAL TABLE gg USING dyng(edges=e, weights='a,b', directed=1, backend=cuda)");
+  sqlite3_int64 sources[2] = {some_node(db), some_node(db)};
+  for (int i = 0; i < 2; i++) compare_trees(db, sources[i], i ? "b" : "a", 1);
+  int next_node = n;
+  for (int b = 0; b < batches; b++) {
+    exec_ok(db, "BEGIN");
+    for (int j = 0; j < 6; j++) {
+      char sql[200];
+      int from = (int)test_rng_below(&r, (uint64_t)n), to = j % 3 == 0 ? next_node++ : (int)test_rng_below(&r, (uint64_t)n);
+      snprintf(sql, sizeof sql, "INSERT INTO e VALUES (%d, %d, %.17g, %.17g)", from * 7 - 100, to * 7 - 100,
+               0.5 + 9.5 * test_rng_unit(&r), 0.01 + test_rng_unit(&r));
+      exec_ok(db, sql);
+    }
+    exec_ok(db, "DELETE FROM e WHERE rowid = (SELECT rowid FROM e LIMIT 1 OFFSET abs(random()) % "
+                "max(1, (SELECT count(*) FROM e)))");
+    exec_ok(db, "COMMIT");
+    if (b % 10 == 9)
+      for (int i = 0; i < 2; i++) compare_trees(db, sources[i], i ? "b" : "a", 1);
+  }
+  sqlite3_close(db);
+}
+
+/* Weights far apart: one of 1e17 among weights near 1 (the search's bucket
+** width, from the mean weight, vanishes next to such distances), and ones
+** that vanish next to a distance of 1e16 (an edge then is tight both
+** ways).  The search must end and its parents lead to the source. */
+static void test_weights_of_very_different_sizes(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, test_seed() ^ 0xfa7);
+  for (int directed = 0; directed < 2; directed++) {
+    sqlite3 *db = open_db();
+    make_edges(db, &r, 0, 300, 0);
+    char sql[300];
+    snprintf(sql, sizeof sql,
+             "CREATE VIRTUAL TABLE gc USING dyng(edges=e, weights='a,b', directed=%d, backend=cpu);"
+             "CREATE VIRTUAL TABLE gg USING dyng(edges=e, weights='a,b', directed=%d, backend=cuda)",
+             directed, directed);
+    exec_ok(db, sql);
+    sqlite3_int64 s = some_node(db);
+    compare_trees(db, s, "a", directed);
+    /* Kept trees, then far edges: from the source at 1e17 and at 1e16, and
+    ** on from there edges of 0.5, which vanish next to 1e16. */
+    snprintf(sql, sizeof sql,
+             "INSERT INTO e VALUES (%lld, 100001, 1e17, 1), (%lld, 100002, 1e16, 1),"
+             " (100002, 100003, 0.5, 1), (100003, 100002, 0.5, 1), (100003, 100004, 0.25, 1),"
+             " (100001, 100004, 3, 1)",
+             (long long)s, (long long)s);
+    exec_ok(db, sql);
+    compare_trees(db, s, "a", directed);
+    compare_trees(db, 100002, "a", directed);
+    /* The same from scratch, with nothing kept. */
+    exec_ok(db, "SELECT dyng_config('cache_mb', 0)");
+    compare_trees(db, s, "a", directed);
+    sqlite3_close(db);
+  }
 }
 
 static void test_sparse_directed_integer(void **state) { (void)state; run_case(0, 1, 1, 1); }
@@ -401,6 +504,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_sparse_undirected_integer), cmocka_unit_test(test_sparse_undirected_real),
       cmocka_unit_test(test_grid_directed_real),        cmocka_unit_test(test_grid_undirected_integer),
       cmocka_unit_test(test_hubs_directed_integer),     cmocka_unit_test(test_hubs_undirected_real),
+      cmocka_unit_test(test_kept_trees_through_reloads_of_the_device_copy),
+      cmocka_unit_test(test_weights_of_very_different_sizes),
       cmocka_unit_test(test_host_loop_gives_the_same_trees),
       cmocka_unit_test(test_graph_too_large_for_the_device),
   };
