@@ -128,8 +128,19 @@ int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, DyngWatch *pWatch, co
   memset(p, 0, sizeof *p);
   p->pG = pG;
   int erc = dyng_sssp_tree_init(&p->tree, view.n_vertices);
-  if (erc == DYNG_OK)
+  if (erc == DYNG_OK) {
     erc = pG->pBackend->sssp(pG->pBackendState, &view, vSource, iObj, DYNG_NONE, &p->tree);
+    if (erc == DYNG_ENOMEM && pG->pBackend != dyng_backend_cpu()) {
+      /* Out of device memory (a second graph took it, say): this graph
+      ** goes on on the CPU, unless CUDA is required. */
+      int rc = dyngGraphLeaveDevice(pG, "computing a shortest-path tree", pzErr);
+      if (rc != SQLITE_OK) {
+        dyngTreeFree(p);
+        return rc;
+      }
+      erc = pG->pBackend->sssp(pG->pBackendState, &view, vSource, iObj, DYNG_NONE, &p->tree);
+    }
+  }
   if (erc != DYNG_OK) {
     dyngTreeFree(p);
     if (erc == DYNG_ENOMEM) return SQLITE_NOMEM;

@@ -233,6 +233,13 @@ int dyngRegisterSyncFunctions(sqlite3 *db, DyngConn *pConn);
 /* Brings pG's mirror up to date (loading it the first time). */
 int dyngGraphSync(DyngGraph *pG, char **pzErr);
 
+/* pG's backend ran out of device memory while doing zWhile ("computing a
+** shortest-path tree"): the graph moves to the CPU backend, keeping its
+** mirror and its kept trees, with the reason in dyng_config(); when CUDA is
+** required (DYNG_REQUIRE_CUDA, backend=cuda) it stays and this is an error
+** naming the backend and its message. */
+int dyngGraphLeaveDevice(DyngGraph *pG, const char *zWhile, char **pzErr);
+
 /* Loads the whole edge table into a new mirror, replacing the old one.
 ** bCreate: called from CREATE VIRTUAL TABLE. */
 int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr);

@@ -509,6 +509,32 @@ int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
   return SQLITE_OK;
 }
 
+int dyngGraphLeaveDevice(DyngGraph *pG, const char *zWhile, char **pzErr) {
+  const dyng_backend *pBe = pG->pBackend, *pCpu = dyng_backend_cpu();
+  const char *zMsg = pBe->error_message ? pBe->error_message(pG->pBackendState) : NULL;
+  char zGpu[400];
+  snprintf(zGpu, sizeof zGpu, "the %s backend ran out of device memory %s (%s)", pBe->name, zWhile,
+           zMsg ? zMsg : "out of memory");
+  int ePref = pG->eBackendPref >= 0 ? pG->eBackendPref : pG->pConn->eBackendPref;
+  if (dyngBackendRequired(ePref)) {
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, zGpu);
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  dyng_graph_view view;
+  dyng_graph_get_view(pG->pGraph, &view);
+  void *pState = NULL;
+  int erc = pCpu->graph_attach(pCpu, &view, &pState);
+  if (erc != DYNG_OK) return dyngEngineFailure(pG, erc, pzErr);
+  /* Kept trees keep their rows on the host and stay; the device copies
+  ** go with the backend's state. */
+  pBe->graph_detach(pG->pBackendState);
+  pG->pBackend = pCpu;
+  pG->pBackendState = pState;
+  snprintf(pG->zBackendWhy, sizeof pG->zBackendWhy, "%s; computed on the CPU", zGpu);
+  sqlite3_log(SQLITE_WARNING, "dyng: graph '%s': %s", pG->zName, pG->zBackendWhy);
+  return SQLITE_OK;
+}
+
 /* ---- applying the log --------------------------------------------------- */
 
 /* An edge's state: present or not, with its values. */

@@ -124,7 +124,7 @@ static probe run(const char *const *env, const char *const *sql) {
     close(out_pipe[0]), close(err_pipe[0]);
     /* A clean slate: nothing of the machine's own GPU setup leaks in. */
     unsetenv("DYNG_CPU_ONLY"), unsetenv("DYNG_REQUIRE_CUDA"), unsetenv("CUDA_VISIBLE_DEVICES");
-    unsetenv("FAKE_CUDA_DEVICES"), unsetenv("FAKE_CUDA_DRIVER"), unsetenv("FAKE_PLUGIN_FAIL_INIT");
+    unsetenv("FAKE_CUDA_DEVICES"), unsetenv("FAKE_CUDA_DRIVER"), unsetenv("FAKE_PLUGIN_FAIL_INIT"), unsetenv("FAKE_PLUGIN_NO_MEMORY");
     setenv("FAKE_CUDA_LOG", log_path, 1);
     setenv("DYNG_PLUGIN_PATH", folder("no-plugins"), 1);
     setenv("LD_LIBRARY_PATH", folder("no-driver"), 1);
@@ -505,6 +505,39 @@ static void test_cpu_only_and_require_cuda(void **state) {
   probe_free(&p);
 }
 
+/* A GPU that runs out of memory after the graph is on it (a second graph
+** took the memory, say): the graph goes on on the CPU, with its answer and
+** the reason; unless CUDA is required, where it is an error naming it. */
+static void test_out_of_device_memory_moves_the_graph_to_the_cpu(void **state) {
+  (void)state;
+  const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
+  install(dir, "fakeplugin13", "dyng_cuda13.so");
+  char ld[600], pp[600];
+  env_paths(ld, pp, lib, dir);
+  const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", "FAKE_PLUGIN_NO_MEMORY=13", NULL};
+  const char *sql[] = {k_graph[0], k_graph[1],
+                       "INSERT INTO e VALUES (4, 5, 2)",
+                       "SELECT group_concat(node || ':' || dist, ' ') FROM dyng_sssp('g', 1)", NULL};
+  probe p = run(env, sql);
+  contains(p.out, "1:0.0 2:1.0 3:3.0 4:4.0\n");
+  contains(p.out, "1:0.0 2:1.0 3:3.0 4:4.0 5:6.0\n");
+  lacks(p.out, "ERROR");
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cpu");
+  assert_string_equal(str_at(&p, "graphs.0.residency"), "host");
+  assert_string_equal(str_at(&p, "graphs.0.backend_reason"),
+                      "the cuda13 backend ran out of device memory computing a shortest-path tree "
+                      "(cudaMalloc: out of memory (fake)); computed on the CPU");
+  contains(p.err, "graph 'g': the cuda13 backend ran out of device memory");
+  probe_free(&p);
+  const char *req[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", "FAKE_PLUGIN_NO_MEMORY=13",
+                       "DYNG_REQUIRE_CUDA=1", NULL};
+  p = run(req, k_graph);
+  contains(p.out, "ERROR: dyng: graph 'g': the cuda13 backend ran out of device memory computing a "
+                  "shortest-path tree (cudaMalloc: out of memory (fake))");
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cuda13");
+  probe_free(&p);
+}
+
 static void test_connection_and_graph_preferences(void **state) {
   (void)state;
   const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
@@ -569,6 +602,7 @@ int main(void) {
       cmocka_unit_test(test_without_nvml_devices_come_from_cuinit),
       cmocka_unit_test(test_without_a_driver_plugins_say_so),
       cmocka_unit_test(test_cpu_only_and_require_cuda),
+      cmocka_unit_test(test_out_of_device_memory_moves_the_graph_to_the_cpu),
       cmocka_unit_test(test_connection_and_graph_preferences),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -6,8 +6,10 @@
 **   FAKE_ABI         the backend ABI it claims (default DYNG_BACKEND_ABI)
 **   FAKE_VERSION     the dyng version it claims (default PACKAGE_VERSION)
 **   FAKE_NO_ENTRY    exports no entry point
-** $FAKE_PLUGIN_FAIL_INIT=<major> makes that major's init fail, and
-** $FAKE_CUDA_LOG gets "init <major> <device>" when init runs.
+** $FAKE_PLUGIN_FAIL_INIT=<major> makes that major's init fail,
+** $FAKE_PLUGIN_NO_MEMORY=<major> makes that major's trees from scratch fail
+** as out of device memory, and $FAKE_CUDA_LOG gets "init <major> <device>"
+** when init runs.
 */
 #include "config.h"
 #include "engine/plugin.h"
@@ -33,6 +35,19 @@ static size_t fake_device_bytes(void *state) {
   return 4096;
 }
 
+static int fake_sssp(void *state, const dyng_graph_view *view, uint32_t source, int objective, uint32_t target,
+                     dyng_sssp_tree *t) {
+  const char *fail = getenv("FAKE_PLUGIN_NO_MEMORY");
+  if (fail && atoi(fail) == FAKE_MAJOR) return DYNG_ENOMEM;
+  return dyng_backend_cpu()->sssp(state, view, source, objective, target, t);
+}
+
+static const char *fake_error_message(void *state) {
+  const char *fail = getenv("FAKE_PLUGIN_NO_MEMORY");
+  if (state && fail && atoi(fail) == FAKE_MAJOR) return "cudaMalloc: out of memory (fake)";
+  return dyng_backend_cpu()->error_message ? dyng_backend_cpu()->error_message(state) : NULL;
+}
+
 static int fake_init(int device, char *err, size_t n_err) {
   const char *path = getenv("FAKE_CUDA_LOG");
   if (path) {
@@ -50,6 +65,8 @@ static int fake_init(int device, char *err, size_t n_err) {
   fake_backend = *dyng_backend_cpu();
   fake_backend.name = "cuda" FAKE_STR(FAKE_MAJOR);
   fake_backend.graph_device_bytes = fake_device_bytes;
+  fake_backend.sssp = fake_sssp;
+  fake_backend.error_message = fake_error_message;
   return 0;
 }
 
