@@ -705,7 +705,7 @@ static void dyng__prefetch_places(const dyng_graph *g, const dyng__op *op) {
   }
   if (!op->is_insert) return;
   if (dyng_idmap_get(g->vmap, op->src, &v) == DYNG_OK) dyng__prefetch_vertex(&g->out, v);
-  if (dyng_idmap_get(g->vmap, op->dst, &v) == DYNG_OK && DYNG__HAS_IN_ENTRIES(g))
+  if (DYNG__HAS_IN_ENTRIES(g) && dyng_idmap_get(g->vmap, op->dst, &v) == DYNG_OK)
     dyng__prefetch_vertex(DYNG__ADJ_IN(g), v);
 }
 

@@ -180,13 +180,6 @@ int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, int bSyn
   }
   rc = bSync ? dyngGraphSync(pG, pzErr) : SQLITE_OK;
   if (rc == SQLITE_OK) *ppG = pG;
-  if (rc == SQLITE_NOMEM) {
-    /* Reported as out of memory: a message composed on the way (from
-    ** sqlite3_errmsg, which knows nothing of dyng's own failed
-    ** allocations) would only mislead. */
-    sqlite3_free(*pzErr);
-    *pzErr = NULL;
-  }
 done:
   sqlite3_free(zDb);
   return rc;

@@ -230,7 +230,8 @@ int dyngCheckColumns(sqlite3 *db, DyngGraph *pG, char **pzErr);
 /* Registers dyng__load (the loader's feed) and dyng_update. */
 int dyngRegisterSyncFunctions(sqlite3 *db, DyngConn *pConn);
 
-/* Brings pG's mirror up to date (loading it the first time). */
+/* Brings pG's mirror up to date (loading it the first time).  On
+** SQLITE_NOMEM *pzErr stays NULL, as for dyngGraphLoad. */
 int dyngGraphSync(DyngGraph *pG, char **pzErr);
 
 /* pG's backend ran out of device memory while doing zWhile ("computing a
@@ -241,7 +242,8 @@ int dyngGraphSync(DyngGraph *pG, char **pzErr);
 int dyngGraphLeaveDevice(DyngGraph *pG, const char *zWhile, char **pzErr);
 
 /* Loads the whole edge table into a new mirror, replacing the old one.
-** bCreate: called from CREATE VIRTUAL TABLE. */
+** bCreate: called from CREATE VIRTUAL TABLE.  On SQLITE_NOMEM *pzErr stays
+** NULL (a message made from sqlite3_errmsg would mislead). */
 int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr);
 
 /* Finalizes the statements a graph keeps while its table is connected.

@@ -276,14 +276,34 @@ static int dyngEngineFailure(DyngGraph *pG, int erc, char **pzErr) {
 ** being loaded for it) is refused: SQLITE_ERROR with *pzErr saying so. */
 static int dyngCheckGraphBudget(DyngGraph *pG, const dyng_graph *pGraph, char **pzErr) {
   sqlite3_int64 nLimit = pG->pConn->nMaxGraphBytes;
+  if (nLimit <= 0) return SQLITE_OK;
   size_t nBytes = dyng_graph_bytes(pGraph);
-  if (nLimit <= 0 || nBytes <= (size_t)nLimit) return SQLITE_OK;
+  if (nBytes <= (size_t)nLimit) return SQLITE_OK;
   sqlite3_free(*pzErr);
   *pzErr = sqlite3_mprintf("dyng: graph '%s' needs %.1f MiB or more, over this connection's "
                            "max_graph_mb budget of %.1f MiB (dyng_config('max_graph_mb', 0) "
                            "lifts it)",
                            pG->zName, (double)nBytes / (1 << 20), (double)nLimit / (1 << 20));
   return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
+/* The backend preference that applies to pG: its backend= option, else the
+** connection's. */
+static int dyngGraphPref(const DyngGraph *pG) {
+  return pG->eBackendPref >= 0 ? pG->eBackendPref : pG->pConn->eBackendPref;
+}
+
+/* The GPU cannot serve pG, for the reason zGpu: when CUDA is required that
+** is the error (SQLITE_ERROR, *pzErr naming it); otherwise zWhy (nWhy
+** bytes) gets why the graph is computed on the CPU. */
+static int dyngCpuInstead(DyngGraph *pG, const char *zGpu, char *zWhy, int nWhy, char **pzErr) {
+  if (dyngBackendRequired(dyngGraphPref(pG))) {
+    sqlite3_free(*pzErr);
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, zGpu);
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  snprintf(zWhy, (size_t)nWhy, "%s; computed on the CPU", zGpu);
+  return SQLITE_OK;
 }
 
 /* ---- full load ---------------------------------------------------------- */
@@ -344,7 +364,8 @@ static void dyngLoadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   }
 }
 
-int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
+/* dyngGraphLoad, before dyngNomemSaysAll's rule for its message. */
+static int dyngLoadMirror(DyngGraph *pG, int bCreate, char **pzErr) {
   sqlite3 *db = pG->pConn->db;
   sqlite3_stmt *pStmt = NULL;
   dyng_graph *pGraph = NULL;
@@ -450,8 +471,7 @@ int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
   const dyng_backend *pBe = NULL;
   char zWhy[sizeof pG->zBackendWhy];
   if (rc == SQLITE_OK) {
-    int ePref = pG->eBackendPref >= 0 ? pG->eBackendPref : pG->pConn->eBackendPref;
-    rc = dyngBackendChoose(ePref, &pBe, zWhy, (int)sizeof zWhy);
+    rc = dyngBackendChoose(dyngGraphPref(pG), &pBe, zWhy, (int)sizeof zWhy);
     if (rc != SQLITE_OK) {
       sqlite3_free(*pzErr);
       *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, zWhy);
@@ -464,17 +484,12 @@ int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
     if (erc != DYNG_OK && pBe != dyng_backend_cpu()) {
       /* The GPU could not take this graph (out of device memory, say): it
       ** is computed on the CPU, unless CUDA was required. */
-      int ePref = pG->eBackendPref >= 0 ? pG->eBackendPref : pG->pConn->eBackendPref;
       char zGpu[400];
       const char *zWhyNot = pBe->error_message ? pBe->error_message(NULL) : NULL;
       snprintf(zGpu, sizeof zGpu, "the %s backend could not take the graph: %s", pBe->name,
                zWhyNot ? zWhyNot : dyng_strerror(erc));
-      if (dyngBackendRequired(ePref)) {
-        sqlite3_free(*pzErr);
-        *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, zGpu);
-        rc = SQLITE_ERROR;
-      } else {
-        snprintf(zWhy, sizeof zWhy, "%s; computed on the CPU", zGpu);
+      rc = dyngCpuInstead(pG, zGpu, zWhy, (int)sizeof zWhy, pzErr);
+      if (rc == SQLITE_OK) {
         pBe = dyng_backend_cpu();
         erc = pBe->graph_attach(pBe, &view, &pState);
       }
@@ -515,11 +530,9 @@ int dyngGraphLeaveDevice(DyngGraph *pG, const char *zWhile, char **pzErr) {
   char zGpu[400];
   snprintf(zGpu, sizeof zGpu, "the %s backend ran out of device memory %s (%s)", pBe->name, zWhile,
            zMsg ? zMsg : "out of memory");
-  int ePref = pG->eBackendPref >= 0 ? pG->eBackendPref : pG->pConn->eBackendPref;
-  if (dyngBackendRequired(ePref)) {
-    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, zGpu);
-    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-  }
+  char zWhy[sizeof pG->zBackendWhy];
+  int rc = dyngCpuInstead(pG, zGpu, zWhy, (int)sizeof zWhy, pzErr);
+  if (rc != SQLITE_OK) return rc;
   dyng_graph_view view;
   dyng_graph_get_view(pG->pGraph, &view);
   void *pState = NULL;
@@ -530,7 +543,7 @@ int dyngGraphLeaveDevice(DyngGraph *pG, const char *zWhile, char **pzErr) {
   pBe->graph_detach(pG->pBackendState);
   pG->pBackend = pCpu;
   pG->pBackendState = pState;
-  snprintf(pG->zBackendWhy, sizeof pG->zBackendWhy, "%s; computed on the CPU", zGpu);
+  memcpy(pG->zBackendWhy, zWhy, sizeof zWhy);
   sqlite3_log(SQLITE_WARNING, "dyng: graph '%s': %s", pG->zName, pG->zBackendWhy);
   return SQLITE_OK;
 }
@@ -824,7 +837,7 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
   }
   /* SQLITE_OK: the loop stopped on an engine failure, in erc. */
   if (rc == SQLITE_DONE || rc == SQLITE_ROW || rc == SQLITE_OK) rc = SQLITE_OK;
-  else if (rc != SQLITE_NOMEM && !*pzErr)
+  else if (!*pzErr)
     *pzErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
                              sqlite3_errmsg(pG->pConn->db));
   if (rc == SQLITE_OK && erc != DYNG_OK) rc = dyngEngineFailure(pG, erc, pzErr);
@@ -917,7 +930,7 @@ static int dyngCatchUp(DyngGraph *pG, int bUndoable, int *pbReload, char **pzErr
     if (!bUndoable) dyngUndoClear(pG);
     else if (!pG->bTentative) pG->iUndoBase = pG->iLogSeq;
     rc = dyngApplyRows(pG, pStmt, rc, bUndoable, pbReload, pzErr);
-  } else if (rc != SQLITE_OK && rc != SQLITE_NOMEM && !*pzErr) {
+  } else if (rc != SQLITE_OK && !*pzErr) {
     *pzErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
                              sqlite3_errmsg(db));
   }
@@ -927,9 +940,10 @@ static int dyngCatchUp(DyngGraph *pG, int bUndoable, int *pbReload, char **pzErr
 
 /* ---- the sync ------------------------------------------------------------- */
 
-int dyngGraphSync(DyngGraph *pG, char **pzErr) {
+/* dyngGraphSync, before dyngNomemSaysAll's rule for its message. */
+static int dyngSyncMirror(DyngGraph *pG, char **pzErr) {
   sqlite3 *db = pG->pConn->db;
-  if (!pG->pGraph || pG->bStale || pG->bReattach) return dyngGraphLoad(pG, 0, pzErr);
+  if (!pG->pGraph || pG->bStale || pG->bReattach) return dyngLoadMirror(pG, 0, pzErr);
   sqlite3_int64 iDataVersion = 0, iSchemaVersion = 0, iMax = 0;
   int rc = dyngDataVersion(pG, &iDataVersion);
   if (rc != SQLITE_OK) {
@@ -944,7 +958,7 @@ int dyngGraphSync(DyngGraph *pG, char **pzErr) {
     *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
     return rc;
   }
-  if (iSchemaVersion != pG->iSchemaVersion) return dyngGraphLoad(pG, 0, pzErr);
+  if (iSchemaVersion != pG->iSchemaVersion) return dyngLoadMirror(pG, 0, pzErr);
   rc = dyngLogMax(pG, &iMax, pzErr);
   if (rc != SQLITE_OK) return rc;
   int bUndoable = dyngInUndoableState(db);
@@ -953,7 +967,7 @@ int dyngGraphSync(DyngGraph *pG, char **pzErr) {
     /* No write and no commit since the last sync: only a ROLLBACK or
     ** ROLLBACK TO can have changed the log, and those remove its tail. */
     if (iMax < pG->iLogSeq) {
-      if (!pG->bUndoValid || iMax < pG->iUndoBase) return dyngGraphLoad(pG, 0, pzErr);
+      if (!pG->bUndoValid || iMax < pG->iUndoBase) return dyngLoadMirror(pG, 0, pzErr);
       int i = pG->nUndo;
       while (i > 0 && pG->aUndo[i - 1].iSeq > iMax) i--;
       rc = dyngUndoRevert(pG, i, pzErr);
@@ -964,7 +978,7 @@ int dyngGraphSync(DyngGraph *pG, char **pzErr) {
     pG->syncTime = dyngEpochMs();
     return SQLITE_OK;
   }
-  if (pG->bTentative && !pG->bUndoValid) return dyngGraphLoad(pG, 0, pzErr);
+  if (pG->bTentative && !pG->bUndoValid) return dyngLoadMirror(pG, 0, pzErr);
   if (!pG->bTentative && iMax == pG->iLogSeq) {
     /* Changes elsewhere (another table, another graph's log). */
     pG->iDataVersion = iDataVersion;
@@ -974,19 +988,38 @@ int dyngGraphSync(DyngGraph *pG, char **pzErr) {
     dyngUndoClear(pG);
     return SQLITE_OK;
   }
-  if (!pG->bTentative && iMax < pG->iLogSeq) return dyngGraphLoad(pG, 0, pzErr);
+  if (!pG->bTentative && iMax < pG->iLogSeq) return dyngLoadMirror(pG, 0, pzErr);
 
   int bReload = 0;
   if (!pG->bTentative) pG->bUndoValid = 1;
   rc = dyngCatchUp(pG, bUndoable, &bReload, pzErr);
   if (rc != SQLITE_OK) return rc;
-  if (bReload) return dyngGraphLoad(pG, 0, pzErr);
+  if (bReload) return dyngLoadMirror(pG, 0, pzErr);
   pG->iDataVersion = iDataVersion;
   pG->nChanges = nChanges;
   pG->bTentative = bUndoable;
   if (!bUndoable) dyngUndoClear(pG);
   pG->syncTime = dyngEpochMs();
   return SQLITE_OK;
+}
+
+/* Out of memory is reported as such, without the message composed on the
+** way: that comes from sqlite3_errmsg, which knows nothing of dyng's own
+** failed allocations, and would mislead. */
+static int dyngNomemSaysAll(int rc, char **pzErr) {
+  if (rc == SQLITE_NOMEM) {
+    sqlite3_free(*pzErr);
+    *pzErr = NULL;
+  }
+  return rc;
+}
+
+int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
+  return dyngNomemSaysAll(dyngLoadMirror(pG, bCreate, pzErr), pzErr);
+}
+
+int dyngGraphSync(DyngGraph *pG, char **pzErr) {
+  return dyngNomemSaysAll(dyngSyncMirror(pG, pzErr), pzErr);
 }
 
 /* ---- dyng_update ------------------------------------------------------------ */
