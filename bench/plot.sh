@@ -59,6 +59,24 @@ plot "$tmp/grid1000.db+local.update" using 1:2 with linespoints lw 2 title "grid
      "$tmp/rmat20.db.recompute" using 1:2 with linespoints dt 2 title "R-MAT 20, recompute"
 GP
 
+# A clustered bar chart on a log scale: bars OUT TITLE YLABEL KEY PLOT.
+bars() {
+  gnuplot <<GP
+set terminal svg size 720,420 font "sans,12"
+set output "$1"
+set title "$2"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set logscale y
+set ylabel "$3"
+set grid ytics
+set xtics noenhanced
+set key $4
+plot $5
+GP
+}
+
 # CPU against CUDA, per graph: SSSP from scratch, three trees after 50K changes.
 for db in grid2m.db rmat21.db rmat22.db; do
   get() { awk -F, -v db="$db" -v m="$1" '$1 == db && $2 == m { print $4 }' "$csv"; }
@@ -66,39 +84,14 @@ for db in grid2m.db rmat21.db rmat22.db; do
   echo "\"$name: SSSP\" $(get sssp_cpu) $(get sssp_cuda)" >> "$tmp/gpu"
   echo "\"$name: 3 trees\" $(get trees_cpu_50k) $(get trees_cuda_50k)" >> "$tmp/gpu"
 done
-gnuplot <<GP
-set terminal svg size 720,420 font "sans,12"
-set output "docs/img/gpu.svg"
-set title "CPU backend against CUDA (one H200): from scratch, and after a 50K batch"
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set logscale y
-set ylabel "ms (median)"
-set grid ytics
-set xtics noenhanced
-set key top right
-plot "$tmp/gpu" using 2:xtic(1) title "CPU", "" using 3 title "CUDA"
-GP
+bars docs/img/gpu.svg "CPU backend against CUDA (one H200): from scratch, and after a 50K batch" \
+  "ms (median)" "top right" "\"$tmp/gpu\" using 2:xtic(1) title \"CPU\", \"\" using 3 title \"CUDA\""
 # The peers on the grid: bench_peers writes ms as ratio lines.
 for peer in dyng igraph__C_ NetworkX; do
   get() { awk -F, -v m="$1_$peer" '$1 == "grid1000.db" && $2 == m { print $8 }' "$csv"; }
   case $peer in igraph__C_) name="igraph (C)";; *) name=$peer;; esac
   echo "\"$name\" $(get sssp) $(get p2p) $(get update)" >> "$tmp/peers"
 done
-gnuplot <<GP
-set terminal svg size 720,420 font "sans,12"
-set output "docs/img/peers.svg"
-set title "1000x1000 grid: dyng and the peers that answered right"
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set logscale y
-set ylabel "ms"
-set grid ytics
-set xtics noenhanced
-set key top left
-plot "$tmp/peers" using 2:xtic(1) title "one-to-all", "" using 3 title "point-to-point", \
-     "" using 4 title "after deleting an edge on the path"
-GP
+bars docs/img/peers.svg "1000x1000 grid: dyng and the peers that answered right" "ms" "top left" \
+  "\"$tmp/peers\" using 2:xtic(1) title \"one-to-all\", \"\" using 3 title \"point-to-point\", \"\" using 4 title \"after deleting an edge on the path\""
 echo "bench/plot.sh: wrote $csv, docs/img/tree_update.svg, docs/img/gpu.svg, docs/img/peers.svg"
