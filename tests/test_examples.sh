@@ -8,12 +8,12 @@
 # Then examples/road_network.sql, whose figures are checked against a
 # Dijkstra over examples/roads.gr written here in Python; examples/
 # triggers.sql (two connections; figures by hand: 10+10+10 = 30, then
-# 1->3->5->4 = 12+1+1 = 14); examples/python/example.py and
-# examples/node/example.js (the same routes as the quickstart).
+# 1->3->5->4 = 12+1+1 = 14); examples/limits.sql; examples/python/example.py
+# and examples/node/example.js (the same routes as the quickstart).
 set -u
-echo "1..14"
+echo "1..16"
 if [ -z "${SQLITE3_SHELL:-}" ] || [ "$SQLITE3_SHELL" = no ] || ! [ -x "$SQLITE3_SHELL" ]; then
-  for i in 1 2 3 4 5 6 7 8 9 10; do echo "ok $i # SKIP no sqlite3 shell"; done
+  for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "ok $i # SKIP no sqlite3 shell"; done
   skip_shell=1
 else
   skip_shell=0
@@ -94,6 +94,21 @@ if "$SQLITE3_SHELL" -bail < "$DYNG_SRCDIR/examples/triggers.sql" > "$out" 2>&1 &
 else
   echo "not ok 10 - triggers.sql"; sed 's/^/# /' "$out"
 fi
+# examples/limits.sql fails two statements on purpose (the shell then
+# exits with 1): each error names its budget, and the graph answers again
+# once the budget is lifted (300,000 junctions; the shortcut costs 1).
+"$SQLITE3_SHELL" < "$DYNG_SRCDIR/examples/limits.sql" > "$out" 2>&1
+if grep -q "dyng_sssp: stopped after .* over this connection's max_ms budget of 1 ms" "$out" &&
+   grep -q "graph 'net' needs .* MiB or more, over this connection's max_graph_mb budget of 1.0 MiB" "$out"; then
+  echo "ok 11 - limits.sql: max_ms and max_graph_mb stop a query with errors naming them"
+else
+  echo "not ok 11 - limits.sql: the budgets' errors"; sed 's/^/# /' "$out"
+fi
+if [ "$(grep -cE '^Runtime error' "$out")" = 2 ] && grep -qx 300000 "$out" && [ "$(tail -1 "$out")" = 1.0 ]; then
+  echo "ok 12 - limits.sql: lifted, the budgets leave correct answers"
+else
+  echo "not ok 12 - limits.sql: the answers"; sed 's/^/# /' "$out"
+fi
 fi
 # A binding's example (tests N and N+1): runs `$2 $3 path/to/dyng` and
 # checks the routes the quickstart's roads give (7 by length, 5 by minutes,
@@ -116,10 +131,10 @@ binding_example() {
 # examples/python/example.py, with a Python that can load extensions.
 py=${PYTHON_WITH_EXTENSIONS:-/usr/bin/python3}
 if [ "${DYNG_ASAN:-no}" = yes ] || ! "$py" -c 'import sqlite3; sqlite3.connect(":memory:").enable_load_extension' 2>/dev/null; then
-  echo "ok 11 # SKIP no Python that can load extensions here (or a sanitized build)"
-  echo "ok 12 # SKIP no Python that can load extensions here (or a sanitized build)"
+  echo "ok 13 # SKIP no Python that can load extensions here (or a sanitized build)"
+  echo "ok 14 # SKIP no Python that can load extensions here (or a sanitized build)"
 else
-  binding_example 11 "$py" "$DYNG_SRCDIR/examples/python/example.py" "examples/python/example.py"
+  binding_example 13 "$py" "$DYNG_SRCDIR/examples/python/example.py" "examples/python/example.py"
 fi
 # examples/node/example.js, with a Node.js that has the sqlite3 package:
 # $DYNG_NODE, the system's, or the one .ci/node-debian.sh unpacked.
@@ -128,8 +143,8 @@ for n in "${DYNG_NODE:-}" node "${XDG_CACHE_HOME:-$HOME/.cache}/dyng/node-debian
   if [ -n "$n" ] && "$n" -e 'require("sqlite3")' >/dev/null 2>&1; then node=$n; break; fi
 done
 if [ "${DYNG_ASAN:-no}" = yes ] || [ -z "$node" ]; then
-  echo "ok 13 # SKIP no Node.js with the sqlite3 package here (or a sanitized build)"
-  echo "ok 14 # SKIP no Node.js with the sqlite3 package here (or a sanitized build)"
+  echo "ok 15 # SKIP no Node.js with the sqlite3 package here (or a sanitized build)"
+  echo "ok 16 # SKIP no Node.js with the sqlite3 package here (or a sanitized build)"
 else
-  binding_example 13 "$node" "$DYNG_SRCDIR/examples/node/example.js" "examples/node/example.js (Node.js $("$node" --version))"
+  binding_example 15 "$node" "$DYNG_SRCDIR/examples/node/example.js" "examples/node/example.js (Node.js $("$node" --version))"
 fi
