@@ -16,6 +16,7 @@
 */
 #include "cuda/backend_cuda.h"
 #include "cuda/dev_graph.cuh"
+#include "cuda/dev_state.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,25 +39,6 @@ __global__ void k_unreached(unsigned long long *dist, uint32_t *parent, uint32_t
   }
 }
 
-/* The device copy of a tree the host keeps (found by the host's pointer). */
-struct DevTree {
-  DevTree *next;
-  const dyng_sssp_tree *key;
-  uint32_t source, cap;
-  int obj;
-  int valid;                 /* equals the host's copy */
-  unsigned long long *dist;  /* cap each */
-  uint32_t *parent, *pedge;
-};
-
-struct DevState {
-  cudaStream_t stream;
-  DevGraph csr;
-  DevSssp ws;
-  DevTree *trees;
-  char err[512];
-};
-
 static void dev_tree_free(DevTree *t) {
   if (!t) return;
   cudaFree(t->dist);
@@ -72,6 +54,8 @@ static void dev_state_free(DevState *st) {
     st->trees = t->next;
     dev_tree_free(t);
   }
+  dev_cycles_free(st->cycles);
+  dev_mosp_free(st->mosp);
   dev_graph_free(&st->csr);
   dev_sssp_free(&st->ws);
   if (st->stream) cudaStreamDestroy(st->stream);
@@ -150,6 +134,7 @@ static int dev_attach(const dyng_backend *be, const dyng_graph_view *view, void 
 static int dev_update(void *state, const dyng_graph_view *view, const dyng_changes *changes) {
   DevState *st = (DevState *)state;
   int rc = dev_graph_follow(&st->csr, view, changes, st->stream, st->err, sizeof st->err);
+  dev_cycles_stale(st->cycles);
   /* Without the batch's edges on the device the kept copies cannot be
   ** repaired: they will be computed again. */
   if (rc != DYNG_OK || !changes)
@@ -161,7 +146,9 @@ static void dev_detach(void *state) { dev_state_free((DevState *)state); }
 
 static size_t dev_device_bytes(void *state) {
   DevState *st = (DevState *)state;
-  return st ? st->csr.bytes + st->ws.bytes + dev_trees_bytes(st) : 0;
+  return st ? st->csr.bytes + st->ws.bytes + dev_trees_bytes(st) + dev_cycles_bytes(st->cycles) +
+                  dev_mosp_bytes(st->mosp)
+            : 0;
 }
 
 /* One line on stderr per search when DYNG_CUDA_PROFILE=1. */
@@ -262,6 +249,7 @@ static const char *dev_error(void *state) {
 static const dyng_backend dev_table = {
     DEV_NAME, PACKAGE_VERSION, DYNG_BACKEND_ABI, 0, dev_attach, dev_update, dev_detach,
     dev_device_bytes, dev_sssp, dev_sssp_update, dev_error, dev_tree_release,
+    NULL /* cycles_count */, NULL /* cycles_delta */, NULL /* mosp_path */,
 };
 
 extern "C" const dyng_backend *dyng_cuda_backend(void) { return &dev_table; }

@@ -23,7 +23,7 @@
 #include "engine/types.h"
 
 /* Bumped whenever this struct or engine/types.h changes incompatibly. */
-#define DYNG_BACKEND_ABI 6
+#define DYNG_BACKEND_ABI 7
 
 typedef struct dyng_backend dyng_backend;
 
@@ -76,6 +76,32 @@ struct dyng_backend {
   ** memory) lets t's go.  Trees still held when the state is detached go
   ** with it.  NULL when the backend keeps nothing. */
   void (*tree_release)(void *state, const dyng_sssp_tree *t);
+
+  /* The analyses below are optional: where an entry is NULL the host
+  ** computes that analysis on its own graph (engine/cycles.h,
+  ** engine/mosp.h), and dyng_config() says so.  Each stops with
+  ** DYNG_EINTERRUPTED when view->cancel says so; DYNG_ENOMEM means the
+  ** backend ran out of its own (device) memory. */
+
+  /* The number of simple k-cycles of the graph, with dyng_cycles_count's
+  ** meaning of k (3..10) and directed, into *count; DYNG_ETOOBIG past
+  ** UINT64_MAX. */
+  int (*cycles_count)(void *state, const dyng_graph_view *view, int k, int directed, uint64_t *count);
+
+  /* What the batch `changes`, already given to graph_update, did to the
+  ** k-cycles: dyng_cycles_delta's meaning, `view` the graph after it. */
+  int (*cycles_delta)(void *state, const dyng_graph_view *view, const dyng_changes *changes, int k,
+                      int directed, dyng_cycles_diff *delta);
+
+  /* The MOSP ensemble path (engine/mosp.h) of trees[0 .. k-1], each filled
+  ** by this backend's sssp or sssp_update from `source`: vertex[0 .. *n)
+  ** from source to target and edge[0 .. *n - 1) the edge slots between
+  ** them, at most `cap` vertices (DYNG_ETOOBIG with *n the length needed
+  ** when the path is longer); *n = 0 when no tree reaches the target.
+  ** *ensemble_cost gets the path's ensemble cost. */
+  int (*mosp_path)(void *state, const dyng_graph_view *view, const dyng_sssp_tree *const *trees, int k,
+                   uint32_t source, uint32_t target, uint32_t cap, uint32_t *vertex, uint32_t *edge,
+                   uint32_t *n, double *ensemble_cost);
 };
 
 /* The built-in CPU backend. */

@@ -998,14 +998,18 @@ int dyng_cycles_update(const dyng_graph_view *g, const dyng_changes *changes, in
   dyng_cycles_diff d;
   int rc = dyng_cycles_delta(g, changes, k, directed, cancel, &d);
   if (rc) return rc;
+  return dyng_cycles_apply(&d, count);
+}
+
+int dyng_cycles_apply(const dyng_cycles_diff *d, uint64_t *count) {
   uint64_t now;
-  if (*count >= d.lost) {
-    if (__builtin_add_overflow(*count - d.lost, d.gained, &now)) return DYNG_ETOOBIG;
+  if (*count >= d->lost) {
+    if (__builtin_add_overflow(*count - d->lost, d->gained, &now)) return DYNG_ETOOBIG;
   } else {
     /* The result is gained - (lost - count): negative means *count was
     ** not this graph's count. */
-    if (d.gained < d.lost - *count) return DYNG_EINVAL;
-    now = d.gained - (d.lost - *count);
+    if (d->gained < d->lost - *count) return DYNG_EINVAL;
+    now = d->gained - (d->lost - *count);
   }
   *count = now;
   return DYNG_OK;

@@ -78,11 +78,8 @@
 int dyng_cycles_count(const dyng_graph_view *g, int k, int directed, const dyng_cancel *cancel,
                       uint64_t *count);
 
-/* The k-cycles one batch took away and brought. */
-typedef struct dyng_cycles_diff {
-  uint64_t lost;   /* cycles of the old graph through a removed edge */
-  uint64_t gained; /* cycles of the new graph through an added edge */
-} dyng_cycles_diff;
+/* dyng_cycles_diff, the k-cycles one batch took away and brought, is in
+** engine/types.h (backends return it too). */
 
 /* What the batch recorded in `changes` (by dyng_graph_apply_tracked) did to
 ** the k-cycles (same meaning of k and directed as dyng_cycles_count), given
@@ -94,6 +91,12 @@ typedef struct dyng_cycles_diff {
 ** than the graph holds); DYNG_ETOOBIG; DYNG_EINTERRUPTED; DYNG_ENOMEM. */
 int dyng_cycles_delta(const dyng_graph_view *g, const dyng_changes *changes, int k, int directed,
                       const dyng_cancel *cancel, dyng_cycles_diff *delta);
+
+/* Applies delta to *count, a count before the batch: DYNG_EINVAL when *count
+** is less than what the batch took away (it was not this graph's count),
+** DYNG_ETOOBIG when the result exceeds UINT64_MAX; *count is changed only on
+** success. */
+int dyng_cycles_apply(const dyng_cycles_diff *delta, uint64_t *count);
 
 /* dyng_cycles_delta applied to a cached count: *count, the count before the
 ** batch, becomes the count after it.  DYNG_EINVAL also when *count is less

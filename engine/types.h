@@ -115,4 +115,10 @@ typedef struct dyng_edge_change {
   double w[DYNG_MAX_WEIGHTS];  /* its weights (1 for an unweighted graph) */
 } dyng_edge_change;
 
+/* The k-cycles one batch took away and brought (engine/cycles.h). */
+typedef struct dyng_cycles_diff {
+  uint64_t lost;   /* cycles of the old graph through a removed edge */
+  uint64_t gained; /* cycles of the new graph through an added edge */
+} dyng_cycles_diff;
+
 #endif /* DYNG_TYPES_H */

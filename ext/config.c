@@ -56,13 +56,17 @@ static json_t *dyngGraphJson(DyngGraph *pG) {
     json_object_set_new(pObj, "residency", json_string(pG->pBackend == dyng_backend_cpu() ? "host" : "device"));
     /* Which backend computes each analysis of this graph: the backend
     ** computes shortest-path trees (dyng_sssp, dyng_path, each objective of
-    ** dyng_mosp) and their updates; the rest runs on the host graph, which
-    ** is kept whatever the backend (docs/backends.md). */
+    ** dyng_mosp) and their updates, and the cycle counts and the MOSP path
+    ** where its table has them; the rest runs on the host graph, which is
+    ** kept whatever the backend (docs/backends.md). */
+    const dyng_backend *pBe = pG->pBackend;
+    const char *zCpu = dyng_backend_cpu()->name;
     json_t *pRuns = json_object();
-    json_object_set_new(pRuns, "shortest_paths", json_string(pG->pBackend->name));
-    json_object_set_new(pRuns, "mosp_path", json_string("cpu"));
-    json_object_set_new(pRuns, "pareto", json_string("cpu"));
-    json_object_set_new(pRuns, "cycle_counts", json_string("cpu"));
+    json_object_set_new(pRuns, "shortest_paths", json_string(pBe->name));
+    json_object_set_new(pRuns, "mosp_path", json_string(pBe->mosp_path ? pBe->name : zCpu));
+    json_object_set_new(pRuns, "pareto", json_string(zCpu));
+    json_object_set_new(pRuns, "cycle_counts",
+                        json_string(pBe->cycles_count && pBe->cycles_delta ? pBe->name : zCpu));
     json_object_set_new(pObj, "runs_on", pRuns);
     json_object_set_new(pObj, "device_bytes", json_integer((json_int_t)nDevice));
     dyngIsoTime(pG->loadTime, zTime);

@@ -44,16 +44,42 @@ typedef struct DyngDeadline {
 
 static int dyngPastDeadline(void *ctx) { return dyngNowMs() > ((DyngDeadline *)ctx)->tEnd; }
 
+/* Counts pG's k-cycles on its backend (the host engine where the backend
+** has no cycles_count).  Out of device memory moves the graph to the CPU
+** and counts there, or fails with *pzErr when CUDA is required
+** (DYNG_EBACKEND). */
+static int dyngCyclesCount(DyngGraph *pG, dyng_graph_view *pView, int k, int bDirected, uint64_t *pn,
+                           char **pzErr) {
+  const dyng_backend *pBe = pG->pBackend;
+  if (!pBe->cycles_count) return dyng_cycles_count(pView, k, bDirected, pView->cancel, pn);
+  int erc = pBe->cycles_count(pG->pBackendState, pView, k, bDirected, pn);
+  if (erc != DYNG_ENOMEM || pBe == dyng_backend_cpu()) return erc;
+  if (dyngGraphLeaveDevice(pG, "counting cycles", pzErr) != SQLITE_OK) return *pzErr ? DYNG_EBACKEND : DYNG_ENOMEM;
+  return dyngCyclesCount(pG, pView, k, bDirected, pn, pzErr);
+}
+
+/* Brings *pn, pG's k-cycle count before the batch pChanges, up to date, on
+** the backend (the host engine where it has no cycles_delta). */
+static int dyngCyclesUpdate(DyngGraph *pG, const dyng_graph_view *pView, const dyng_changes *pChanges, int k,
+                            int bDirected, uint64_t *pn) {
+  const dyng_backend *pBe = pG->pBackend;
+  if (!pBe->cycles_delta) return dyng_cycles_update(pView, pChanges, k, bDirected, pView->cancel, pn);
+  dyng_cycles_diff d;
+  int erc = pBe->cycles_delta(pG->pBackendState, pView, pChanges, k, bDirected, &d);
+  return erc == DYNG_OK ? dyng_cycles_apply(&d, pn) : erc;
+}
+
 /* Counts k-cycles of pG from scratch into *c, stopping as w says (an
 ** interrupt, max_ms: DYNG_EINTERRUPTED) and reporting progress. */
-static int dyngCountFromScratch(DyngGraph *pG, int k, int bDirected, DyngCount *c, DyngWatch *w) {
+static int dyngCountFromScratch(DyngGraph *pG, int k, int bDirected, DyngCount *c, DyngWatch *w, char **pzErr) {
   dyng_graph_view view;
   dyng_graph_get_view(pG->pGraph, &view);
+  view.cancel = &w->cancel;
   double t0 = dyngNowMs();
   uint64_t n = 0;
   char *zWhat = sqlite3_mprintf("counting %d-cycles%s of graph '%s'", k, bDirected ? " (directed)" : "", pG->zName);
   dyngWatchProgressStart(w, zWhat ? zWhat : "counting cycles", "roots");
-  int erc = dyng_cycles_count(&view, k, bDirected, &w->cancel, &n);
+  int erc = dyngCyclesCount(pG, &view, k, bDirected, &n, pzErr);
   dyngWatchEnd(w, view.n_vertices);
   sqlite3_free(zWhat);
   if (erc != DYNG_OK) return erc;
@@ -66,7 +92,10 @@ static int dyngCountFromScratch(DyngGraph *pG, int k, int bDirected, DyngCount *
 static int dyngRecount(DyngGraph *pG, int k, int bDirected, DyngCount *c) {
   DyngWatch w;
   dyngWatchBegin(&w, pG->pConn);
-  return dyngCountFromScratch(pG, k, bDirected, c, &w);
+  char *zErr = NULL;
+  int erc = dyngCountFromScratch(pG, k, bDirected, c, &w, &zErr);
+  sqlite3_free(zErr);
+  return erc;
 }
 
 void dyngCountsUpdate(DyngGraph *pG, const dyng_changes *pChanges) {
@@ -82,7 +111,8 @@ void dyngCountsUpdate(DyngGraph *pG, const dyng_changes *pChanges) {
       /* At most as long as counting again took (and at least 1 ms). */
       DyngDeadline deadline = {t0 + (c->countMs > 1.0 ? c->countMs : 1.0)};
       dyng_cancel cancel = {dyngPastDeadline, &deadline, NULL};
-      int erc = dyng_cycles_update(&view, pChanges, k, d, &cancel, &n);
+      view.cancel = &cancel;
+      int erc = dyngCyclesUpdate(pG, &view, pChanges, k, d, &n);
       if (erc == DYNG_OK) {
         c->nCycles = n;
         c->nUpdate++;
@@ -162,14 +192,19 @@ static void dyngCycleCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
   } else {
     DyngWatch watch;
     dyngWatchBegin(&watch, pConn);
-    int erc = dyngCountFromScratch(pG, k, bDirected, c, &watch);
+    int erc = dyngCountFromScratch(pG, k, bDirected, c, &watch, &zErr);
+    if (erc != DYNG_OK && zErr) {
+      /* The graph could not leave a device that ran out of memory. */
+      sqlite3_result_error(ctx, zErr, -1);
+      sqlite3_free(zErr);
+      return;
+    }
     if (erc != DYNG_OK) {
       if (erc == DYNG_ENOMEM) {
         sqlite3_result_error_nomem(ctx);
       } else {
         if (erc == DYNG_EINTERRUPTED) {
-          char *zErr = NULL;
-          int rc = dyngWatchError(&watch, "dyng_cycle_count", &zErr);
+          rc = dyngWatchError(&watch, "dyng_cycle_count", &zErr);
           if (zErr) sqlite3_result_error(ctx, zErr, -1);
           sqlite3_result_error_code(ctx, rc);
           sqlite3_free(zErr);
@@ -178,7 +213,7 @@ static void dyngCycleCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
         char *zMsg = erc == DYNG_ETOOBIG
                          ? sqlite3_mprintf("dyng_cycle_count: graph '%s' has more %d-cycles than a "
                                            "64-bit count holds", pG->zName, k)
-                         : dyngEngineError("dyng_cycle_count", pG, erc);
+                         : dyngBackendError("dyng_cycle_count", pG, erc);
         sqlite3_result_error(ctx, zMsg ? zMsg : "dyng_cycle_count: failed", -1);
         sqlite3_free(zMsg);
       }

@@ -111,6 +111,16 @@ char *dyngEngineError(const char *zFunc, const DyngGraph *pG, int rc) {
   return sqlite3_mprintf("%s: %s", zFunc, dyng_strerror(rc));
 }
 
+char *dyngBackendError(const char *zFunc, const DyngGraph *pG, int rc) {
+  const dyng_backend *pBe = pG->pBackend;
+  const char *zMsg = pBe && pBe != dyng_backend_cpu() && pBe->error_message && rc != DYNG_EINTERRUPTED
+                         ? pBe->error_message(pG->pBackendState)
+                         : NULL;
+  if (!zMsg) return dyngEngineError(zFunc, pG, rc);
+  return sqlite3_mprintf("%s: graph '%s': %s (%s backend: %s)", zFunc, pG->zName, dyng_strerror(rc), pBe->name,
+                         zMsg);
+}
+
 DyngGraph *dyngGraphFind(DyngConn *pConn, const char *zDb, const char *zName) {
   DyngGraph *pFound = NULL;
   for (DyngGraph *p = pConn->pGraphs; p; p = p->pNext) {

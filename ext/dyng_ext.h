@@ -142,6 +142,9 @@ DyngGraph *dyngGraphFind(DyngConn *pConn, const char *zDb, const char *zName);
 /* Turns an engine error code into a message naming the function and graph;
 ** the result comes from sqlite3_mprintf. */
 char *dyngEngineError(const char *zFunc, const DyngGraph *pG, int rc);
+/* dyngEngineError for a failure of pG's backend, with the backend's own
+** message (a CUDA error, say) when it has one. */
+char *dyngBackendError(const char *zFunc, const DyngGraph *pG, int rc);
 
 /* Frees a DyngConn and every graph it owns (the graph module's destructor). */
 void dyngConnFree(void *pConn);

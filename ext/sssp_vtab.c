@@ -276,6 +276,47 @@ static int dyngNodeArg(DyngFuncVtab *pVtab, const char *zRole, sqlite3_value *pV
                                               dyngTypeName(pVal)));
 }
 
+/* The ensemble path of trees apTree[0 .. nObj) from vSource to vTarget into
+** *pPath, on pG's backend (the host engine where the backend has no
+** mosp_path).  Out of device memory moves the graph to the CPU, whose
+** engine then computes it from the host's rows of the same trees, or fails
+** with *pzErr when CUDA is required. */
+static int dyngMospPath(DyngGraph *pG, const dyng_graph_view *pView, const dyng_sssp_tree *const *apTree,
+                        int nObj, uint32_t vSource, uint32_t vTarget, dyng_path *pPath, char **pzErr) {
+  const dyng_backend *pBe = pG->pBackend;
+  if (!pBe->mosp_path)
+    return dyng_mosp_path(apTree, nObj, pView->n_vertices, pView->n_edge_slots, vSource, vTarget, pPath);
+  /* Room for a path of up to 4096 vertices first, then for the length the
+  ** backend says it needs. */
+  uint32_t nCap = pView->n_vertices < 4096 ? pView->n_vertices : 4096;
+  for (;;) {
+    pPath->vertex = dyng_malloc((size_t)nCap * sizeof *pPath->vertex);
+    pPath->edge = dyng_malloc((size_t)nCap * sizeof *pPath->edge);
+    if (!pPath->vertex || !pPath->edge) {
+      dyng_path_free(pPath);
+      return DYNG_ENOMEM;
+    }
+    uint32_t n = 0;
+    double cost = 0;
+    int erc = pBe->mosp_path(pG->pBackendState, pView, apTree, nObj, vSource, vTarget, nCap, pPath->vertex,
+                             pPath->edge, &n, &cost);
+    if (erc == DYNG_OK) {
+      pPath->n = n;
+      pPath->ensemble_cost = cost;
+      return DYNG_OK;
+    }
+    dyng_path_free(pPath);
+    if (erc == DYNG_ETOOBIG && n > nCap && n <= pView->n_vertices) {
+      nCap = n;
+      continue;
+    }
+    if (erc != DYNG_ENOMEM) return erc;
+    if (dyngGraphLeaveDevice(pG, "finding an ensemble path", pzErr) != SQLITE_OK)
+      return *pzErr ? DYNG_EBACKEND : DYNG_ENOMEM;
+    return dyngMospPath(pG, pView, apTree, nObj, vSource, vTarget, pPath, pzErr);
+  }
+}
+
 /* dyng_mosp: the ensemble path of one kept tree per objective (see
 ** engine/mosp.h), with its cumulative cost in every objective. */
 static int dyngMospFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *pG,
@@ -294,10 +335,12 @@ static int dyngMospFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *
   dyng_path path;
   memset(&path, 0, sizeof path);
   if (rc == SQLITE_OK) {
-    int erc = dyng_mosp_path((const dyng_sssp_tree *const *)apTree, nObj, view.n_vertices,
-                             view.n_edge_slots, vSource, vTarget, &path);
-    if (erc == DYNG_ENOMEM) rc = SQLITE_NOMEM;
-    else if (erc != DYNG_OK) zErr = dyngEngineError(pVtab->pInfo->zName, pG, erc), rc = SQLITE_ERROR;
+    view.cancel = &pWatch->cancel;
+    int erc = dyngMospPath(pG, &view, (const dyng_sssp_tree *const *)apTree, nObj, vSource, vTarget, &path, &zErr);
+    if (erc == DYNG_EINTERRUPTED) rc = dyngWatchError(pWatch, pVtab->pInfo->zName, &zErr);
+    else if (erc == DYNG_ENOMEM) rc = SQLITE_NOMEM;
+    else if (erc != DYNG_OK && !zErr) zErr = dyngBackendError(pVtab->pInfo->zName, pG, erc), rc = SQLITE_ERROR;
+    else if (erc != DYNG_OK) rc = SQLITE_ERROR;
   }
   if (rc == SQLITE_OK && path.n) {
     pCur->aRow = sqlite3_malloc64((sqlite3_uint64)path.n * sizeof *pCur->aRow);

@@ -1,0 +1,52 @@
+/*
+** cuda/dev_state.cuh: the CUDA backend's per-graph state (dev_backend.cu),
+** shared with the files that compute the other analyses on it: cycle counts
+** (dev_cycles.cu) and the MOSP ensemble path (dev_mosp.cu).
+*/
+#ifndef DYNG_DEV_STATE_CUH
+#define DYNG_DEV_STATE_CUH
+
+#include "cuda/dev_graph.cuh"
+
+/* The device copy of a tree the host keeps (found by the host's pointer). */
+struct DevTree {
+  DevTree *next;
+  const dyng_sssp_tree *key;
+  uint32_t source, cap;
+  int obj;
+  int valid;                 /* equals the host's copy */
+  unsigned long long *dist;  /* cap each: the distance's IEEE-754 bits */
+  uint32_t *parent, *pedge;
+};
+
+struct DevCycles; /* dev_cycles.cu: what counting cycles keeps */
+struct DevMosp;   /* dev_mosp.cu: the ensemble path's work space */
+
+struct DevState {
+  cudaStream_t stream;       /* every kernel and copy of this graph */
+  DevGraph csr;
+  DevSssp ws;
+  DevTree *trees;
+  DevCycles *cycles;         /* NULL until cycles are counted */
+  DevMosp *mosp;             /* NULL until an ensemble path is asked for */
+  char err[512];
+};
+
+/* Cycle counts on the device (engine/backend.h's cycles_count and
+** cycles_delta). */
+int dev_cycles_count(void *state, const dyng_graph_view *view, int k, int directed, uint64_t *count);
+int dev_cycles_delta(void *state, const dyng_graph_view *view, const dyng_changes *changes, int k, int directed,
+                     dyng_cycles_diff *delta);
+/* The graph changed (graph_update): what dev_cycles keeps is out of date. */
+void dev_cycles_stale(DevCycles *c);
+size_t dev_cycles_bytes(const DevCycles *c);
+void dev_cycles_free(DevCycles *c); /* accepts NULL */
+
+/* The MOSP ensemble path on the device (engine/backend.h's mosp_path). */
+int dev_mosp_path(void *state, const dyng_graph_view *view, const dyng_sssp_tree *const *trees, int k,
+                  uint32_t source, uint32_t target, uint32_t cap, uint32_t *vertex, uint32_t *edge, uint32_t *n,
+                  double *ensemble_cost);
+size_t dev_mosp_bytes(const DevMosp *m);
+void dev_mosp_free(DevMosp *m); /* accepts NULL */
+
+#endif /* DYNG_DEV_STATE_CUH */
