@@ -6,7 +6,7 @@
 # See bench/README.md.
 
 noinst_PROGRAMS += bench/gen_graph bench/bench_graph bench/bench_sync bench/bench_dyn \
-	bench/bench_analyses bench/bench_gpu bench/bench_read bench/bench_peers
+	bench/bench_analyses bench/bench_gpu bench/bench_gpu_cycles bench/bench_read bench/bench_peers
 
 bench_gen_graph_SOURCES = bench/gen_graph.c
 bench_gen_graph_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
@@ -31,6 +31,10 @@ bench_bench_analyses_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) -lm
 bench_bench_gpu_SOURCES = bench/bench_gpu.c bench/bench_util.c bench/bench_util.h
 bench_bench_gpu_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_bench_gpu_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) -lm
+
+bench_bench_gpu_cycles_SOURCES = bench/bench_gpu_cycles.c bench/bench_util.c bench/bench_util.h
+bench_bench_gpu_cycles_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+bench_bench_gpu_cycles_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) -lm
 
 bench_bench_read_SOURCES = bench/bench_read.c bench/bench_util.c bench/bench_util.h
 bench_bench_read_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
