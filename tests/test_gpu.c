@@ -427,6 +427,95 @@ static int child_too_large(void) {
   return 0;
 }
 
+/* A graph the device holds, whose first search then finds no room for its
+** work space: in the child, every device allocation past 1.2 MB fails. */
+static void test_device_full_after_attach(void **state) {
+  (void)state;
+  int rc = run_child("--full-later", "DYNG_CUDA_MAX_ALLOC=1200000");
+  if (rc != 0) fail_msg("the child with DYNG_CUDA_MAX_ALLOC failed (status %d; see the log)", rc);
+}
+
+/* The value at `path` of graph `g`'s entry in dyng_config(), as text. */
+static char *graph_config(sqlite3 *db, const char *g, const char *path) {
+  sqlite3_stmt *st = NULL;
+  char *out = NULL;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT json_extract(value, ?2) FROM json_each(dyng_config(), '$.graphs') "
+                         "WHERE json_extract(value, '$.name') = ?1",
+                         -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, g, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+      out = strdup((const char *)sqlite3_column_text(st, 0));
+  }
+  sqlite3_finalize(st);
+  return out;
+}
+
+/* In the child of test_device_full_after_attach: 200,000 vertices joined
+** by 100,000 directed edges.  The graph's device copy (its largest array
+** 1.0 MB of weights) fits under the limit; a search's work space (1.6 MB
+** per frontier) does not.  The graph must go to the CPU at its first
+** search, with the reason, and answer as a CPU graph; with backend=cuda
+** the same search is an error naming the device's memory.  Returns 0 when
+** all holds. */
+static int child_full_later(void) {
+  sqlite3 *db = NULL;
+  char *err = NULL;
+  if (sqlite3_open(":memory:", &db) != SQLITE_OK) return 1;
+  sqlite3_enable_load_extension(db, 1);
+  if (sqlite3_load_extension(db, getenv("DYNG_EXTENSION"), "sqlite3_dyng_init", &err) != SQLITE_OK) {
+    fprintf(stderr, "full-later: cannot load: %s\n", err ? err : "?");
+    return 2;
+  }
+  static const char *setup =
+      "CREATE TABLE m(src INTEGER, dst INTEGER, a REAL);"
+      "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x < 99999) "
+      "INSERT INTO m SELECT x, x + 100000, 1 + x % 5 FROM i;"
+      "INSERT INTO m VALUES (100000, 1, 1), (100001, 2, 3), (100002, 7, 2);"
+      "CREATE VIRTUAL TABLE gm USING dyng(edges=m, weights='a', directed=1);"
+      "CREATE VIRTUAL TABLE gmc USING dyng(edges=m, weights='a', directed=1, backend=cpu);"
+      "CREATE VIRTUAL TABLE gmr USING dyng(edges=m, weights='a', directed=1, backend=cuda);";
+  if (sqlite3_exec(db, setup, NULL, NULL, &err) != SQLITE_OK) {
+    fprintf(stderr, "full-later: %s\n", err);
+    return 3;
+  }
+  char *before = graph_config(db, "gm", "$.backend");
+  int ok = before && strncmp(before, "cuda", 4) == 0;
+  if (!ok) fprintf(stderr, "full-later: gm is on %s before its first search\n", before ? before : "?");
+  free(before);
+  static const char *check =
+      "SELECT (SELECT group_concat(node || ':' || dist) FROM dyng_sssp('gm', 0)) = "
+      "       (SELECT group_concat(node || ':' || dist) FROM dyng_sssp('gmc', 0)) "
+      "   AND (SELECT group_concat(node || ':' || dist) FROM dyng_sssp('gm', 100000)) = "
+      "       (SELECT group_concat(node || ':' || dist) FROM dyng_sssp('gmc', 100000))";
+  sqlite3_stmt *st = NULL;
+  if (ok && (sqlite3_prepare_v2(db, check, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW ||
+             sqlite3_column_int(st, 0) != 1)) {
+    fprintf(stderr, "full-later: gm's answers differ from the CPU's (%s)\n", sqlite3_errmsg(db));
+    ok = 0;
+  }
+  sqlite3_finalize(st);
+  char *after = graph_config(db, "gm", "$.backend"), *why = graph_config(db, "gm", "$.backend_reason");
+  if (ok && (!after || strcmp(after, "cpu") != 0 || !why || !strstr(why, "ran out of device memory") ||
+             !strstr(why, "computed on the CPU"))) {
+    fprintf(stderr, "full-later: after its search gm is on %s because %s\n", after ? after : "?", why ? why : "?");
+    ok = 0;
+  }
+  free(after);
+  free(why);
+  if (ok) {
+    int rc = sqlite3_exec(db, "SELECT count(*) FROM dyng_sssp('gmr', 0)", NULL, NULL, &err);
+    if (rc == SQLITE_OK || !err || !strstr(err, "gmr") || !strstr(err, "device memory")) {
+      fprintf(stderr, "full-later: backend=cuda gave %d: %s\n", rc, err ? err : "no message");
+      ok = 0;
+    }
+    sqlite3_free(err);
+  }
+  sqlite3_close(db);
+  return ok ? 0 : 4;
+}
+
 /* A process that used dyng on the CPU only (loading, dyng_config, a CPU
 ** graph) forks; the child must be able to start CUDA and get the same
 ** answers. */
@@ -474,6 +563,7 @@ int main(int argc, char **argv) {
   /* The children of test_host_loop_gives_the_same_trees and
   ** test_graph_too_large_for_the_device. */
   if (argc == 2 && strcmp(argv[1], "--too-large") == 0) return child_too_large();
+  if (argc == 2 && strcmp(argv[1], "--full-later") == 0) return child_full_later();
   if (argc == 2 && strcmp(argv[1], "--cases") == 0) {
     const struct CMUnitTest cases[] = {
         cmocka_unit_test(test_sparse_directed_integer),   cmocka_unit_test(test_sparse_undirected_real),
@@ -508,6 +598,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_weights_of_very_different_sizes),
       cmocka_unit_test(test_host_loop_gives_the_same_trees),
       cmocka_unit_test(test_graph_too_large_for_the_device),
+      cmocka_unit_test(test_device_full_after_attach),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
