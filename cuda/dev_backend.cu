@@ -56,6 +56,8 @@ static void dev_state_free(DevState *st) {
   }
   dev_cycles_free(st->cycles);
   dev_mosp_free(st->mosp);
+  cudaFree(st->d_pick);
+  cudaFreeHost(st->h_pick);
   dev_graph_free(&st->csr);
   dev_sssp_free(&st->ws);
   if (st->stream) cudaStreamDestroy(st->stream);
@@ -147,7 +149,7 @@ static void dev_detach(void *state) { dev_state_free((DevState *)state); }
 static size_t dev_device_bytes(void *state) {
   DevState *st = (DevState *)state;
   return st ? st->csr.bytes + st->ws.bytes + dev_trees_bytes(st) + dev_cycles_bytes(st->cycles) +
-                  dev_mosp_bytes(st->mosp)
+                  dev_mosp_bytes(st->mosp) + (size_t)st->pick_cap * 24
             : 0;
 }
 
@@ -162,14 +164,13 @@ static void dev_report(const char *what, int objective, uint32_t n, const DevPro
           p->ms[P_OFFERS], p->ms[P_SEARCH], p->ms[P_PARENTS], p->ms[P_COPY], p->ms[P_TOTAL]);
 }
 
-static void dev_finish_tree(const dyng_graph_view *view, uint32_t source, int objective, dyng_sssp_tree *t) {
-  for (uint32_t v = view->n_vertices; v < t->n_vertices; v++) {
-    t->dist[v] = INFINITY;
-    t->parent[v] = t->parent_edge[v] = DYNG_NONE;
-  }
+/* A tree computed or repaired on the device: its rows stay there until
+** the host asks for them (dev_tree_fetch). */
+static void dev_finish_tree(uint32_t source, int objective, dyng_sssp_tree *t) {
   t->source = source;
   t->objective = objective;
   t->order_stale = 1;
+  t->host_stale = 1;
 }
 
 static int dev_sssp(void *state, const dyng_graph_view *view, uint32_t source, int objective, uint32_t target,
@@ -183,15 +184,14 @@ static int dev_sssp(void *state, const dyng_graph_view *view, uint32_t source, i
   if (rc != DYNG_OK) return rc;
   dt->valid = 0;
   DevProfile prof;
-  rc = dev_sssp_run(&st->csr, &st->ws, source, objective, st->stream, dt->dist, dt->parent, dt->pedge, t->dist,
-                    t->parent, t->parent_edge, view->cancel, dev_profile_on() ? &prof : NULL, st->err,
-                    sizeof st->err);
+  rc = dev_sssp_run(&st->csr, &st->ws, source, objective, st->stream, dt->dist, dt->parent, dt->pedge, NULL, NULL,
+                    NULL, view->cancel, dev_profile_on() ? &prof : NULL, st->err, sizeof st->err);
   if (rc != DYNG_OK) return rc;
   if (dev_profile_on()) dev_report("sssp", objective, view->n_vertices, &prof);
   dt->source = source;
   dt->obj = objective;
   dt->valid = 1;
-  dev_finish_tree(view, source, objective, t);
+  dev_finish_tree(source, objective, t);
   return DYNG_OK;
 }
 
@@ -215,8 +215,8 @@ static int dev_sssp_update(void *state, const dyng_graph_view *view, dyng_sssp_t
   dt->valid = 0;
   DevProfile prof;
   rc = dev_sssp_repair(&st->csr, &st->ws, &st->csr.batch, t->source, t->objective, st->stream, dt->dist, dt->parent,
-                       dt->pedge, t->dist, t->parent, t->parent_edge, &changed, view->cancel,
-                       dev_profile_on() ? &prof : NULL, st->err, sizeof st->err);
+                       dt->pedge, NULL, NULL, NULL, &changed, view->cancel, dev_profile_on() ? &prof : NULL, st->err,
+                       sizeof st->err);
   if (rc == DYNG_OK && dev_profile_on()) dev_report("repair", t->objective, view->n_vertices, &prof);
   if (rc == DYNG_ETOOBIG) {
     if (pn_touched) *pn_touched = view->n_vertices;
@@ -224,7 +224,7 @@ static int dev_sssp_update(void *state, const dyng_graph_view *view, dyng_sssp_t
   }
   if (rc != DYNG_OK) return rc;
   dt->valid = 1;
-  dev_finish_tree(view, t->source, t->objective, t);
+  dev_finish_tree(t->source, t->objective, t);
   if (pn_touched) *pn_touched = changed;
   return DYNG_OK;
 }
@@ -240,6 +240,165 @@ static void dev_tree_release(void *state, const dyng_sssp_tree *t) {
     }
 }
 
+/* Room for n picked rows (dev_tree_fetch, dev_tree_path). */
+static int dev_pick_reserve(DevState *st, uint32_t n) {
+  if (n <= st->pick_cap) return DYNG_OK;
+  cudaFree(st->d_pick);
+  cudaFreeHost(st->h_pick);
+  st->d_pick = st->h_pick = NULL;
+  st->pick_cap = 0;
+  uint32_t cap = n + n / 2 + 256;
+  int rc = dev_fail(dev_malloc((void **)&st->d_pick, (size_t)cap * 24), "keeping query rows", st->err, sizeof st->err);
+  if (rc == DYNG_OK)
+    rc = dev_fail(cudaMallocHost((void **)&st->h_pick, (size_t)cap * 24), "keeping query rows (pinned host memory)",
+                  st->err, sizeof st->err);
+  if (rc != DYNG_OK) {
+    cudaFree(st->d_pick);
+    cudaFreeHost(st->h_pick);
+    st->d_pick = st->h_pick = NULL;
+    return rc;
+  }
+  st->pick_cap = cap;
+  return DYNG_OK;
+}
+
+/* The device copy of host tree t, when it is current. */
+static DevTree *dev_tree_current(DevState *st, const dyng_sssp_tree *t) {
+  DevTree *dt = st->trees;
+  while (dt && dt->key != t) dt = dt->next;
+  if (!dt || !dt->valid || dt->source != t->source || dt->obj != t->objective) {
+    snprintf(st->err, sizeof st->err, "the device holds no current copy of the tree from vertex %u", t->source);
+    return NULL;
+  }
+  return dt;
+}
+
+/* The rows of the n vertices listed after them (as 32-bit words from
+** rows[3n] on), as (vertex, dist, edge << 32 | parent) triples. */
+__global__ void k_pick_rows(unsigned long long *rows, uint32_t n, const unsigned long long *dist,
+                            const uint32_t *parent, const uint32_t *pedge, uint32_t cap) {
+  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  uint32_t v = ((const uint32_t *)(rows + 3 * (size_t)n))[i];
+  unsigned long long *r = rows + 3 * (size_t)i;
+  if (v < cap) {
+    r[0] = v;
+    r[1] = dist[v];
+    r[2] = (unsigned long long)pedge[v] << 32 | parent[v];
+  } else {
+    r[0] = v;
+    r[1] = 0x7ff0000000000000ULL; /* +infinity */
+    r[2] = 0xffffffffffffffffULL;
+  }
+}
+
+static int dev_tree_fetch(void *state, dyng_sssp_tree *t, const uint32_t *vertices, uint32_t n) {
+  DevState *st = (DevState *)state;
+  DevTree *dt = dev_tree_current(st, t);
+  if (!dt) return DYNG_ESTATE;
+  uint32_t have = dt->cap < st->csr.n ? dt->cap : st->csr.n;
+  if (have > t->n_vertices) have = t->n_vertices;
+  if (!vertices) {
+    /* Every row: the three arrays (a distance's bits are the double's). */
+    cudaError_t ce = cudaMemcpyAsync(t->dist, dt->dist, (size_t)have * 8, cudaMemcpyDeviceToHost, st->stream);
+    if (ce == cudaSuccess)
+      ce = cudaMemcpyAsync(t->parent, dt->parent, (size_t)have * 4, cudaMemcpyDeviceToHost, st->stream);
+    if (ce == cudaSuccess)
+      ce = cudaMemcpyAsync(t->parent_edge, dt->pedge, (size_t)have * 4, cudaMemcpyDeviceToHost, st->stream);
+    if (ce == cudaSuccess) ce = cudaStreamSynchronize(st->stream);
+    if (ce != cudaSuccess) return dev_fail(ce, "copying a tree to the host", st->err, sizeof st->err);
+    for (uint32_t v = have; v < t->n_vertices; v++) {
+      t->dist[v] = INFINITY;
+      t->parent[v] = t->parent_edge[v] = DYNG_NONE;
+    }
+    t->host_stale = 0;
+    t->order_stale = 1;
+    return DYNG_OK;
+  }
+  if (n == 0) return DYNG_OK;
+  /* n rows of 24 bytes, then the list of their n vertices. */
+  int rc = dev_pick_reserve(st, n + n / 6 + 1);
+  if (rc != DYNG_OK) return rc;
+  uint32_t *h_list = (uint32_t *)(st->h_pick + 3 * (size_t)n);
+  for (uint32_t i = 0; i < n; i++) {
+    if (vertices[i] >= t->n_vertices) return DYNG_EINVAL;
+    h_list[i] = vertices[i];
+  }
+  cudaError_t ce = cudaMemcpyAsync(st->d_pick + 3 * (size_t)n, h_list, (size_t)n * 4, cudaMemcpyHostToDevice,
+                                   st->stream);
+  if (ce == cudaSuccess) {
+    k_pick_rows<<<(n + 255) / 256, 256, 0, st->stream>>>(st->d_pick, n, dt->dist, dt->parent, dt->pedge, have);
+    ce = cudaGetLastError();
+  }
+  if (ce == cudaSuccess)
+    ce = cudaMemcpyAsync(st->h_pick, st->d_pick, (size_t)n * 24, cudaMemcpyDeviceToHost, st->stream);
+  if (ce == cudaSuccess) ce = cudaStreamSynchronize(st->stream);
+  if (ce != cudaSuccess) return dev_fail(ce, "copying tree rows to the host", st->err, sizeof st->err);
+  for (uint32_t i = 0; i < n; i++) {
+    const unsigned long long *r = st->h_pick + 3 * (size_t)i;
+    uint32_t v = (uint32_t)r[0];
+    memcpy(&t->dist[v], &r[1], 8);
+    t->parent[v] = (uint32_t)r[2];
+    t->parent_edge[v] = (uint32_t)(r[2] >> 32);
+  }
+  return DYNG_OK;
+}
+
+/* The tree path from `target` back to `source`, by one thread: out[0 ..)
+** gets up to cap vertices, *count their number (all of them, even past
+** cap), or 0 when the target is unreached, or limit + 1 when the walk
+** does not reach the source within `limit` steps (a broken tree). */
+__global__ void k_tree_path(const unsigned long long *dist, const uint32_t *parent, uint32_t source,
+                            uint32_t target, uint32_t cap, uint32_t limit, uint32_t *out, uint32_t *count) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  if (dist[target] == 0x7ff0000000000000ULL) {
+    *count = 0;
+    return;
+  }
+  uint32_t i = 0, v = target;
+  for (;;) {
+    if (i < cap) out[i] = v;
+    i++;
+    if (v == source || i > limit) break;
+    v = parent[v];
+    if (v == 0xffffffffu) {
+      i = limit + 1;
+      break;
+    }
+  }
+  *count = i;
+}
+
+static int dev_tree_path(void *state, const dyng_sssp_tree *t, uint32_t target, uint32_t cap, uint32_t *vertex,
+                         uint32_t *n) {
+  DevState *st = (DevState *)state;
+  *n = 0;
+  DevTree *dt = dev_tree_current(st, t);
+  if (!dt) return DYNG_ESTATE;
+  uint32_t have = dt->cap < st->csr.n ? dt->cap : st->csr.n;
+  if (target >= have) return DYNG_OK; /* a vertex newer than the tree: unreached */
+  /* Room for the path and, after it, its length. */
+  int rc = dev_pick_reserve(st, cap + 1);
+  if (rc != DYNG_OK) return rc;
+  uint32_t *d_out = (uint32_t *)st->d_pick, *h_out = (uint32_t *)st->h_pick;
+  k_tree_path<<<1, 32, 0, st->stream>>>(dt->dist, dt->parent, t->source, target, cap, have, d_out + 1, d_out);
+  cudaError_t ce = cudaGetLastError();
+  if (ce == cudaSuccess)
+    ce = cudaMemcpyAsync(h_out, d_out, ((size_t)cap + 1) * 4, cudaMemcpyDeviceToHost, st->stream);
+  if (ce == cudaSuccess) ce = cudaStreamSynchronize(st->stream);
+  if (ce != cudaSuccess) return dev_fail(ce, "walking a tree path", st->err, sizeof st->err);
+  uint32_t count = h_out[0];
+  if (count > have) {
+    snprintf(st->err, sizeof st->err, "the tree from vertex %u has no path from vertex %u back to it", t->source,
+             target);
+    return DYNG_EBACKEND;
+  }
+  *n = count;
+  if (count > cap) return DYNG_ETOOBIG;
+  memcpy(vertex, h_out + 1, (size_t)count * 4);
+  return DYNG_OK;
+}
+
 static const char *dev_error(void *state) {
   DevState *st = (DevState *)state;
   if (!st) return attach_err[0] ? attach_err : NULL;
@@ -250,6 +409,7 @@ static const dyng_backend dev_table = {
     DEV_NAME, PACKAGE_VERSION, DYNG_BACKEND_ABI, 0, dev_attach, dev_update, dev_detach,
     dev_device_bytes, dev_sssp, dev_sssp_update, dev_error, dev_tree_release,
     NULL /* cycles_count */, NULL /* cycles_delta */, NULL /* mosp_path */,
+    dev_tree_fetch, dev_tree_path,
 };
 
 extern "C" const dyng_backend *dyng_cuda_backend(void) { return &dev_table; }

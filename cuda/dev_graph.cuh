@@ -123,9 +123,10 @@ int dev_rows_reserve(DevSssp *w, uint32_t n_rows, char *err, size_t n_err);
 void dev_batch_free(DevBatch *b);
 
 /* Shortest paths from `source` in objective `obj` over g into the device
-** arrays d_dist/d_parent/d_pedge (a kept tree's copy) and the host arrays
-** dist/parent/pedge (n entries each).  DYNG_EINTERRUPTED when `cancel`
-** (may be NULL) asks to stop, before the search or after it. */
+** arrays d_dist/d_parent/d_pedge (a kept tree's copy) and, unless dist is
+** NULL, the host arrays dist/parent/pedge (n entries each).
+** DYNG_EINTERRUPTED when `cancel` (may be NULL) asks to stop, before the
+** search or after it. */
 int dev_sssp_run(const DevGraph *c, DevSssp *w, uint32_t source, int obj, cudaStream_t s, unsigned long long *d_dist,
                  uint32_t *d_parent, uint32_t *d_pedge, double *dist, uint32_t *parent, uint32_t *pedge,
                  const dyng_cancel *cancel, DevProfile *prof, char *err, size_t n_err);
@@ -134,8 +135,8 @@ int dev_sssp_run(const DevGraph *c, DevSssp *w, uint32_t source, int obj, cudaSt
 ** before the batch g->batch: cut, offers from the cut's border and the
 ** added edges, the search from what improved, new parents for what changed;
 ** the changed rows travel to the host (or, when they are many, the whole
-** arrays).  *pn_changed gets their number.  DYNG_EINTERRUPTED as for
-** dev_sssp_run. */
+** arrays), unless dist is NULL: then the tree stays on the device.
+** *pn_changed gets their number.  DYNG_EINTERRUPTED as for dev_sssp_run. */
 int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t source, int obj, cudaStream_t s,
                     unsigned long long *d_dist, uint32_t *d_parent, uint32_t *d_pedge, double *dist,
                     uint32_t *parent, uint32_t *pedge, size_t *pn_changed, const dyng_cancel *cancel,

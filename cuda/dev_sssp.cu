@@ -1156,9 +1156,15 @@ int dev_sssp_run(const DevGraph *c, DevSssp *w, uint32_t source, int obj, cudaSt
     TRY(cudaStreamSynchronize(s), "the search");
     if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
   }
-  if ((rc = copy_tree(n, L, dist, parent, pedge, w, s, err, n_err))) return rc;
+  if (dist) {
+    if ((rc = copy_tree(n, L, dist, parent, pedge, w, s, err, n_err))) return rc;
+  } else {
+    /* The tree stays on the device: only wait for it. */
+    tl_looks++;
+    TRY(cudaStreamSynchronize(s), "the search");
+  }
   phase_end(&ph, P_COPY, s);
-  if (prof) prof->full_copy = 1, prof->changed = n;
+  if (prof) prof->full_copy = dist != NULL, prof->changed = n;
   phases_finish(&ph, w, s);
   return DYNG_OK;
 }
@@ -1408,7 +1414,9 @@ int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t s
   uint32_t n_chg = w->h_ctr[W_CHANGED];
   if (prof) prof->roots = w->h_ctr[W_ROOTS], prof->changed = n_chg;
   *pn_changed = n_chg;
-  int full = (uint64_t)n_chg * FULL_COPY_SHARE >= n;
+  /* Without host arrays the rows stay on the device (as with a full
+  ** copy, nothing is gathered). */
+  int full = (uint64_t)n_chg * FULL_COPY_SHARE >= n || !dist;
   if (n_chg && c->has_zero[obj]) {
     /* Zero weights: tight edges may form cycles among equal distances, so
     ** the changed vertices get their parents from a search over tight edges
@@ -1436,7 +1444,10 @@ int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t s
     LAUNCHED("k_gather");
   }
   phase_end(&ph, P_PARENTS, s);
-  if (n_chg && full) {
+  if (n_chg && !dist) {
+    tl_looks++;
+    TRY(cudaStreamSynchronize(s), "the repair");
+  } else if (n_chg && full) {
     /* Many rows: the whole arrays, which the copy engine streams faster
     ** than the host scatters rows. */
     if ((rc = copy_tree(n, L, dist, parent, pedge, w, s, err, n_err))) return rc;
@@ -1452,7 +1463,7 @@ int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t s
     }
   }
   phase_end(&ph, P_COPY, s);
-  if (prof) prof->full_copy = n_chg && full;
+  if (prof) prof->full_copy = n_chg && full && dist;
   phases_finish(&ph, w, s);
   return DYNG_OK;
 }

@@ -29,6 +29,11 @@ struct DevState {
   DevTree *trees;
   DevCycles *cycles;         /* NULL until cycles are counted */
   DevMosp *mosp;             /* NULL until an ensemble path is asked for */
+  /* Rows a query asks for (dev_tree_fetch, dev_tree_path): vertices or
+  ** (vertex, dist, edge << 32 | parent) triples, on the device and pinned
+  ** on the host, room for pick_cap rows. */
+  unsigned long long *d_pick, *h_pick;
+  uint32_t pick_cap;
   char err[512];
 };
 

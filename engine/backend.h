@@ -102,6 +102,20 @@ struct dyng_backend {
   int (*mosp_path)(void *state, const dyng_graph_view *view, const dyng_sssp_tree *const *trees, int k,
                    uint32_t source, uint32_t target, uint32_t cap, uint32_t *vertex, uint32_t *edge,
                    uint32_t *n, double *ensemble_cost);
+
+  /* A backend that keeps its trees (tree_release not NULL) may leave the
+  ** host arrays of the trees its sssp and sssp_update fill out of date and
+  ** set t->host_stale: the host then asks for the rows it reads.
+  ** tree_fetch copies the rows of vertices[0 .. n) of tree t into t's host
+  ** arrays, or with vertices NULL every row (and clears t->host_stale).
+  ** tree_path writes the vertices of t's tree path from `target` back to
+  ** the source into vertex[]: vertex[0] = target, vertex[*n - 1] = the
+  ** source, at most `cap` (DYNG_ETOOBIG with *n the number needed when it
+  ** is longer); *n = 0 when t does not reach the target.  Both NULL for a
+  ** backend that always fills the host arrays. */
+  int (*tree_fetch)(void *state, dyng_sssp_tree *t, const uint32_t *vertices, uint32_t n);
+  int (*tree_path)(void *state, const dyng_sssp_tree *t, uint32_t target, uint32_t cap, uint32_t *vertex,
+                   uint32_t *n);
 };
 
 /* The built-in CPU backend. */

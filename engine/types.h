@@ -90,7 +90,10 @@ typedef struct dyng_graph_view {
 ** slot) are DYNG_NONE for the source and for unreached vertices.  order[]
 ** lists the n_reached reached vertices by non-decreasing distance, the
 ** source first, unless order_stale is set (after an incremental update;
-** dyng_sssp_tree_order rebuilds it).
+** dyng_sssp_tree_order rebuilds it).  When host_stale is set, the tree is
+** held by the backend that computed it (in device memory) and these host
+** arrays are not current: the backend's tree_fetch brings rows over
+** (engine/backend.h).
 */
 typedef struct dyng_sssp_tree {
   uint32_t n_vertices;     /* length of the per-vertex arrays */
@@ -98,6 +101,7 @@ typedef struct dyng_sssp_tree {
   int objective;           /* weight column used */
   uint32_t n_reached;      /* entries in order[] */
   int order_stale;         /* order[] and n_reached are out of date */
+  int host_stale;          /* dist, parent, parent_edge are out of date */
   double *dist;
   uint32_t *parent;
   uint32_t *parent_edge;

@@ -153,6 +153,15 @@ int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, DyngWatch *pWatch, co
   ** (a directed graph needs its in adjacency for that). */
   sqlite3_int64 nBytes = dyngTreeBytes(p) + (sqlite3_int64)view.n_vertices * 3 * sizeof(uint32_t);
   if (nBytes > pConn->nCacheLimit || dyng_graph_build_in(pG->pGraph) != DYNG_OK) {
+    /* Not kept: its rows come to the host now, since the backend's copy
+    ** could go (with the backend's state) before the query is done. */
+    erc = dyngTreeRows(pG, &p->tree, NULL, 0);
+    if (erc != DYNG_OK) {
+      dyngTreeFree(p);
+      if (erc == DYNG_ENOMEM) return SQLITE_NOMEM;
+      *pzErr = dyngBackendError(zFunc, pG, erc);
+      return SQLITE_ERROR;
+    }
     *ppTree = &p->tree;
     *ppOwned = p;
     return SQLITE_OK;
@@ -166,6 +175,69 @@ int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, DyngWatch *pWatch, co
 }
 
 void dyngTreeRelease(DyngTree *pOwned) { dyngTreeFree(pOwned); }
+
+int dyngTreeRows(DyngGraph *pG, dyng_sssp_tree *t, const uint32_t *aV, uint32_t n) {
+  if (!t->host_stale) return DYNG_OK;
+  const dyng_backend *pBe = pG->pBackend;
+  if (!pBe->tree_fetch) return DYNG_ESTATE;
+  return pBe->tree_fetch(pG->pBackendState, t, aV, aV ? n : 0);
+}
+
+int dyngTreePath(DyngGraph *pG, dyng_sssp_tree *t, uint32_t vTarget, uint32_t **paV, uint32_t *pn) {
+  *paV = NULL;
+  *pn = 0;
+  const dyng_backend *pBe = pG->pBackend;
+  if (t->host_stale && !pBe->tree_path) return DYNG_ESTATE;
+  if (!t->host_stale) {
+    if (isinf(t->dist[vTarget])) return DYNG_OK;
+    uint32_t n = 1;
+    for (uint32_t v = vTarget; v != t->source; v = t->parent[v]) n++;
+    uint32_t *aV = sqlite3_malloc64((sqlite3_uint64)n * sizeof *aV);
+    if (!aV) return DYNG_ENOMEM;
+    uint32_t i = 0;
+    for (uint32_t v = vTarget;; v = t->parent[v]) {
+      aV[i++] = v;
+      if (v == t->source) break;
+    }
+    *paV = aV;
+    *pn = n;
+    return DYNG_OK;
+  }
+  /* On the device: room for 4096 vertices first, then for what it needs. */
+  uint32_t nCap = t->n_vertices < 4096 ? t->n_vertices : 4096;
+  for (;;) {
+    uint32_t *aV = sqlite3_malloc64((sqlite3_uint64)(nCap ? nCap : 1) * sizeof *aV);
+    if (!aV) return DYNG_ENOMEM;
+    uint32_t n = 0;
+    int erc = pBe->tree_path(pG->pBackendState, t, vTarget, nCap, aV, &n);
+    if (erc == DYNG_ETOOBIG && n > nCap && n <= t->n_vertices) {
+      sqlite3_free(aV);
+      nCap = n;
+      continue;
+    }
+    if (erc == DYNG_OK && n) erc = pBe->tree_fetch(pG->pBackendState, t, aV, n);
+    if (erc != DYNG_OK || !n) {
+      sqlite3_free(aV);
+      return erc;
+    }
+    *paV = aV;
+    *pn = n;
+    return DYNG_OK;
+  }
+}
+
+void dyngTreesToHost(DyngGraph *pG) {
+  for (DyngTree **pp = &pG->pTrees; *pp;) {
+    DyngTree *p = *pp;
+    if (dyngTreeRows(pG, &p->tree, NULL, 0) == DYNG_OK) {
+      pp = &p->pNext;
+      continue;
+    }
+    *pp = p->pNext;
+    pG->pConn->nTreeBytes -= dyngTreeBytes(p);
+    dyngTreeFree(p);
+  }
+}
 
 /* One tree's part of a batch: what was decided and how it went. */
 typedef struct DyngTreeJob {

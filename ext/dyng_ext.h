@@ -272,6 +272,21 @@ int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, DyngWatch *pWatch, co
                 dyng_sssp_tree **ppTree, DyngTree **ppOwned, char **pzErr);
 void dyngTreeRelease(DyngTree *pOwned); /* accepts NULL */
 
+/* Makes the host rows of tree t (of pG) current where its backend left
+** them on the device (t->host_stale): every row with aV NULL, else the
+** rows of vertices aV[0 .. n).  Returns an engine code. */
+int dyngTreeRows(DyngGraph *pG, dyng_sssp_tree *t, const uint32_t *aV, uint32_t n);
+
+/* The vertices of t's tree path from vTarget back to its source into
+** *paV (sqlite3_malloc'd; the target first, the source last) and *pn, 0
+** when t does not reach vTarget; their rows are then current on the host.
+** Returns an engine code. */
+int dyngTreePath(DyngGraph *pG, dyng_sssp_tree *t, uint32_t vTarget, uint32_t **paV, uint32_t *pn);
+
+/* Brings every kept tree of pG wholly to the host (before its backend's
+** state goes); a tree that cannot come is dropped. */
+void dyngTreesToHost(DyngGraph *pG);
+
 /* Brings pG's kept trees up to date with a batch already applied to its
 ** graph; a tree that cannot follow is dropped. */
 void dyngTreesUpdate(DyngGraph *pG, const dyng_changes *pChanges);

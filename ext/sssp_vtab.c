@@ -284,8 +284,13 @@ static int dyngNodeArg(DyngFuncVtab *pVtab, const char *zRole, sqlite3_value *pV
 static int dyngMospPath(DyngGraph *pG, const dyng_graph_view *pView, const dyng_sssp_tree *const *apTree,
                         int nObj, uint32_t vSource, uint32_t vTarget, dyng_path *pPath, char **pzErr) {
   const dyng_backend *pBe = pG->pBackend;
-  if (!pBe->mosp_path)
+  if (!pBe->mosp_path) {
+    for (int k = 0; k < nObj; k++) {
+      int erc = dyngTreeRows(pG, (dyng_sssp_tree *)apTree[k], NULL, 0);
+      if (erc != DYNG_OK) return erc;
+    }
     return dyng_mosp_path(apTree, nObj, pView->n_vertices, pView->n_edge_slots, vSource, vTarget, pPath);
+  }
   /* Room for a path of up to 4096 vertices first, then for the length the
   ** backend says it needs. */
   uint32_t nCap = pView->n_vertices < 4096 ? pView->n_vertices : 4096;
@@ -509,21 +514,28 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   dyngWatchEnd(&watch, 0);
   if (rc != SQLITE_OK) return dyngFuncFail(pVtab, rc, zErr);
 
-  if (pInfo->bPath || bNode) {
-    if (isinf(pTree->dist[vTarget])) goto done; /* unreachable: no rows */
-  }
   if (pInfo->bPath) {
-    /* Walk from the target back to the source, then emit in path order. */
-    sqlite3_int64 n = 1;
-    for (uint32_t v = vTarget; v != vSource; v = pTree->parent[v]) n++;
+    /* The path's vertices from the target back to the source (rows of a
+    ** tree held on the device come over for them only), then the rows in
+    ** path order. */
+    uint32_t *aPath = NULL, nPath = 0;
+    int erc = dyngTreePath(pG, pTree, vTarget, &aPath, &nPath);
+    if (erc != DYNG_OK) {
+      rc = erc == DYNG_ENOMEM ? SQLITE_NOMEM : dyngFuncError(pVtab, dyngBackendError(zFunc, pG, erc));
+      goto done;
+    }
+    if (!nPath) goto done; /* unreachable: no rows */
+    sqlite3_int64 n = nPath;
     pCur->aRow = sqlite3_malloc64((sqlite3_uint64)n * sizeof *pCur->aRow);
     if (!pCur->aRow) {
+      sqlite3_free(aPath);
       rc = SQLITE_NOMEM;
       goto done;
     }
     sqlite3_int64 i = n - 1;
     uint32_t next = DYNG_NONE, nextEdge = DYNG_NONE;
-    for (uint32_t v = vTarget;; v = pTree->parent[v]) {
+    for (uint32_t k = 0; k < nPath; k++) {
+      uint32_t v = aPath[k];
       DyngRow *r = &pCur->aRow[i];
       r->iNode = view.node_id[v];
       r->rDist = pTree->dist[v];
@@ -532,15 +544,22 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
       r->rCost = r->bHasParent ? view.out.w[iObj][view.edge_pos_out[nextEdge]] : 0.0;
       next = v;
       nextEdge = pTree->parent_edge[v];
-      if (v == vSource) break;
       i--;
     }
+    sqlite3_free(aPath);
     pCur->nRow = n;
   } else {
+    /* The rows this answer reads: the target's, or every row. */
+    int erc = dyngTreeRows(pG, pTree, bNode ? &vTarget : NULL, 1);
+    if (erc != DYNG_OK) {
+      rc = erc == DYNG_ENOMEM ? SQLITE_NOMEM : dyngFuncError(pVtab, dyngBackendError(zFunc, pG, erc));
+      goto done;
+    }
+    if (bNode && isinf(pTree->dist[vTarget])) goto done; /* unreachable: no rows */
     /* The distance order is rebuilt only for a listing of the whole tree
     ** (after an update, or when the backend left it to the host). */
     if (!bNode) {
-      int erc = dyng_sssp_tree_order(pTree);
+      erc = dyng_sssp_tree_order(pTree);
       if (erc != DYNG_OK) {
         rc = erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
         goto done;

@@ -538,8 +538,9 @@ int dyngGraphLeaveDevice(DyngGraph *pG, const char *zWhile, char **pzErr) {
   void *pState = NULL;
   int erc = pCpu->graph_attach(pCpu, &view, &pState);
   if (erc != DYNG_OK) return dyngEngineFailure(pG, erc, pzErr);
-  /* Kept trees keep their rows on the host and stay; the device copies
-  ** go with the backend's state. */
+  /* Kept trees come to the host and stay; the device copies go with the
+  ** backend's state. */
+  dyngTreesToHost(pG);
   pBe->graph_detach(pG->pBackendState);
   pG->pBackend = pCpu;
   pG->pBackendState = pState;

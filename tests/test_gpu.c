@@ -210,6 +210,34 @@ static void compare_trees(sqlite3 *db, sqlite3_int64 source, const char *obj, in
   free(diff);
 }
 
+/* dyng_path on gg from `source` to `target`: it ends at the CPU's distance
+** (or has no rows when the CPU does not reach the target), starts at the
+** source with cost 0, ends at the target, and each step is an edge of e
+** between the two nodes with the step's cost. */
+static void compare_path(sqlite3 *db, sqlite3_int64 source, sqlite3_int64 target, const char *obj, int directed) {
+  char sql[1200];
+  snprintf(sql, sizeof sql,
+           "SELECT (SELECT max(agg_cost) FROM dyng_path('gg', %lld, %lld, '%s')) IS "
+           "       (SELECT dist FROM dyng_sssp('gc', %lld, '%s') WHERE node = %lld) "
+           "   AND ifnull((SELECT node = %lld AND agg_cost = 0 FROM dyng_path('gg', %lld, %lld, '%s') "
+           "               WHERE seq = 1), 1) "
+           "   AND ifnull((SELECT node = %lld AND edge IS NULL FROM dyng_path('gg', %lld, %lld, '%s') "
+           "               ORDER BY seq DESC LIMIT 1), 1) "
+           "   AND (SELECT count(*) FROM dyng_path('gg', %lld, %lld, '%s') AS p "
+           "        JOIN dyng_path('gg', %lld, %lld, '%s') AS q ON q.seq = p.seq + 1 "
+           "        LEFT JOIN e ON e.rowid = p.edge "
+           "        WHERE e.rowid IS NULL OR e.%s != p.cost OR p.agg_cost + p.cost != q.agg_cost "
+           "           OR NOT ((e.src = p.node AND e.dst = q.node) OR (%d AND e.dst = p.node AND e.src = q.node))) = 0",
+           (long long)source, (long long)target, obj, (long long)source, obj, (long long)target, (long long)source,
+           (long long)source, (long long)target, obj, (long long)target, (long long)source, (long long)target, obj,
+           (long long)source, (long long)target, obj, (long long)source, (long long)target, obj, obj, !directed);
+  char *ok = query_text(db, sql);
+  if (!ok || strcmp(ok, "1") != 0)
+    fail_msg("dyng_path from %lld to %lld (%s) on CUDA is not a shortest path of the CPU's length (%s)",
+             (long long)source, (long long)target, obj, ok ? ok : sqlite3_errmsg(db));
+  free(ok);
+}
+
 static sqlite3_int64 some_node(sqlite3 *db) {
   char *z = query_text(db, "SELECT src FROM e ORDER BY random() LIMIT 1");
   sqlite3_int64 x = z ? strtoll(z, NULL, 10) : 0;
@@ -242,6 +270,9 @@ static void run_case(int kind, int directed, int integer, uint64_t salt) {
   size_t n_sizes = quick ? 3 : sizeof sizes / sizeof *sizes;
   for (size_t b = 0; b < n_sizes; b++) {
     random_batch(db, &r, sizes[b], n, integer);
+    /* Paths first, while the kept trees' rows are still on the device. */
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 4; j++) compare_path(db, sources[i], some_node(db), i == 2 ? "b" : "a", directed);
     for (int i = 0; i < 3; i++) compare_trees(db, sources[i], i == 2 ? "b" : "a", directed);
   }
   sqlite3_close(db);
