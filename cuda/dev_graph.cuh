@@ -124,7 +124,9 @@ void dev_batch_free(DevBatch *b);
 
 /* Shortest paths from `source` in objective `obj` over g into the device
 ** arrays d_dist/d_parent/d_pedge (a kept tree's copy) and the host arrays
-** dist/parent/pedge (n entries each).  DYNG_EINTERRUPTED when `cancel`
+** dist/parent/pedge (n entries each; all three NULL: the tree stays on the
+** device, and the stream may still be at work on it when this returns).
+** DYNG_EINTERRUPTED when `cancel`
 ** (may be NULL) asks to stop, before the search or after it. */
 int dev_sssp_run(const DevGraph *c, DevSssp *w, uint32_t source, int obj, cudaStream_t s, unsigned long long *d_dist,
                  uint32_t *d_parent, uint32_t *d_pedge, double *dist, uint32_t *parent, uint32_t *pedge,

@@ -1156,9 +1156,9 @@ int dev_sssp_run(const DevGraph *c, DevSssp *w, uint32_t source, int obj, cudaSt
     TRY(cudaStreamSynchronize(s), "the search");
     if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
   }
-  if ((rc = copy_tree(n, L, dist, parent, pedge, w, s, err, n_err))) return rc;
+  if (dist && (rc = copy_tree(n, L, dist, parent, pedge, w, s, err, n_err))) return rc;
   phase_end(&ph, P_COPY, s);
-  if (prof) prof->full_copy = 1, prof->changed = n;
+  if (prof) prof->full_copy = dist != NULL, prof->changed = n;
   phases_finish(&ph, w, s);
   return DYNG_OK;
 }
