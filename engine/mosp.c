@@ -7,6 +7,13 @@
 ** directions of an undirected edge count apart).  Present it as a graph
 ** view (each entry its own edge), run the engine's Dijkstra on it from the
 ** source to the target, and walk back.
+**
+** Ties: ensemble weights are small integers, so a vertex often has several
+** tight in-entries.  Which one the Dijkstra records depends on the order
+** its heap pops equal keys; the walk back instead takes, at every vertex,
+** the tight in-entry of smallest position.  The path is then a function of
+** the trees alone, and a backend that searches the same ensemble another
+** way (cuda/dev_mosp.cu) finds the same one.
 */
 #include "engine/mosp.h"
 #include "engine/error.h"
@@ -36,9 +43,10 @@ int dyng_mosp_path(const dyng_sssp_tree *const *trees, int k, uint32_t n_vertice
   uint32_t *tail = dyng_malloc(cap * sizeof *tail);  /* per entry: its tree parent */
   uint32_t *ref = dyng_malloc(cap * sizeof *ref);    /* per entry: itself, as an edge */
   uint32_t *deg = dyng_malloc(((size_t)n_vertices + 1) * sizeof *deg);
+  uint32_t *at = dyng_malloc(cap * sizeof *at);      /* per (tree, vertex): the entry of its parent edge */
   dyng_sssp_tree t;
   memset(&t, 0, sizeof t);
-  if (!off || !nbr || !slot || !cost || !tail || !ref || !deg) goto done;
+  if (!off || !nbr || !slot || !cost || !tail || !ref || !deg || !at) goto done;
 
   /* CSR of the ensemble, keyed by the tail (the tree parent); an edge shared
   ** by several trees appears once, at the first tree that has it. */
@@ -46,6 +54,7 @@ int dyng_mosp_path(const dyng_sssp_tree *const *trees, int k, uint32_t n_vertice
     for (int i = 0; i < k; i++)
       for (uint32_t v = 0; v < n_vertices; v++) {
         uint32_t e = trees[i]->parent_edge[v];
+        at[(size_t)i * n_vertices + v] = DYNG_NONE;
         if (e == DYNG_NONE || e >= n_edge_slots) continue;
         int first = 1, n_trees = 1;
         for (int j = 0; j < k; j++) {
@@ -63,6 +72,7 @@ int dyng_mosp_path(const dyng_sssp_tree *const *trees, int k, uint32_t n_vertice
           cost[p] = (double)(k + 1 - n_trees);
           tail[p] = trees[i]->parent[v];
           ref[p] = p << 1;
+          at[(size_t)i * n_vertices + v] = p;
         }
       }
     if (pass == 0)
@@ -90,8 +100,21 @@ int dyng_mosp_path(const dyng_sssp_tree *const *trees, int k, uint32_t n_vertice
   if ((rc = dyng_sssp_dijkstra(&ens, source, 0, target, &t)) != DYNG_OK) goto done;
   if (isinf(t.dist[target])) goto done;
 
+  /* Every vertex of the path gets its tight in-entry of smallest position.
+  ** Its in-entries are its parent edges in the trees (at[]); a tight one
+  ** leads from a vertex strictly closer (weights are at least 1), which the
+  ** search settled before it stopped at the target, so the distances
+  ** compared here are final. */
   uint32_t n = 1;
-  for (uint32_t v = target; v != source; v = t.parent[v]) n++;
+  for (uint32_t v = target; v != source; v = tail[t.parent_edge[v]]) {
+    uint32_t best = DYNG_NONE;
+    for (int i = 0; i < k; i++) {
+      uint32_t p = at[(size_t)i * n_vertices + v];
+      if (p != DYNG_NONE && p < best && tail[p] != v && t.dist[tail[p]] + cost[p] == t.dist[v]) best = p;
+    }
+    t.parent_edge[v] = best; /* an entry, as the search left it */
+    n++;
+  }
   out->vertex = dyng_malloc((size_t)n * sizeof *out->vertex);
   out->edge = dyng_malloc((size_t)n * sizeof *out->edge);
   if (!out->vertex || !out->edge) {
@@ -102,7 +125,7 @@ int dyng_mosp_path(const dyng_sssp_tree *const *trees, int k, uint32_t n_vertice
   out->n = n;
   out->ensemble_cost = t.dist[target];
   uint32_t i = n - 1;
-  for (uint32_t v = target;; v = t.parent[v]) {
+  for (uint32_t v = target;; v = tail[t.parent_edge[v]]) {
     out->vertex[i] = v;
     if (v == source) break;
     out->edge[i - 1] = slot[t.parent_edge[v]];
@@ -117,5 +140,6 @@ done:
   dyng_free(tail);
   dyng_free(ref);
   dyng_free(deg);
+  dyng_free(at);
   return rc;
 }

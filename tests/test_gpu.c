@@ -590,6 +590,273 @@ static void test_forked_child_can_use_cuda(void **state) {
   free(cpu);
 }
 
+/* ---- the MOSP ensemble path --------------------------------------------- */
+
+/* Fills m(src, dst, a, b, c) with a random sparse graph on nodes 0 .. n-1
+** and one edge apart from it (n + 1 -> n + 2, never reached from the
+** rest): weights real (0.5 .. 10), or small integers (1 .. 3, or 0 .. 3
+** with `zeros`) so that trees tie. */
+static void mosp_edges(sqlite3 *db, test_rng *r, int n, int integer, int zeros) {
+  exec_ok(db, "CREATE TABLE m(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL, b REAL, c REAL)");
+  sqlite3_stmt *st = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO m VALUES (?, ?, ?, ?, ?)", -1, &st, NULL), SQLITE_OK);
+  for (int i = 0; i <= 3 * n; i++) {
+    sqlite3_bind_int64(st, 1, i < 3 * n ? (sqlite3_int64)test_rng_below(r, (uint64_t)n) : n + 1);
+    sqlite3_bind_int64(st, 2, i < 3 * n ? (sqlite3_int64)test_rng_below(r, (uint64_t)n) : n + 2);
+    for (int k = 0; k < 3; k++)
+      sqlite3_bind_double(st, 3 + k, integer ? (double)(zeros ? test_rng_below(r, 4) : 1 + test_rng_below(r, 3))
+                                             : 0.5 + 9.5 * test_rng_unit(r));
+    assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+}
+
+/* A batch of n random changes to m: inserts, deletes, weight changes. */
+static void mosp_batch(sqlite3 *db, test_rng *r, int n, int n_nodes, int integer) {
+  exec_ok(db, "BEGIN");
+  for (int i = 0; i < n; i++) {
+    char sql[300];
+    double w[3];
+    for (int k = 0; k < 3; k++) w[k] = integer ? (double)(1 + test_rng_below(r, 3)) : 0.5 + 9.5 * test_rng_unit(r);
+    switch (test_rng_below(r, 3)) {
+    case 0:
+      snprintf(sql, sizeof sql, "INSERT INTO m VALUES (%d, %d, %.17g, %.17g, %.17g)",
+               (int)test_rng_below(r, (uint64_t)n_nodes), (int)test_rng_below(r, (uint64_t)n_nodes), w[0], w[1], w[2]);
+      break;
+    case 1:
+      snprintf(sql, sizeof sql,
+               "DELETE FROM m WHERE rowid = (SELECT rowid FROM m WHERE src < %d LIMIT 1 OFFSET abs(random()) %% "
+               "max(1, (SELECT count(*) FROM m WHERE src < %d)))",
+               n_nodes, n_nodes);
+      break;
+    default:
+      snprintf(sql, sizeof sql,
+               "UPDATE m SET a = %.17g, b = %.17g WHERE rowid = (SELECT rowid FROM m LIMIT 1 OFFSET "
+               "abs(random()) %% max(1, (SELECT count(*) FROM m)))",
+               w[0], w[1]);
+    }
+    exec_ok(db, sql);
+  }
+  exec_ok(db, "COMMIT");
+}
+
+/* dyng_mosp's rows of `graph` as one string: seq, node, edge, agg_costs. */
+static char *mosp_rows(sqlite3 *db, const char *graph, sqlite3_int64 s, sqlite3_int64 t) {
+  char sql[300];
+  snprintf(sql, sizeof sql,
+           "SELECT ifnull(group_concat(seq || ':' || node || ':' || ifnull(edge, '-') || ':' || agg_costs, ' '), '') "
+           "FROM dyng_mosp('%s', %lld, %lld)",
+           graph, (long long)s, (long long)t);
+  char *z = query_text(db, sql);
+  assert_non_null(z);
+  return z;
+}
+
+/* Whether gc and gg keep the same trees from s (every objective): then
+** their ensembles, and so their paths, must be the same. */
+static int mosp_same_trees(sqlite3 *db, sqlite3_int64 s, int n_w) {
+  for (int k = 0; k < n_w; k++) {
+    char sql[500];
+    snprintf(sql, sizeof sql,
+             "SELECT (SELECT count(*) FROM dyng_sssp('gc', %lld, %d)) = (SELECT count(*) FROM dyng_sssp('gg', %lld, %d))"
+             " AND NOT EXISTS (SELECT 1 FROM dyng_sssp('gc', %lld, %d) AS c JOIN dyng_sssp('gg', %lld, %d) AS g "
+             "USING (node) WHERE c.edge IS NOT g.edge OR c.parent IS NOT g.parent)",
+             (long long)s, k, (long long)s, k, (long long)s, k, (long long)s, k);
+    char *z = query_text(db, sql);
+    int same = z && strcmp(z, "1") == 0;
+    free(z);
+    if (!same) return 0;
+  }
+  return 1;
+}
+
+/* gg's path from s to t against the heuristic rebuilt here from gg's own
+** trees (read through dyng_sssp): a real path from s to t whose every step
+** is an ensemble edge, whose ensemble cost is the least (Bellman-Ford over
+** the ensemble, nodes 0 .. n_nodes + 2) and whose agg_costs add up its
+** edges' weights.  No path exactly when no tree reaches t. */
+static void mosp_check_path(sqlite3 *db, sqlite3_int64 s, sqlite3_int64 t, int n_w, int n_nodes, int directed) {
+  char sql[1500];
+  int len = snprintf(sql, sizeof sql, "DROP TABLE IF EXISTS temp.ens; CREATE TEMP TABLE ens AS "
+                                      "SELECT u, v, r, %d + 1 - count(*) AS w FROM (",
+                     n_w);
+  for (int k = 0; k < n_w; k++)
+    len += snprintf(sql + len, sizeof sql - (size_t)len,
+                    "%sSELECT parent AS u, node AS v, edge AS r FROM dyng_sssp('gg', %lld, %d) WHERE parent IS NOT NULL",
+                    k ? " UNION ALL " : "", (long long)s, k);
+  snprintf(sql + len, sizeof sql - (size_t)len, ") GROUP BY u, v, r");
+  exec_ok(db, sql);
+  int nn = n_nodes + 3, n_ens = 0, cap = 1024;
+  sqlite3_int64 *eu = malloc(cap * sizeof *eu), *ev = malloc(cap * sizeof *ev);
+  double *ew = malloc(cap * sizeof *ew), *d = malloc(nn * sizeof *d);
+  sqlite3_stmt *st = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, "SELECT u, v, w FROM ens", -1, &st, NULL), SQLITE_OK);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    if (n_ens == cap) {
+      cap *= 2;
+      eu = realloc(eu, cap * sizeof *eu), ev = realloc(ev, cap * sizeof *ev), ew = realloc(ew, cap * sizeof *ew);
+    }
+    eu[n_ens] = sqlite3_column_int64(st, 0), ev[n_ens] = sqlite3_column_int64(st, 1);
+    ew[n_ens++] = sqlite3_column_double(st, 2);
+  }
+  sqlite3_finalize(st);
+  for (int i = 0; i < nn; i++) d[i] = INFINITY;
+  d[s] = 0;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int i = 0; i < n_ens; i++)
+      if (d[eu[i]] + ew[i] < d[ev[i]]) d[ev[i]] = d[eu[i]] + ew[i], changed = 1;
+  }
+  /* The path gg returns, each step's ensemble weight looked up in ens. */
+  snprintf(sql, sizeof sql,
+           "SELECT p.seq, p.node, p.edge, p.agg_costs, m.src, m.dst, m.a, m.b, m.c "
+           "FROM dyng_mosp('gg', %lld, %lld) AS p LEFT JOIN m ON m.rowid = p.edge ORDER BY p.seq",
+           (long long)s, (long long)t);
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) fail_msg("%s", sqlite3_errmsg(db));
+  sqlite3_stmt *ens = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, "SELECT w FROM ens WHERE u = ? AND v = ? AND r = ?", -1, &ens, NULL),
+                   SQLITE_OK);
+  int rows = 0;
+  double agg[3] = {0, 0, 0}, cost = 0, step[3] = {0, 0, 0};
+  sqlite3_int64 prev = 0, edge = 0, src = 0, dst = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    rows++;
+    sqlite3_int64 node = sqlite3_column_int64(st, 1);
+    assert_int_equal(sqlite3_column_int64(st, 0), rows);
+    if (rows == 1) {
+      assert_true(node == s);
+    } else {
+      if (!((src == prev && dst == node) || (!directed && dst == prev && src == node)))
+        fail_msg("mosp %lld -> %lld: edge %lld does not join %lld and %lld", (long long)s, (long long)t,
+                 (long long)edge, (long long)prev, (long long)node);
+      sqlite3_bind_int64(ens, 1, prev), sqlite3_bind_int64(ens, 2, node), sqlite3_bind_int64(ens, 3, edge);
+      if (sqlite3_step(ens) != SQLITE_ROW)
+        fail_msg("mosp %lld -> %lld: step %lld -> %lld (edge %lld) is in no tree", (long long)s, (long long)t,
+                 (long long)prev, (long long)node, (long long)edge);
+      cost += sqlite3_column_double(ens, 0);
+      sqlite3_reset(ens);
+      for (int k = 0; k < n_w; k++) agg[k] += step[k];
+    }
+    char want[200];
+    int at = snprintf(want, sizeof want, "[");
+    for (int k = 0; k < n_w; k++) {
+      char *x = sqlite3_mprintf("%s%!.17g", k ? "," : "", agg[k]);
+      at += snprintf(want + at, sizeof want - (size_t)at, "%s", x);
+      sqlite3_free(x);
+    }
+    snprintf(want + at, sizeof want - (size_t)at, "]");
+    assert_string_equal((const char *)sqlite3_column_text(st, 3), want);
+    if (sqlite3_column_type(st, 2) == SQLITE_NULL) {
+      assert_true(node == t);
+    } else {
+      edge = sqlite3_column_int64(st, 2), src = sqlite3_column_int64(st, 4), dst = sqlite3_column_int64(st, 5);
+      for (int k = 0; k < n_w; k++) step[k] = sqlite3_column_double(st, 6 + k);
+    }
+    prev = node;
+  }
+  sqlite3_finalize(st);
+  sqlite3_finalize(ens);
+  if (isinf(d[t])) assert_int_equal(rows, 0);
+  else if (cost != d[t])
+    fail_msg("mosp %lld -> %lld: ensemble cost %g, least %g", (long long)s, (long long)t, cost, d[t]);
+  free(eu), free(ev), free(ew), free(d);
+}
+
+/* dyng_mosp on CUDA against the CPU over one table: for random pairs (and
+** s = t, and an unreachable t), after random batches.  Where both keep the
+** same trees the rows must be identical (the ensemble's ties included);
+** gg's path must always be a least-cost path of its own trees' ensemble. */
+static void mosp_case(int n_w, int directed, int integer, int zeros, uint64_t salt) {
+  test_rng r;
+  test_rng_seed(&r, test_seed() ^ (salt * 0x9e3779b97f4a7c15ULL));
+  sqlite3 *db = open_db();
+  int quick = getenv("DYNG_TEST_QUICK") != NULL, n = quick ? 120 : 600, rounds = quick ? 2 : 4,
+      pairs = quick ? 6 : 15;
+  mosp_edges(db, &r, n, integer, zeros);
+  char sql[400];
+  const char *w = n_w == 2 ? "a,b" : "a,b,c";
+  snprintf(sql, sizeof sql,
+           "CREATE VIRTUAL TABLE gc USING dyng(edges=m, weights='%s', directed=%d, backend=cpu);"
+           "CREATE VIRTUAL TABLE gg USING dyng(edges=m, weights='%s', directed=%d, backend=cuda)",
+           w, directed, w, directed);
+  exec_ok(db, sql);
+  char *runs = query_text(db, "SELECT json_extract(value, '$.runs_on.mosp_path') FROM json_each(dyng_config(), "
+                              "'$.graphs') WHERE json_extract(value, '$.name') = 'gg'");
+  assert_non_null(runs);
+  assert_true(strncmp(runs, "cuda", 4) == 0);
+  free(runs);
+  int exact = 0, total = 0;
+  for (int round = 0; round < rounds; round++) {
+    for (int i = 0; i < pairs; i++) {
+      char *zs = query_text(db, "SELECT src FROM m ORDER BY random() LIMIT 1");
+      sqlite3_int64 s = zs ? strtoll(zs, NULL, 10) : 0;
+      free(zs);
+      sqlite3_int64 t = i == 0 ? s : i == 1 ? n + 2 : (sqlite3_int64)test_rng_below(&r, (uint64_t)n);
+      char *zc = mosp_rows(db, "gc", s, t), *zg = mosp_rows(db, "gg", s, t);
+      total++;
+      if (mosp_same_trees(db, s, n_w)) {
+        exact++;
+        if (strcmp(zc, zg) != 0)
+          fail_msg("mosp %lld -> %lld, same trees:\n  CPU  %.1500s\n  CUDA %.1500s", (long long)s, (long long)t, zc,
+                   zg);
+      }
+      mosp_check_path(db, s, t, n_w, n, directed);
+      if (i == 0) assert_true(strncmp(zg, "1:", 2) == 0 && strchr(zg, ' ') == NULL);
+      if (i == 1) assert_string_equal(zg, "");
+      free(zc), free(zg);
+    }
+    mosp_batch(db, &r, round == 0 ? 5 : n / 10, n, integer);
+  }
+  /* Real weights: trees tie almost never, so most pairs compare exactly. */
+  if (!integer && 2 * exact < total) fail_msg("only %d of %d pairs had the same trees on both", exact, total);
+  sqlite3_close(db);
+}
+
+static void test_mosp_two_objectives_directed_real(void **state) { (void)state; mosp_case(2, 1, 0, 0, 21); }
+static void test_mosp_two_objectives_undirected_integer(void **state) { (void)state; mosp_case(2, 0, 1, 0, 22); }
+static void test_mosp_three_objectives_directed_integer(void **state) { (void)state; mosp_case(3, 1, 1, 0, 23); }
+static void test_mosp_three_objectives_undirected_real(void **state) { (void)state; mosp_case(3, 0, 0, 0, 24); }
+static void test_mosp_three_objectives_undirected_zero_weights(void **state) { (void)state; mosp_case(3, 0, 1, 1, 25); }
+
+/* A path longer than the 4096 vertices the host first makes room for: the
+** backend says how long it is and is asked again.  A directed chain
+** 0 -> 1 -> .. -> L with random real weights and a few shortcuts that skip
+** one vertex (cheaper in one objective only). */
+static void test_mosp_path_longer_than_first_room(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, test_seed() ^ 0x4096);
+  sqlite3 *db = open_db();
+  int L = getenv("DYNG_TEST_QUICK") ? 4500 : 6000;
+  exec_ok(db, "CREATE TABLE m(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL, b REAL, c REAL)");
+  sqlite3_stmt *st = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO m VALUES (?, ?, ?, ?, ?)", -1, &st, NULL), SQLITE_OK);
+  exec_ok(db, "BEGIN");
+  for (int i = 0; i < L; i++)
+    for (int skip = 1; skip <= (i % 97 == 0 && i + 2 <= L ? 2 : 1); skip++) {
+      sqlite3_bind_int64(st, 1, i);
+      sqlite3_bind_int64(st, 2, i + skip);
+      for (int k = 0; k < 3; k++)
+        sqlite3_bind_double(st, 3 + k, skip == 1 ? 1 + test_rng_unit(&r) : (k == 0 ? 1.5 : 5.0));
+      assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+      sqlite3_reset(st);
+    }
+  exec_ok(db, "COMMIT");
+  sqlite3_finalize(st);
+  exec_ok(db, "CREATE VIRTUAL TABLE gc USING dyng(edges=m, weights='a,b,c', directed=1, backend=cpu);"
+              "CREATE VIRTUAL TABLE gg USING dyng(edges=m, weights='a,b,c', directed=1, backend=cuda)");
+  char sql[200];
+  char *zc = mosp_rows(db, "gc", 0, L), *zg = mosp_rows(db, "gg", 0, L);
+  assert_string_equal(zc, zg);
+  free(zc), free(zg);
+  snprintf(sql, sizeof sql, "SELECT count(*) > 4096 FROM dyng_mosp('gg', 0, %d)", L);
+  char *n = query_text(db, sql);
+  assert_string_equal(n, "1");
+  free(n);
+  sqlite3_close(db);
+}
+
 int main(int argc, char **argv) {
   /* The children of test_host_loop_gives_the_same_trees and
   ** test_graph_too_large_for_the_device. */
@@ -630,6 +897,13 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_host_loop_gives_the_same_trees),
       cmocka_unit_test(test_graph_too_large_for_the_device),
       cmocka_unit_test(test_device_full_after_attach),
+      /* The MOSP ensemble path. */
+      cmocka_unit_test(test_mosp_two_objectives_directed_real),
+      cmocka_unit_test(test_mosp_two_objectives_undirected_integer),
+      cmocka_unit_test(test_mosp_three_objectives_directed_integer),
+      cmocka_unit_test(test_mosp_three_objectives_undirected_real),
+      cmocka_unit_test(test_mosp_three_objectives_undirected_zero_weights),
+      cmocka_unit_test(test_mosp_path_longer_than_first_room),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
