@@ -48,8 +48,11 @@
 **                              graph after the batch: a second connection
 **                              with cache_mb = 0 follows the batch
 **                              (untimed), then runs, per objective, a
-**                              dyng_sssp query from S (the whole tree,
-**                              copied to the host); the mean of the three
+**                              dyng_sssp query from S that reads one row
+**                              (the whole tree is computed, in device
+**                              memory allocated for it, as an update
+**                              leaves it: on the device); the mean of the
+**                              three
 **   read_log                   the bare read of the same batch's log rows:
 **                              SELECT count(*), sum(src), sum(dst) FROM
 **                              <log> WHERE seq > P

@@ -39,6 +39,7 @@ static size_t dyng__cpu_device_bytes(void *state) {
 static int dyng__cpu_sssp(void *state, const dyng_graph_view *view, uint32_t source,
                           int objective, uint32_t target, dyng_sssp_tree *t) {
   (void)state;
+  t->host_stale = 0;
   return dyng_sssp_dijkstra(view, source, objective, target, t);
 }
 

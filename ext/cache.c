@@ -153,15 +153,6 @@ int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, DyngWatch *pWatch, co
   ** (a directed graph needs its in adjacency for that). */
   sqlite3_int64 nBytes = dyngTreeBytes(p) + (sqlite3_int64)view.n_vertices * 3 * sizeof(uint32_t);
   if (nBytes > pConn->nCacheLimit || dyng_graph_build_in(pG->pGraph) != DYNG_OK) {
-    /* Not kept: its rows come to the host now, since the backend's copy
-    ** could go (with the backend's state) before the query is done. */
-    erc = dyngTreeRows(pG, &p->tree, NULL, 0);
-    if (erc != DYNG_OK) {
-      dyngTreeFree(p);
-      if (erc == DYNG_ENOMEM) return SQLITE_NOMEM;
-      *pzErr = dyngBackendError(zFunc, pG, erc);
-      return SQLITE_ERROR;
-    }
     *ppTree = &p->tree;
     *ppOwned = p;
     return SQLITE_OK;
@@ -179,15 +170,25 @@ void dyngTreeRelease(DyngTree *pOwned) { dyngTreeFree(pOwned); }
 int dyngTreeRows(DyngGraph *pG, dyng_sssp_tree *t, const uint32_t *aV, uint32_t n) {
   if (!t->host_stale) return DYNG_OK;
   const dyng_backend *pBe = pG->pBackend;
-  if (!pBe->tree_fetch) return DYNG_ESTATE;
-  return pBe->tree_fetch(pG->pBackendState, t, aV, aV ? n : 0);
+  if (pBe->tree_fetch) return pBe->tree_fetch(pG->pBackendState, t, aV, aV ? n : 0);
+  /* The backend that held it is gone (its graph left the device while a
+  ** query held a tree it does not keep): computed again, on the host. */
+  dyng_graph_view view;
+  dyng_graph_get_view(pG->pGraph, &view);
+  int erc = dyng_sssp_tree_grow(t, view.n_vertices);
+  if (erc == DYNG_OK) erc = pBe->sssp(pG->pBackendState, &view, t->source, t->objective, DYNG_NONE, t);
+  if (erc == DYNG_OK && t->host_stale) erc = DYNG_ESTATE;
+  return erc;
 }
 
 int dyngTreePath(DyngGraph *pG, dyng_sssp_tree *t, uint32_t vTarget, uint32_t **paV, uint32_t *pn) {
   *paV = NULL;
   *pn = 0;
   const dyng_backend *pBe = pG->pBackend;
-  if (t->host_stale && !pBe->tree_path) return DYNG_ESTATE;
+  if (t->host_stale && !pBe->tree_path) {
+    int erc = dyngTreeRows(pG, t, NULL, 0);
+    if (erc != DYNG_OK) return erc;
+  }
   if (!t->host_stale) {
     if (isinf(t->dist[vTarget])) return DYNG_OK;
     uint32_t n = 1;
