@@ -249,7 +249,7 @@ static const char *dev_error(void *state) {
 static const dyng_backend dev_table = {
     DEV_NAME, PACKAGE_VERSION, DYNG_BACKEND_ABI, 0, dev_attach, dev_update, dev_detach,
     dev_device_bytes, dev_sssp, dev_sssp_update, dev_error, dev_tree_release,
-    NULL /* cycles_count */, NULL /* cycles_delta */, NULL /* mosp_path */,
+    dev_cycles_count, dev_cycles_delta, NULL /* mosp_path */,
 };
 
 extern "C" const dyng_backend *dyng_cuda_backend(void) { return &dev_table; }
