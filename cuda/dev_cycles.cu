@@ -1,13 +1,993 @@
 /*
-** cuda/dev_cycles.cu: counting simple k-cycles on the device.
+** cuda/dev_cycles.cu: counting simple k-cycles (3 <= k <= 10) on the
+** device, from scratch and per batch: engine/backend.h's cycles_count and
+** cycles_delta, serving dyng_cycle_count(graph, k[, 'directed']).  The
+** counts are exactly those of engine/cycles.c (see engine/cycles.h for what
+** is counted and for the rule that gives each lost or gained cycle to one
+** changed edge).
+**
+** How it works.  The snapshot, built on the device from the out-adjacency
+** copy and kept until the next batch: the underlying simple undirected
+** graph as a CSR with sorted neighbour lists, each entry carrying which of
+** the arcs x -> y (ARC_OUT) and y -> x (ARC_IN) exist, vertices relabelled
+** by non-increasing degree, ties by index (label 0 is the biggest hub), all
+** by radix sorts and a reduce-by-key (cub).  Then, from scratch:
+**   k = 3  one warp per entry (u, v) with v < u: the entries w < v of u's
+**          list are looked up in v's list (binary search), so each triangle
+**          is found once, from its two highest labels.
+**   k = 4  one block per root u, the cycle's smallest label: wedges
+**          u - v - w with v, w > u bump a counter per w in the block's own
+**          array of counters (the value before each bump, summed, is the
+**          number of pairs of wedges); then the counters are cleared.
+**   k >= 5 depth-first searches by walkers: one thread each, its explicit
+**          stack kept in device memory between launches; a walker takes an
+**          entry (s, y) with y > s and follows the paths s, y, ... through
+**          labels > s, the last vertex closing to s (found by binary search
+**          in s's list).  Undirected cycles keep one direction, the last
+**          vertex after the second.
+** Per batch (cycles_delta): the host finds the changed simple edges from
+** the batch's records and the new graph's copies, as engine/cycles.c does,
+** ranks them by their keys in vertex indices, and sends their keys in
+** labels (sorted, with status and rank) and the removed ones as an overlay
+** (sorted entries at both ends) to the device; then one walker per changed
+** edge counts the simple paths of k - 1 edges that close it, in the new
+** snapshot plus the overlay, through admitted edges only (unchanged, or
+** changed like it and ranked after it).
+**
+** Every kernel does bounded work: the entries or roots are cut into ranges
+** whose size adapts to what the last launch took (about 20 ms), and walkers
+** stop after a budget of steps and go on in the next launch.  Between
+** launches the host asks view->cancel and returns DYNG_EINTERRUPTED.  Counts
+** are 64-bit, summed with atomics that flag a wrap: DYNG_ETOOBIG.
 */
 #include "cuda/backend_cuda.h"
 #include "cuda/dev_state.cuh"
 
-struct DevCycles {
-  size_t bytes;
+#include <cub/cub.cuh>
+
+#include <algorithm>
+#include <new>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <vector>
+
+/* engine/cycles.h's range of k (that header is C only). */
+#define DYNG_CYCLES_MIN_K 3
+#define DYNG_CYCLES_MAX_K 10
+
+#define ARC_OUT 1u /* snapshot entry (x, y): the arc x -> y exists */
+#define ARC_IN 2u  /* snapshot entry (x, y): the arc y -> x exists */
+#define NONE 0xffffffffu
+#define NO_KEY 0xffffffffffffffffULL
+#define MAX_K DYNG_CYCLES_MAX_K
+#define TARGET_MS 20.0 /* what one launch should take */
+
+enum { S_REMOVED = 1, S_ADDED = 2 }; /* a changed edge's status */
+
+/* Counters on the device (ctr[]). */
+enum { C_NEXT, C_ACTIVE, C_SUM0, C_SUM1, C_WRAP, C_WORDS };
+
+/* One walker's depth-first search, kept in device memory between launches.
+** Level d of the stack is vertex path[d] and the entries of its list still
+** to look at, positions pos .. stop - 1: below send they are snapshot
+** entries, from send on overlay entries obase + (pos - send). */
+struct Walker {
+  uint32_t task;  /* entry (from scratch) or changed edge (per batch); NONE: idle */
+  int32_t d;      /* the path's last level */
+  uint32_t end;   /* per batch: where the paths end */
+  uint32_t rank;  /* per batch: the changed edge's rank */
+  uint32_t phase; /* per batch: S_REMOVED (old graph) or S_ADDED (new) */
+  uint32_t path[MAX_K], pos[MAX_K], send[MAX_K], stop[MAX_K], obase[MAX_K];
 };
 
-void dev_cycles_stale(DevCycles *c) { (void)c; }
+struct DevCycles {
+  int valid;                 /* the snapshot is of the graph as it is now */
+  uint32_t n;                /* vertices */
+  uint32_t n_ent;            /* snapshot entries (two per simple edge) */
+  uint32_t *off;             /* n + 1: list starts, by label */
+  uint32_t *nbr;             /* n_ent: the neighbour's label, each list increasing */
+  uint8_t *arc;              /* n_ent: ARC_OUT | ARC_IN */
+  uint32_t *label;           /* n: vertex index -> label */
+  unsigned long long *ctr;   /* C_WORDS counters */
+  Walker *walkers;
+  uint32_t cap_walkers;
+  uint32_t *scratch;         /* k = 4: counters per block */
+  size_t cap_scratch;        /* words */
+  void *batch;               /* per batch: keys, overlay and tasks */
+  size_t cap_batch;
+  size_t bytes;              /* device bytes held */
+};
+
+/* ---- device helpers ------------------------------------------------------ */
+
+/* First position in nbr[b .. e) holding a value > t (the lists are sorted). */
+__device__ __forceinline__ uint32_t d_after(const uint32_t *nbr, uint32_t b, uint32_t e, uint32_t t) {
+  while (b < e) {
+    uint32_t mid = b + (e - b) / 2;
+    if (nbr[mid] <= t) b = mid + 1;
+    else e = mid;
+  }
+  return b;
+}
+
+/* Position of y in nbr[b .. e), or NONE. */
+__device__ __forceinline__ uint32_t d_find(const uint32_t *nbr, uint32_t b, uint32_t e, uint32_t y) {
+  while (b < e) {
+    uint32_t mid = b + (e - b) / 2;
+    uint32_t v = nbr[mid];
+    if (v == y) return mid;
+    if (v < y) b = mid + 1;
+    else e = mid;
+  }
+  return NONE;
+}
+
+/* First position in keys[0 .. n) holding a value >= t. */
+__device__ __forceinline__ uint32_t d_lower(const unsigned long long *keys, uint32_t n, unsigned long long t) {
+  uint32_t b = 0, e = n;
+  while (b < e) {
+    uint32_t mid = b + (e - b) / 2;
+    if (keys[mid] < t) b = mid + 1;
+    else e = mid;
+  }
+  return b;
+}
+
+/* The vertex whose list holds position p (off[] of n + 1 starts). */
+__device__ __forceinline__ uint32_t d_owner(const uint32_t *off, uint32_t n, uint32_t p) {
+  uint32_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo + 1) / 2;
+    if (off[mid] <= p) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/* Adds x to counter c, flagging a wrap past 2^64. */
+__device__ __forceinline__ void d_add(unsigned long long *ctr, int c, unsigned long long x) {
+  if (!x) return;
+  unsigned long long old = atomicAdd(&ctr[c], x);
+  if (old + x < old) ctr[C_WRAP] = 1;
+}
+
+/* A warp's sum of x, added to counter c by its first lane.  Every lane of
+** the warp must call it. */
+__device__ __forceinline__ void d_warp_add(unsigned long long *ctr, int c, unsigned long long x) {
+  for (int o = 16; o; o >>= 1) {
+    unsigned long long y = __shfl_down_sync(0xffffffffu, x, o);
+    if (x + y < x) ctr[C_WRAP] = 1;
+    x += y;
+  }
+  if ((threadIdx.x & 31) == 0) d_add(ctr, c, x);
+}
+
+/* ---- building the snapshot ----------------------------------------------- */
+
+/* Every entry of the out-adjacency as (owner << 32 | other end) with its
+** arcs; positions between segments, self-loops and ends out of range give
+** NO_KEY.  A directed graph's arc goes in at both ends (slots 2p, 2p + 1);
+** an undirected graph already has an entry at each end. */
+__global__ void k_emit(const uint32_t *off, const uint32_t *deg, const uint32_t *nbr, const uint32_t *owner,
+                       uint32_t n, size_t n_pos, int directed, unsigned long long *key, uint8_t *arc) {
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_pos; p += (size_t)gridDim.x * blockDim.x) {
+    uint32_t o = owner[p], y = nbr[p];
+    int ok = o < n && p >= off[o] && p < (size_t)off[o] + deg[o] && y < n && y != o;
+    unsigned long long k1 = ok ? (unsigned long long)o << 32 | y : NO_KEY;
+    if (directed) {
+      key[2 * p] = k1;
+      arc[2 * p] = ARC_OUT;
+      key[2 * p + 1] = ok ? (unsigned long long)y << 32 | o : NO_KEY;
+      arc[2 * p + 1] = ARC_IN;
+    } else {
+      key[p] = k1;
+      arc[p] = ARC_OUT | ARC_IN;
+    }
+  }
+}
+
+/* off[v] = first of the sorted keys[0 .. m) owned by v or later, v <= n. */
+__global__ void k_starts(const unsigned long long *key, uint32_t m, uint32_t n, uint32_t *off) {
+  for (size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x; v <= n; v += (size_t)gridDim.x * blockDim.x)
+    off[v] = d_lower(key, m, (unsigned long long)v << 32);
+}
+
+/* Sort keys for the labels: non-increasing degree, then index. */
+__global__ void k_degree_keys(const uint32_t *off, uint32_t n, unsigned long long *dk) {
+  for (size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x; v < n; v += (size_t)gridDim.x * blockDim.x)
+    dk[v] = (unsigned long long)(0xffffffffu - (off[v + 1] - off[v])) << 32 | v;
+}
+
+__global__ void k_labels(const unsigned long long *dk, uint32_t n, uint32_t *label) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    label[(uint32_t)dk[i]] = (uint32_t)i;
+}
+
+__global__ void k_relabel(const unsigned long long *in, uint32_t m, const uint32_t *label, unsigned long long *out) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < m; i += (size_t)gridDim.x * blockDim.x)
+    out[i] = (unsigned long long)label[(uint32_t)(in[i] >> 32)] << 32 | label[(uint32_t)in[i]];
+}
+
+__global__ void k_low_half(const unsigned long long *key, uint32_t m, uint32_t *nbr) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < m; i += (size_t)gridDim.x * blockDim.x)
+    nbr[i] = (uint32_t)key[i];
+}
+
+/* Bitwise or of two entries' arcs (merging parallel entries). */
+struct ArcOr {
+  __device__ __forceinline__ uint8_t operator()(uint8_t a, uint8_t b) const { return (uint8_t)(a | b); }
+};
+
+/* ---- from scratch: triangles and 4-cycles ---------------------------------- */
+
+/* Triangles w < v < u from the entries (u, v) at positions [lo, hi), one
+** warp each: the entries of u before v (w < v) looked up in v's list.
+** Directed, the two ways round the triangle are checked. */
+__global__ void k_triangles(const uint32_t *off, const uint32_t *nbr, const uint8_t *arc, uint32_t n, uint32_t lo,
+                            uint32_t hi, int directed, unsigned long long *ctr) {
+  const uint32_t lane = threadIdx.x & 31;
+  const size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+  unsigned long long sum = 0;
+  for (size_t p = lo + (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32; p < hi; p += warps) {
+    const uint32_t v = nbr[p], u = d_owner(off, n, (uint32_t)p);
+    if (v >= u) continue;
+    const uint8_t fuv = arc[p];
+    const uint32_t vb = off[v], ve = off[v + 1];
+    for (uint32_t i = off[u] + lane; i < p; i += 32) {
+      const uint32_t q = d_find(nbr, vb, ve, nbr[i]);
+      if (q == NONE) continue;
+      if (!directed) {
+        sum++;
+      } else {
+        const uint8_t fuw = arc[i], fvw = arc[q];
+        sum += ((fuv & ARC_OUT) && (fvw & ARC_OUT) && (fuw & ARC_IN)) +   /* u -> v -> w -> u */
+               ((fuw & ARC_OUT) && (fvw & ARC_IN) && (fuv & ARC_IN));     /* u -> w -> v -> u */
+      }
+    }
+  }
+  d_warp_add(ctr, C_SUM0, sum);
+}
+
+/* 4-cycles from the roots [lo, hi), one block each, u the smallest label of
+** the cycle and w the opposite vertex.  Undirected: each pair of wedges
+** u - v - w, u - x - w is a cycle; the counter of w counts the wedges, and
+** the values before each increment sum to the pairs.  Directed: a[w] counts
+** u -> v -> w, b[w] counts w -> x -> u, the cycles are the sum of a[w] b[w]
+** (C_SUM0) less the pairs with v = x (C_SUM1).  Each block has its counters
+** (words per block: n, or 2n directed), all 0 between roots. */
+__global__ void k_quads(const uint32_t *off, const uint32_t *nbr, const uint8_t *arc, uint32_t n, uint32_t lo,
+                        uint32_t hi, int directed, uint32_t *scratch, unsigned long long *ctr) {
+  uint32_t *a = scratch + (size_t)blockIdx.x * n * (directed ? 2 : 1), *b = a + n;
+  const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x / 32, n_warps = blockDim.x / 32;
+  unsigned long long sum = 0, same = 0;
+  for (uint32_t u = lo + blockIdx.x; u < hi; u += gridDim.x) {
+    const uint32_t ub = d_after(nbr, off[u], off[u + 1], u), ue = off[u + 1];
+    for (int phase = 0; phase < (directed ? 3 : 2); phase++) {
+      for (uint32_t i = ub + warp; i < ue; i += n_warps) {
+        const uint32_t v = nbr[i];
+        const uint8_t fuv = arc[i];
+        const uint32_t ve = off[v + 1];
+        for (uint32_t j = d_after(nbr, off[v], ve, u) + lane; j < ve; j += 32) {
+          const uint32_t w = nbr[j];
+          if (!directed) {
+            if (phase == 0) sum += atomicAdd(&a[w], 1u);
+            else a[w] = 0;
+            continue;
+          }
+          const uint8_t fvw = arc[j];
+          const bool fwd = (fuv & ARC_OUT) && (fvw & ARC_OUT), back = (fvw & ARC_IN) && (fuv & ARC_IN);
+          if (phase == 0) {
+            if (fwd) atomicAdd(&a[w], 1u);
+            if (back) atomicAdd(&b[w], 1u);
+            same += fwd && back;
+          } else if (phase == 1) {
+            if (fwd) sum += b[w];
+          } else {
+            a[w] = 0;
+            b[w] = 0;
+          }
+        }
+      }
+      __syncthreads();
+    }
+  }
+  d_warp_add(ctr, C_SUM0, sum);
+  d_warp_add(ctr, C_SUM1, same);
+}
+
+/* ---- walkers: k >= 5 from scratch, every k per batch ----------------------- */
+
+/* What the walkers read.  From scratch the tasks are the snapshot's
+** entries; per batch the changed edges, with the changed keys in labels
+** (ckey sorted, crank and cstatus beside) and the overlay of removed edges
+** (okey = x << 32 | y sorted, oarc its arcs seen from x). */
+struct WalkArgs {
+  const uint32_t *off, *nbr;
+  const uint8_t *arc;
+  uint32_t n;
+  int k, directed, delta;
+  uint32_t n_tasks;
+  const unsigned long long *ckey;
+  const uint32_t *crank;
+  const uint8_t *cstatus;
+  uint32_t n_chg;
+  const unsigned long long *okey;
+  const uint8_t *oarc;
+  uint32_t n_ovl;
+  const uint32_t *t_start, *t_end, *t_rank;
+  const uint8_t *t_phase;
+  Walker *w;
+  unsigned long long *ctr;
+};
+
+__device__ __forceinline__ unsigned long long d_key(const WalkArgs &a, uint32_t x, uint32_t y) {
+  if (!a.directed && x > y) return (unsigned long long)y << 32 | x;
+  return (unsigned long long)x << 32 | y;
+}
+
+/* Whether the search of a changed edge may cross the edge of `key`:
+** unchanged, or changed like it and ranked after it. */
+__device__ __forceinline__ bool d_admits(const WalkArgs &a, const Walker &me, unsigned long long key) {
+  const uint32_t j = d_lower(a.ckey, a.n_chg, key);
+  if (j == a.n_chg || a.ckey[j] != key) return true;
+  return a.cstatus[j] == me.phase && a.crank[j] > me.rank;
+}
+
+/* Level d of the stack on x, over x's whole list and overlay entries. */
+__device__ __forceinline__ void d_level_union(const WalkArgs &a, Walker &me, int d, uint32_t x) {
+  const unsigned long long kx = (unsigned long long)x << 32;
+  const uint32_t ob = d_lower(a.okey, a.n_ovl, kx), oe = d_lower(a.okey, a.n_ovl, kx + (1ULL << 32));
+  me.path[d] = x;
+  me.pos[d] = a.off[x];
+  me.send[d] = a.off[x + 1];
+  me.stop[d] = me.send[d] + (oe - ob);
+  me.obase[d] = ob;
+}
+
+/* Level d of the stack on x (from scratch), over x's entries > s, or > the
+** bound of the last edge at the closing level. */
+__device__ __forceinline__ void d_level(const WalkArgs &a, Walker &me, int d, uint32_t x) {
+  const uint32_t s = me.path[0];
+  const uint32_t bound = d == a.k - 2 ? (a.directed ? s : me.path[1]) : s;
+  me.path[d] = x;
+  me.send[d] = me.stop[d] = a.off[x + 1];
+  me.pos[d] = d_after(a.nbr, a.off[x], a.off[x + 1], bound);
+}
+
+/* Starts task t; false when it has nothing to search. */
+__device__ __forceinline__ bool d_start(const WalkArgs &a, Walker &me, uint32_t t) {
+  if (a.delta) {
+    me.end = a.t_end[t];
+    me.rank = a.t_rank[t];
+    me.phase = a.t_phase[t];
+    me.d = 0;
+    d_level_union(a, me, 0, a.t_start[t]);
+    return true;
+  }
+  const uint32_t s = d_owner(a.off, a.n, t), y = a.nbr[t];
+  if (y <= s || (a.directed && !(a.arc[t] & ARC_OUT))) return false;
+  me.path[0] = s;
+  me.path[1] = y;
+  me.d = 1;
+  d_level(a, me, 1, y);
+  return true;
+}
+
+/* Whether the paths' last edge y - end (directed: y -> end) is in the graph
+** searched and admitted. */
+__device__ __forceinline__ bool d_closes_to_end(const WalkArgs &a, const Walker &me, uint32_t y) {
+  const uint32_t e = me.end;
+  uint32_t f = 0;
+  const uint32_t p = d_find(a.nbr, a.off[e], a.off[e + 1], y);
+  if (p != NONE) f |= a.arc[p];
+  const unsigned long long ok = (unsigned long long)e << 32 | y;
+  const uint32_t j = d_lower(a.okey, a.n_ovl, ok);
+  if (j < a.n_ovl && a.okey[j] == ok) f |= a.oarc[j];
+  if (a.directed ? !(f & ARC_IN) : !f) return false;
+  return d_admits(a, me, d_key(a, y, e));
+}
+
+/* Each walker takes up to `budget` steps (an entry looked at, or a task
+** taken), taking tasks from ctr[C_NEXT] while there are some; what it found
+** goes to C_SUM0 (from scratch; per batch: paths of removed edges) and
+** C_SUM1 (of added edges); C_ACTIVE counts the walkers still busy. */
+__global__ void __launch_bounds__(128) k_walk(WalkArgs a, uint32_t budget) {
+  const uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+  Walker me = a.w[tid];
+  unsigned long long found[2] = {0, 0};
+  const int base = a.delta ? 0 : 1;
+  for (uint32_t step = 0; step < budget; step++) {
+    if (me.task == NONE) {
+      const unsigned long long t = atomicAdd(&a.ctr[C_NEXT], 1ULL);
+      if (t >= a.n_tasks) break;
+      me.task = d_start(a, me, (uint32_t)t) ? (uint32_t)t : NONE;
+      continue;
+    }
+    const int d = me.d;
+    if (me.pos[d] >= me.stop[d]) {
+      if (d == base) me.task = NONE;
+      else me.d = d - 1;
+      continue;
+    }
+    const uint32_t q = me.pos[d]++;
+    uint32_t y;
+    uint8_t f;
+    if (q < me.send[d]) {
+      y = a.nbr[q];
+      f = a.arc[q];
+    } else {
+      const uint32_t j = me.obase[d] + (q - me.send[d]);
+      y = (uint32_t)a.okey[j];
+      f = a.oarc[j];
+    }
+    if (a.directed && !(f & ARC_OUT)) continue;
+    bool on_path = false;
+    for (int j = 0; j <= d; j++) on_path |= me.path[j] == y;
+    if (on_path) continue;
+    if (!a.delta) {
+      if (d == a.k - 2) {
+        /* y closes to s: an entry (s, y), directed an arc y -> s. */
+        const uint32_t s = me.path[0], p = d_find(a.nbr, a.off[s], a.off[s + 1], y);
+        found[0] += p != NONE && (!a.directed || (a.arc[p] & ARC_IN));
+      } else {
+        me.d = d + 1;
+        d_level(a, me, d + 1, y);
+      }
+      continue;
+    }
+    if (y == me.end || !d_admits(a, me, d_key(a, me.path[d], y))) continue;
+    if (d + 1 == a.k - 2) {
+      found[me.phase == S_REMOVED ? 0 : 1] += d_closes_to_end(a, me, y);
+    } else {
+      me.d = d + 1;
+      d_level_union(a, me, d + 1, y);
+    }
+  }
+  a.w[tid] = me;
+  if (me.task != NONE) atomicAdd(&a.ctr[C_ACTIVE], 1ULL);
+  d_warp_add(a.ctr, C_SUM0, found[0]);
+  d_warp_add(a.ctr, C_SUM1, found[1]);
+}
+
+/* ---- the host side ------------------------------------------------------- */
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int stop_asked(const dyng_cancel *cancel) {
+  return cancel && cancel->should_stop && cancel->should_stop(cancel->ctx);
+}
+
+static void report_progress(const dyng_cancel *cancel, uint64_t done, uint64_t total) {
+  if (cancel && cancel->progress) cancel->progress(cancel->ctx, done, total);
+}
+
+static unsigned grid_for(size_t items, unsigned threads) {
+  size_t b = (items + threads - 1) / threads;
+  if (b < 1) b = 1;
+  if (b > 65535u * 8) b = 65535u * 8;
+  return (unsigned)b;
+}
+
+#define TRY(call, what)                                                    \
+  do {                                                                     \
+    int rc_ = dev_fail((call), (what), st->err, sizeof st->err);           \
+    if (rc_ != DYNG_OK) return rc_;                                        \
+  } while (0)
+
+/* Replaces *p by a buffer of at least `bytes` (contents lost), counted in
+** c->bytes. */
+static cudaError_t cyc_reserve(DevCycles *c, void **p, size_t *cap, size_t bytes) {
+  if (*p && *cap >= bytes) return cudaSuccess;
+  if (*p) {
+    cudaFree(*p);
+    c->bytes -= *cap;
+    *p = NULL;
+    *cap = 0;
+  }
+  cudaError_t e = dev_malloc(p, bytes ? bytes : 1);
+  if (e != cudaSuccess) {
+    *p = NULL;
+    return e;
+  }
+  *cap = bytes ? bytes : 1;
+  c->bytes += *cap;
+  return cudaSuccess;
+}
+
+static void snap_free(DevCycles *c) {
+  size_t held = c->off ? ((size_t)c->n + 1) * 4 + (size_t)c->n_ent * 5 + (size_t)c->n * 4 : 0;
+  cudaFree(c->off);
+  cudaFree(c->nbr);
+  cudaFree(c->arc);
+  cudaFree(c->label);
+  c->off = c->nbr = c->label = NULL;
+  c->arc = NULL;
+  c->bytes -= held;
+  c->valid = 0;
+}
+
+/* The temporary buffers of one snapshot build. */
+struct SnapTemp {
+  unsigned long long *ka, *kb, *da, *db;
+  uint8_t *fa, *fb;
+  uint32_t *off0;
+  int *runs;
+  void *cub;
+  ~SnapTemp() {
+    cudaFree(ka), cudaFree(kb), cudaFree(da), cudaFree(db);
+    cudaFree(fa), cudaFree(fb), cudaFree(off0), cudaFree(runs), cudaFree(cub);
+  }
+};
+
+/* Builds the snapshot of the device's copy of the graph (see the top of
+** the file) unless the kept one is current. */
+static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
+  if (c->valid) return DYNG_OK;
+  snap_free(c);
+  const DevGraph *g = &st->csr;
+  const uint32_t n = g->n;
+  const int directed = view->directed != 0;
+  const size_t m = (directed ? 2 : 1) * g->n_pos;
+  if (m > 0x7fffffffu || n == 0xffffffffu) {
+    snprintf(st->err, sizeof st->err, "counting cycles: %zu entries are too many for the device snapshot", m);
+    return DYNG_ENOMEM;
+  }
+  SnapTemp t{};
+  const size_t mm = m ? m : 1, nn = n ? n : 1;
+  TRY(dev_malloc((void **)&t.ka, mm * 8), "cycle snapshot");
+  TRY(dev_malloc((void **)&t.kb, mm * 8), "cycle snapshot");
+  TRY(dev_malloc((void **)&t.fa, mm), "cycle snapshot");
+  TRY(dev_malloc((void **)&t.fb, mm), "cycle snapshot");
+  TRY(dev_malloc((void **)&t.da, nn * 8), "cycle snapshot");
+  TRY(dev_malloc((void **)&t.db, nn * 8), "cycle snapshot");
+  TRY(dev_malloc((void **)&t.off0, (nn + 1) * 4), "cycle snapshot");
+  TRY(dev_malloc((void **)&t.runs, sizeof(int)), "cycle snapshot");
+  size_t need = 0, b1 = 0, b2 = 0, b3 = 0;
+  TRY(cub::DeviceRadixSort::SortPairs(NULL, b1, t.ka, t.kb, t.fa, t.fb, (int)mm, 0, 64, st->stream), "cub");
+  TRY(cub::DeviceReduce::ReduceByKey(NULL, b2, t.kb, t.ka, t.fb, t.fa, t.runs, ArcOr(), (int)mm, st->stream), "cub");
+  TRY(cub::DeviceRadixSort::SortKeys(NULL, b3, t.da, t.db, (int)nn, 0, 64, st->stream), "cub");
+  need = std::max(b1, std::max(b2, b3));
+  TRY(dev_malloc(&t.cub, need ? need : 1), "cycle snapshot");
+
+  /* Every arc at both ends, sorted and merged into simple entries. */
+  uint32_t e1 = 0;
+  if (m) {
+    k_emit<<<grid_for(g->n_pos, 256), 256, 0, st->stream>>>(g->off, g->deg, g->nbr, g->owner, n, g->n_pos, directed,
+                                                              t.ka, t.fa);
+    TRY(cudaGetLastError(), "cycle snapshot: emit");
+    size_t bytes = need;
+    TRY(cub::DeviceRadixSort::SortPairs(t.cub, bytes, t.ka, t.kb, t.fa, t.fb, (int)m, 0, 64, st->stream), "sort");
+    bytes = need;
+    TRY(cub::DeviceReduce::ReduceByKey(t.cub, bytes, t.kb, t.ka, t.fb, t.fa, t.runs, ArcOr(), (int)m, st->stream),
+        "merge");
+    int runs = 0;
+    unsigned long long last = 0;
+    TRY(cudaMemcpyAsync(&runs, t.runs, sizeof runs, cudaMemcpyDeviceToHost, st->stream), "cycle snapshot");
+    TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
+    if (runs > 0) {
+      TRY(cudaMemcpyAsync(&last, t.ka + runs - 1, 8, cudaMemcpyDeviceToHost, st->stream), "cycle snapshot");
+      TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
+    }
+    e1 = (uint32_t)(runs > 0 && last == NO_KEY ? runs - 1 : runs);
+  }
+
+  /* Labels by non-increasing simple degree, ties by index. */
+  c->n = n;
+  c->n_ent = e1;
+  TRY(dev_malloc((void **)&c->off, ((size_t)n + 1) * 4), "cycle snapshot");
+  c->bytes += ((size_t)n + 1) * 4 + (size_t)e1 * 5 + (size_t)n * 4; /* as snap_free counts it */
+  TRY(dev_malloc((void **)&c->nbr, (e1 ? e1 : 1) * (size_t)4), "cycle snapshot");
+  TRY(dev_malloc((void **)&c->arc, e1 ? e1 : 1), "cycle snapshot");
+  TRY(dev_malloc((void **)&c->label, nn * 4), "cycle snapshot");
+  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(t.ka, e1, n, t.off0);
+  TRY(cudaGetLastError(), "cycle snapshot: starts");
+  if (n) {
+    k_degree_keys<<<grid_for(n, 256), 256, 0, st->stream>>>(t.off0, n, t.da);
+    TRY(cudaGetLastError(), "cycle snapshot: degrees");
+    size_t bytes = need;
+    TRY(cub::DeviceRadixSort::SortKeys(t.cub, bytes, t.da, t.db, (int)n, 0, 64, st->stream), "sort");
+    k_labels<<<grid_for(n, 256), 256, 0, st->stream>>>(t.db, n, c->label);
+    TRY(cudaGetLastError(), "cycle snapshot: labels");
+  }
+
+  /* The entries relabelled, sorted once more. */
+  if (e1) {
+    k_relabel<<<grid_for(e1, 256), 256, 0, st->stream>>>(t.ka, e1, c->label, t.kb);
+    TRY(cudaGetLastError(), "cycle snapshot: relabel");
+    size_t bytes = need;
+    TRY(cub::DeviceRadixSort::SortPairs(t.cub, bytes, t.kb, t.ka, t.fa, t.fb, (int)e1, 0, 64, st->stream), "sort");
+    k_low_half<<<grid_for(e1, 256), 256, 0, st->stream>>>(t.ka, e1, c->nbr);
+    TRY(cudaGetLastError(), "cycle snapshot: lists");
+    TRY(cudaMemcpyAsync(c->arc, t.fb, e1, cudaMemcpyDeviceToDevice, st->stream), "cycle snapshot");
+  }
+  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(t.ka, e1, n, c->off);
+  TRY(cudaGetLastError(), "cycle snapshot: starts");
+  TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
+  c->valid = 1;
+  return DYNG_OK;
+}
+
+/* Reads the counters back (after the stream's work so far). */
+static int read_counters(DevState *st, DevCycles *c, unsigned long long *h) {
+  TRY(cudaMemcpyAsync(h, c->ctr, C_WORDS * sizeof *h, cudaMemcpyDeviceToHost, st->stream), "cycle count");
+  TRY(cudaStreamSynchronize(st->stream), "cycle count");
+  return DYNG_OK;
+}
+
+/* Runs launch(lo, hi) over [0, total) in ranges sized for about TARGET_MS
+** each, asking `cancel` between them. */
+template <typename Launch>
+static int run_ranges(DevState *st, const dyng_cancel *cancel, uint32_t total, uint32_t first, Launch launch) {
+  uint64_t chunk = first ? first : 1;
+  for (uint32_t lo = 0; lo < total;) {
+    if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
+    uint32_t hi = (uint32_t)std::min<uint64_t>(total, lo + chunk);
+    double t0 = now_ms();
+    launch(lo, hi);
+    TRY(cudaGetLastError(), "cycle count: launch");
+    TRY(cudaStreamSynchronize(st->stream), "cycle count");
+    double ms = now_ms() - t0;
+    if (ms < TARGET_MS / 2 && chunk < (1u << 30)) chunk *= 2;
+    else if (ms > TARGET_MS * 2 && chunk > 1) chunk /= 2;
+    lo = hi;
+    report_progress(cancel, lo, total);
+  }
+  return DYNG_OK;
+}
+
+/* Runs walkers over a.n_tasks tasks to the end, in launches of a budget of
+** steps sized for about TARGET_MS each, asking `cancel` between them.  The
+** two sums are left in h[C_SUM0] and h[C_SUM1]. */
+static int run_walkers(DevState *st, DevCycles *c, WalkArgs a, const dyng_cancel *cancel, unsigned long long *h) {
+  int dev = 0, sms = 0;
+  TRY(cudaGetDevice(&dev), "cycle count");
+  TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cycle count");
+  uint64_t want = (uint64_t)(sms > 0 ? sms : 1) * 1024;
+  uint64_t tasks = ((uint64_t)a.n_tasks + 127) / 128 * 128;
+  uint32_t n_walkers = (uint32_t)std::max<uint64_t>(128, std::min(want, tasks));
+  size_t cap = (size_t)c->cap_walkers * sizeof(Walker);
+  TRY(cyc_reserve(c, (void **)&c->walkers, &cap, (size_t)n_walkers * sizeof(Walker)), "cycle count: walkers");
+  c->cap_walkers = (uint32_t)(cap / sizeof(Walker));
+  TRY(cudaMemsetAsync(c->walkers, 0xff, (size_t)n_walkers * sizeof(Walker), st->stream), "cycle count");
+  TRY(cudaMemsetAsync(c->ctr, 0, C_WORDS * sizeof(unsigned long long), st->stream), "cycle count");
+  a.w = c->walkers;
+  a.ctr = c->ctr;
+  uint32_t budget = 64;
+  for (;;) {
+    if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
+    TRY(cudaMemsetAsync(c->ctr + C_ACTIVE, 0, sizeof(unsigned long long), st->stream), "cycle count");
+    double t0 = now_ms();
+    k_walk<<<n_walkers / 128, 128, 0, st->stream>>>(a, budget);
+    TRY(cudaGetLastError(), "cycle count: walk");
+    int rc = read_counters(st, c, h);
+    if (rc) return rc;
+    double ms = now_ms() - t0;
+    if (ms < TARGET_MS / 2 && budget < (1u << 24)) budget *= 2;
+    else if (ms > TARGET_MS * 2 && budget > 8) budget /= 2;
+    report_progress(cancel, std::min<uint64_t>(h[C_NEXT], a.n_tasks), a.n_tasks);
+    if (h[C_WRAP]) return DYNG_ETOOBIG;
+    if (!h[C_ACTIVE] && h[C_NEXT] >= a.n_tasks) return DYNG_OK;
+  }
+}
+
+/* The state's DevCycles, made on first use, with its counters. */
+static int cycles_of(DevState *st, DevCycles **out) {
+  if (!st->cycles) {
+    DevCycles *c = (DevCycles *)calloc(1, sizeof *c);
+    if (!c) return DYNG_ENOMEM;
+    cudaError_t e = dev_malloc((void **)&c->ctr, C_WORDS * sizeof(unsigned long long));
+    if (e != cudaSuccess) {
+      free(c);
+      return dev_fail(e, "cycle counters", st->err, sizeof st->err);
+    }
+    c->bytes = C_WORDS * sizeof(unsigned long long);
+    st->cycles = c;
+  }
+  *out = st->cycles;
+  return DYNG_OK;
+}
+
+static WalkArgs walk_args(const DevCycles *c, int k, int directed) {
+  WalkArgs a;
+  memset(&a, 0, sizeof a);
+  a.off = c->off;
+  a.nbr = c->nbr;
+  a.arc = c->arc;
+  a.n = c->n;
+  a.k = k;
+  a.directed = directed;
+  return a;
+}
+
+static int count_on_device(DevState *st, const dyng_graph_view *view, int k, int directed, uint64_t *count) {
+  if (k < DYNG_CYCLES_MIN_K || k > DYNG_CYCLES_MAX_K) return DYNG_EINVAL;
+  if (st->csr.n != view->n_vertices) return DYNG_EINVAL;
+  const dyng_cancel *cancel = view->cancel;
+  DevCycles *c = NULL;
+  int rc = cycles_of(st, &c);
+  if (rc == DYNG_OK) rc = snap_build(st, c, view);
+  if (rc) return rc;
+  if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
+  if (!c->n_ent) {
+    *count = 0;
+    return DYNG_OK;
+  }
+  unsigned long long h[C_WORDS];
+  TRY(cudaMemsetAsync(c->ctr, 0, C_WORDS * sizeof(unsigned long long), st->stream), "cycle count");
+  const uint32_t n = c->n;
+  if (k == 3) {
+    rc = run_ranges(st, cancel, c->n_ent, 1u << 16, [&](uint32_t lo, uint32_t hi) {
+      k_triangles<<<grid_for(((size_t)hi - lo) * 32, 256), 256, 0, st->stream>>>(c->off, c->nbr, c->arc, n, lo, hi,
+                                                                                   directed, c->ctr);
+    });
+  } else if (k == 4) {
+    /* Counters for as many blocks as 256 MiB holds (at least one). */
+    const size_t per_block = (size_t)n * (directed ? 2 : 1);
+    size_t blocks = ((size_t)256 << 20) / (per_block * 4);
+    blocks = std::max<size_t>(1, std::min<size_t>(blocks, 1024));
+    size_t cap = c->cap_scratch * 4;
+    TRY(cyc_reserve(c, (void **)&c->scratch, &cap, blocks * per_block * 4), "cycle count: counters");
+    c->cap_scratch = cap / 4;
+    TRY(cudaMemsetAsync(c->scratch, 0, blocks * per_block * 4, st->stream), "cycle count");
+    rc = run_ranges(st, cancel, n, 256, [&](uint32_t lo, uint32_t hi) {
+      unsigned grid = (unsigned)std::min<size_t>(blocks, (size_t)hi - lo);
+      k_quads<<<grid, 256, 0, st->stream>>>(c->off, c->nbr, c->arc, n, lo, hi, directed, c->scratch, c->ctr);
+    });
+  } else {
+    WalkArgs a = walk_args(c, k, directed);
+    a.n_tasks = c->n_ent;
+    rc = run_walkers(st, c, a, cancel, h);
+    if (rc == DYNG_OK) {
+      *count = h[C_SUM0];
+      return DYNG_OK;
+    }
+    return rc;
+  }
+  if (rc) return rc;
+  if ((rc = read_counters(st, c, h)) != DYNG_OK) return rc;
+  if (h[C_WRAP]) return DYNG_ETOOBIG;
+  *count = h[C_SUM0] - h[C_SUM1]; /* C_SUM1: only the directed 4-cycles' pairs with v = x */
+  return DYNG_OK;
+}
+
+int dev_cycles_count(void *state, const dyng_graph_view *view, int k, int directed, uint64_t *count) {
+  DevState *st = (DevState *)state;
+  try {
+    return count_on_device(st, view, k, directed != 0, count);
+  } catch (const std::bad_alloc &) {
+    return DYNG_ENOMEM;
+  } catch (...) {
+    snprintf(st->err, sizeof st->err, "counting cycles: unexpected C++ exception");
+    return DYNG_EBACKEND;
+  }
+}
+
+/* ---- per batch: the changed edges, found on the host ----------------------- */
+
+/* One copy of a simple edge a batch removed or added. */
+struct Touch {
+  uint64_t key;
+  int added;
+  bool operator<(const Touch &o) const { return key < o.key; }
+};
+
+/* A changed simple edge (status S_REMOVED or S_ADDED), its key in vertex
+** indices (undirected: min << 32 | max; directed: src << 32 | dst). */
+struct Changed {
+  uint64_t key;
+  uint32_t status;
+};
+
+static uint64_t copies_in(const dyng_adj_view *a, uint32_t x, uint32_t y) {
+  uint64_t n = 0;
+  for (uint32_t p = a->off[x], e = a->off[x] + a->deg[x]; p < e; p++) n += a->nbr[p] == y;
+  return n;
+}
+
+/* Copies of the simple edge a - b (directed: arc a -> b) in the new graph,
+** as engine/cycles.c counts them. */
+static uint64_t new_copies(const dyng_graph_view *g, int directed, uint32_t a, uint32_t b) {
+  if (!g->directed) return g->out.deg[b] < g->out.deg[a] ? copies_in(&g->out, b, a) : copies_in(&g->out, a, b);
+  if (directed) return g->in.deg[b] < g->out.deg[a] ? copies_in(&g->in, b, a) : copies_in(&g->out, a, b);
+  if ((uint64_t)g->out.deg[b] + g->in.deg[b] < (uint64_t)g->out.deg[a] + g->in.deg[a]) std::swap(a, b);
+  return copies_in(&g->out, a, b) + copies_in(&g->in, a, b);
+}
+
+/* The changed simple edges of the batch, in increasing key order (their
+** ranks).  DYNG_EINVAL for records that do not fit the graph. */
+static int find_changed(const dyng_graph_view *g, const dyng_changes *ch, int directed, std::vector<Changed> &out) {
+  std::vector<Touch> t;
+  t.reserve(2 * (ch->n_removed + ch->n_added));
+  for (size_t i = 0; i < ch->n_removed + ch->n_added; i++) {
+    const int added = i >= ch->n_removed;
+    const dyng_edge_change *r = added ? &ch->added[i - ch->n_removed] : &ch->removed[i];
+    if (r->src >= g->n_vertices || r->dst >= g->n_vertices) return DYNG_EINVAL;
+    uint32_t a = r->src, b = r->dst;
+    if (a == b) continue;
+    if (!directed && a > b) std::swap(a, b);
+    t.push_back(Touch{(uint64_t)a << 32 | b, added});
+    if (directed && !g->directed) t.push_back(Touch{(uint64_t)b << 32 | a, added});
+  }
+  std::sort(t.begin(), t.end());
+  for (size_t i = 0; i < t.size();) {
+    size_t j = i;
+    int64_t removed = 0, added = 0;
+    for (; j < t.size() && t[j].key == t[i].key; j++) (t[j].added ? added : removed)++;
+    const uint32_t a = (uint32_t)(t[i].key >> 32), b = (uint32_t)t[i].key;
+    const int64_t now = (int64_t)new_copies(g, directed, a, b), before = now + removed - added;
+    if (before < 0) return DYNG_EINVAL; /* more added than the graph has */
+    if (before && !now) out.push_back(Changed{t[i].key, S_REMOVED});
+    else if (!before && now) out.push_back(Changed{t[i].key, S_ADDED});
+    i = j;
+  }
+  return DYNG_OK;
+}
+
+/* Labels and snapshot degrees of the vertices v[0 .. m). */
+__global__ void k_gather(const uint32_t *label, const uint32_t *off, const uint32_t *v, uint32_t m, uint32_t *out) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < m; i += (size_t)gridDim.x * blockDim.x) {
+    const uint32_t l = label[v[i]];
+    out[2 * i] = l;
+    out[2 * i + 1] = off[l + 1] - off[l];
+  }
+}
+
+/* Byte offsets of the batch's arrays in one device buffer. */
+struct BatchLayout {
+  size_t ckey, okey, crank, tstart, tend, trank, cstatus, tphase, oarc, total;
+  BatchLayout(size_t nc, size_t no) {
+    size_t at = 0;
+    ckey = at, at += 8 * nc;
+    okey = at, at += 8 * no;
+    crank = at, at += 4 * nc;
+    tstart = at, at += 4 * nc;
+    tend = at, at += 4 * nc;
+    trank = at, at += 4 * nc;
+    cstatus = at, at += nc;
+    tphase = at, at += nc;
+    oarc = at, at += no;
+    total = at ? at : 1;
+  }
+};
+
+static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng_changes *changes, int k,
+                           int directed, dyng_cycles_diff *delta) {
+  if (k < DYNG_CYCLES_MIN_K || k > DYNG_CYCLES_MAX_K) return DYNG_EINVAL;
+  if (view->directed && !view->in.nbr) return DYNG_ESTATE;
+  if (st->csr.n != view->n_vertices) return DYNG_EINVAL;
+  const dyng_cancel *cancel = view->cancel;
+  std::vector<Changed> chg;
+  int rc = find_changed(view, changes, directed, chg);
+  if (rc) return rc;
+  if (chg.empty()) {
+    delta->lost = delta->gained = 0;
+    return DYNG_OK;
+  }
+  if (chg.size() > 0x7fffffffu) return DYNG_ETOOBIG;
+  const uint32_t nc = (uint32_t)chg.size();
+  DevCycles *c = NULL;
+  if ((rc = cycles_of(st, &c)) != DYNG_OK || (rc = snap_build(st, c, view)) != DYNG_OK) return rc;
+  if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
+
+  /* The endpoints' labels and degrees. */
+  std::vector<uint32_t> ends(2 * (size_t)nc), info(4 * (size_t)nc);
+  for (uint32_t i = 0; i < nc; i++) {
+    ends[2 * i] = (uint32_t)(chg[i].key >> 32);
+    ends[2 * i + 1] = (uint32_t)chg[i].key;
+  }
+  size_t cap = c->cap_batch;
+  TRY(cyc_reserve(c, &c->batch, &cap, std::max<size_t>(BatchLayout(nc, 2 * (size_t)nc).total, 24 * (size_t)nc)),
+      "cycle update");
+  c->cap_batch = cap;
+  uint32_t *d_ends = (uint32_t *)c->batch, *d_info = d_ends + 2 * (size_t)nc;
+  TRY(cudaMemcpyAsync(d_ends, ends.data(), 8 * (size_t)nc, cudaMemcpyHostToDevice, st->stream), "cycle update");
+  k_gather<<<grid_for(2 * (size_t)nc, 256), 256, 0, st->stream>>>(c->label, c->off, d_ends, 2 * nc, d_info);
+  TRY(cudaGetLastError(), "cycle update: labels");
+  TRY(cudaMemcpyAsync(info.data(), d_info, 16 * (size_t)nc, cudaMemcpyDeviceToHost, st->stream), "cycle update");
+  TRY(cudaStreamSynchronize(st->stream), "cycle update");
+
+  /* Keys in labels, the overlay of the removed edges, the tasks. */
+  std::vector<std::pair<uint64_t, uint32_t>> ck(nc);  /* label key, rank */
+  std::vector<std::pair<uint64_t, uint8_t>> ov;       /* overlay entry, arcs */
+  std::vector<uint32_t> tstart(nc), tend(nc), trank(nc);
+  std::vector<uint8_t> tphase(nc);
+  for (uint32_t i = 0; i < nc; i++) {
+    const uint64_t la = info[4 * i], da = info[4 * i + 1], lb = info[4 * i + 2], db = info[4 * i + 3];
+    ck[i] = {directed || la < lb ? la << 32 | lb : lb << 32 | la, i};
+    trank[i] = i;
+    tphase[i] = (uint8_t)chg[i].status;
+    if (directed) {
+      /* Arc a -> b: paths b -> ... -> a along the arcs. */
+      tstart[i] = (uint32_t)lb;
+      tend[i] = (uint32_t)la;
+    } else {
+      tstart[i] = (uint32_t)(da <= db ? la : lb);
+      tend[i] = (uint32_t)(da <= db ? lb : la);
+    }
+    if (chg[i].status != S_REMOVED) continue;
+    ov.push_back({la << 32 | lb, (uint8_t)(directed ? ARC_OUT : ARC_OUT | ARC_IN)});
+    ov.push_back({lb << 32 | la, (uint8_t)(directed ? ARC_IN : ARC_OUT | ARC_IN)});
+  }
+  std::sort(ck.begin(), ck.end());
+  std::sort(ov.begin(), ov.end());
+  size_t no = 0;
+  for (size_t i = 0; i < ov.size(); i++) {
+    if (no && ov[no - 1].first == ov[i].first) ov[no - 1].second |= ov[i].second;
+    else ov[no++] = ov[i];
+  }
+  BatchLayout L(nc, no);
+  std::vector<uint8_t> buf(L.total);
+  uint8_t *hb = buf.data();
+  for (uint32_t i = 0; i < nc; i++) {
+    ((uint64_t *)(hb + L.ckey))[i] = ck[i].first;
+    ((uint32_t *)(hb + L.crank))[i] = ck[i].second;
+    hb[L.cstatus + i] = (uint8_t)chg[ck[i].second].status;
+  }
+  for (size_t i = 0; i < no; i++) {
+    ((uint64_t *)(hb + L.okey))[i] = ov[i].first;
+    hb[L.oarc + i] = ov[i].second;
+  }
+  memcpy(hb + L.tstart, tstart.data(), 4 * (size_t)nc);
+  memcpy(hb + L.tend, tend.data(), 4 * (size_t)nc);
+  memcpy(hb + L.trank, trank.data(), 4 * (size_t)nc);
+  memcpy(hb + L.tphase, tphase.data(), nc);
+  TRY(cudaMemcpyAsync(c->batch, hb, L.total, cudaMemcpyHostToDevice, st->stream), "cycle update");
+  const uint8_t *db = (const uint8_t *)c->batch;
+
+  WalkArgs a = walk_args(c, k, directed);
+  a.delta = 1;
+  a.n_tasks = nc;
+  a.ckey = (const unsigned long long *)(db + L.ckey);
+  a.crank = (const uint32_t *)(db + L.crank);
+  a.cstatus = db + L.cstatus;
+  a.n_chg = nc;
+  a.okey = (const unsigned long long *)(db + L.okey);
+  a.oarc = db + L.oarc;
+  a.n_ovl = (uint32_t)no;
+  a.t_start = (const uint32_t *)(db + L.tstart);
+  a.t_end = (const uint32_t *)(db + L.tend);
+  a.t_rank = (const uint32_t *)(db + L.trank);
+  a.t_phase = db + L.tphase;
+  unsigned long long h[C_WORDS];
+  rc = run_walkers(st, c, a, cancel, h); /* synchronizes: buf may go */
+  if (rc) return rc;
+  delta->lost = h[C_SUM0];
+  delta->gained = h[C_SUM1];
+  return DYNG_OK;
+}
+
+int dev_cycles_delta(void *state, const dyng_graph_view *view, const dyng_changes *changes, int k, int directed,
+                     dyng_cycles_diff *delta) {
+  DevState *st = (DevState *)state;
+  try {
+    return delta_on_device(st, view, changes, k, directed != 0, delta);
+  } catch (const std::bad_alloc &) {
+    return DYNG_ENOMEM;
+  } catch (...) {
+    snprintf(st->err, sizeof st->err, "updating a cycle count: unexpected C++ exception");
+    return DYNG_EBACKEND;
+  }
+}
+
+/* ---- the state ------------------------------------------------------------ */
+
+void dev_cycles_stale(DevCycles *c) {
+  if (c) c->valid = 0;
+}
+
 size_t dev_cycles_bytes(const DevCycles *c) { return c ? c->bytes : 0; }
-void dev_cycles_free(DevCycles *c) { (void)c; }
+
+void dev_cycles_free(DevCycles *c) {
+  if (!c) return;
+  snap_free(c);
+  cudaFree(c->ctr);
+  cudaFree(c->walkers);
+  cudaFree(c->scratch);
+  cudaFree(c->batch);
+  free(c);
+}

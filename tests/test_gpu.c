@@ -18,6 +18,12 @@
 ** of device memory) goes to the CPU with the reason in dyng_config(), or is
 ** an error when CUDA was asked for.
 **
+** Cycle counts (dyng_cycle_count, k = 3..10, both modes) on CUDA equal the
+** CPU's on random graphs with hubs, parallel edges, antiparallel pairs and
+** self-loops, from scratch and through batches (kept counts updated by the
+** changed edges, or counted again), and ego-Facebook's 1,612,010
+** triangles when $DYNG_DATA_DIR has it.
+**
 ** Without a usable GPU the file is skipped with the reason, unless
 ** DYNG_REQUIRE_CUDA=1 (make check-gpu sets it): then it fails.
 */
@@ -355,6 +361,211 @@ static void test_grid_directed_real(void **state) { (void)state; run_case(1, 1, 
 static void test_grid_undirected_integer(void **state) { (void)state; run_case(1, 0, 1, 6); }
 static void test_hubs_directed_integer(void **state) { (void)state; run_case(2, 1, 1, 7); }
 static void test_hubs_undirected_real(void **state) { (void)state; run_case(2, 0, 0, 8); }
+
+/* ---- cycle counts ------------------------------------------------------- */
+
+static sqlite3_int64 query_i64(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) fail_msg("%s\n  in: %s", sqlite3_errmsg(db), sql);
+  if (sqlite3_step(st) != SQLITE_ROW) fail_msg("%s\n  in: %s", sqlite3_errmsg(db), sql);
+  sqlite3_int64 x = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return x;
+}
+
+/* Fills c(src, dst, a): m random edges among n nodes, a tenth of them from
+** one of three hubs; then copies of a twentieth of the edges (parallel
+** edges), their reverses (antiparallel pairs) and a few self-loops. */
+static void make_cycle_edges(sqlite3 *db, test_rng *r, int n, int m) {
+  exec_ok(db, "CREATE TABLE c(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL)");
+  sqlite3_stmt *st = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO c VALUES (?, ?, 1)", -1, &st, NULL), SQLITE_OK);
+  for (int i = 0; i < m + n / 20; i++) {
+    int hub = test_rng_below(r, 10) == 0;
+    sqlite3_int64 a = (sqlite3_int64)test_rng_below(r, hub ? 3 : (uint64_t)n);
+    sqlite3_int64 b = i < m ? (sqlite3_int64)test_rng_below(r, (uint64_t)n) : a; /* the last: self-loops */
+    sqlite3_bind_int64(st, 1, a);
+    sqlite3_bind_int64(st, 2, b);
+    assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  char sql[300];
+  snprintf(sql, sizeof sql,
+           "INSERT INTO c SELECT src, dst, 1 FROM c WHERE rowid %% 20 = 1;"
+           "INSERT INTO c SELECT dst, src, 1 FROM c WHERE rowid %% 20 = 2");
+  exec_ok(db, sql);
+}
+
+/* A batch of n changes to c: inserts (a few of them copies of an existing
+** edge or its reverse), deletes and weight updates. */
+static void cycle_batch(sqlite3 *db, test_rng *r, int n, int n_nodes) {
+  exec_ok(db, "BEGIN");
+  for (int i = 0; i < n; i++) {
+    char sql[300];
+    switch (test_rng_below(r, 4)) {
+    case 0:
+      snprintf(sql, sizeof sql, "INSERT INTO c VALUES (%d, %d, 1)", (int)test_rng_below(r, (uint64_t)n_nodes),
+               (int)test_rng_below(r, (uint64_t)n_nodes));
+      break;
+    case 1:
+      snprintf(sql, sizeof sql,
+               "INSERT INTO c SELECT %s, 1 FROM c LIMIT 1 OFFSET abs(random()) %% max(1, (SELECT count(*) FROM c))",
+               test_rng_below(r, 2) ? "src, dst" : "dst, src");
+      break;
+    case 2:
+      snprintf(sql, sizeof sql,
+               "DELETE FROM c WHERE rowid = (SELECT rowid FROM c LIMIT 1 OFFSET abs(random()) %% "
+               "max(1, (SELECT count(*) FROM c)))");
+      break;
+    default:
+      snprintf(sql, sizeof sql,
+               "UPDATE c SET a = a + 1 WHERE rowid = (SELECT rowid FROM c LIMIT 1 OFFSET abs(random()) %% "
+               "max(1, (SELECT count(*) FROM c)))");
+    }
+    exec_ok(db, sql);
+  }
+  exec_ok(db, "COMMIT");
+}
+
+/* dyng_cycle_count of the CUDA graph `gg` equals the CPU graph `gc`'s for
+** k = k_from .. k_to in both modes. */
+static void compare_cycle_counts(sqlite3 *db, int k_from, int k_to, const char *when) {
+  for (int k = k_from; k <= k_to; k++)
+    for (int directed = 0; directed < 2; directed++) {
+      char sql[200];
+      const char *mode = directed ? ", 'directed'" : "";
+      snprintf(sql, sizeof sql, "SELECT dyng_cycle_count('gc', %d%s)", k, mode);
+      sqlite3_int64 cpu = query_i64(db, sql);
+      snprintf(sql, sizeof sql, "SELECT dyng_cycle_count('gg', %d%s)", k, mode);
+      sqlite3_int64 gpu = query_i64(db, sql);
+      if (cpu != gpu)
+        fail_msg("%s: %d-cycles%s: CPU %lld, CUDA %lld", when, k, directed ? " (directed)" : "", (long long)cpu,
+                 (long long)gpu);
+    }
+}
+
+/* The counts a graph keeps, summed over its k and modes: its updates (a
+** batch's changed edges) and its recounts. */
+static sqlite3_int64 kept_count_field(sqlite3 *db, const char *graph, const char *field) {
+  char sql[400];
+  snprintf(sql, sizeof sql,
+           "SELECT coalesce(sum(json_extract(c.value, '$.%s')), 0) FROM json_each(dyng_config(), '$.graphs') AS g, "
+           "json_each(g.value, '$.cycle_counts') AS c WHERE json_extract(g.value, '$.name') = '%s'",
+           field, graph);
+  return query_i64(db, sql);
+}
+
+/* Cycle counts on CUDA equal the CPU's for k = 3..7 in both modes, from
+** scratch and through batches (the kept counts follow each batch by its
+** changed edges, or count again when that runs long), on a random graph
+** with hubs, parallel edges, antiparallel pairs and self-loops. */
+static void cycle_case(int directed, uint64_t salt) {
+  test_rng r;
+  test_rng_seed(&r, test_seed() ^ (salt * 0x9e3779b97f4a7c15ULL));
+  sqlite3 *db = open_db();
+  int quick = getenv("DYNG_TEST_QUICK") != NULL;
+  int n = quick ? 60 : 400, k_to = quick ? 5 : 7;
+  make_cycle_edges(db, &r, n, 3 * n);
+  char sql[300];
+  snprintf(sql, sizeof sql,
+           "CREATE VIRTUAL TABLE gc USING dyng(edges=c, weights=a, directed=%d, backend=cpu);"
+           "CREATE VIRTUAL TABLE gg USING dyng(edges=c, weights=a, directed=%d, backend=cuda)",
+           directed, directed);
+  exec_ok(db, sql);
+  char *on = query_text(db, "SELECT json_extract(value, '$.runs_on.cycle_counts') FROM json_each(dyng_config(), "
+                            "'$.graphs') WHERE json_extract(value, '$.name') = 'gg'");
+  assert_non_null(on);
+  if (strncmp(on, "cuda", 4) != 0) fail_msg("cycle counts of a CUDA graph run on %s", on);
+  free(on);
+  compare_cycle_counts(db, 3, k_to, "from scratch");
+  const int sizes[] = {1, 2, 5, 40, 3, 1};
+  for (int b = 0; b < (quick ? 3 : 6); b++) {
+    cycle_batch(db, &r, sizes[b], n);
+    char when[40];
+    snprintf(when, sizeof when, "after batch %d", b + 1);
+    compare_cycle_counts(db, 3, k_to, when);
+  }
+  sqlite3_int64 updates = kept_count_field(db, "gg", "updates"), recounts = kept_count_field(db, "gg", "recounts");
+  printf("# %s: CUDA kept counts: %lld updates, %lld recounts\n", directed ? "directed" : "undirected",
+         (long long)updates, (long long)recounts);
+  if (!quick) assert_true(updates > 0);
+  sqlite3_close(db);
+}
+
+static void test_cycle_counts_undirected_graph(void **state) { (void)state; cycle_case(0, 11); }
+static void test_cycle_counts_directed_graph(void **state) { (void)state; cycle_case(1, 12); }
+
+/* k = 8..10 on a small sparse graph (a ring with chords, so that long
+** cycles exist), from scratch and after a batch, both modes. */
+static void test_long_cycle_counts_small_sparse_graph(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, test_seed() ^ 0xc1c1e);
+  for (int directed = 0; directed < 2; directed++) {
+    sqlite3 *db = open_db();
+    int n = getenv("DYNG_TEST_QUICK") ? 24 : 60;
+    exec_ok(db, "CREATE TABLE c(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL)");
+    char sql[300];
+    snprintf(sql, sizeof sql,
+             "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x < %d) "
+             "INSERT INTO c SELECT x, (x + 1) %% %d, 1 FROM i",
+             n - 1, n);
+    exec_ok(db, sql);
+    for (int i = 0; i < n / 2; i++) {
+      snprintf(sql, sizeof sql, "INSERT INTO c VALUES (%d, %d, 1)", (int)test_rng_below(&r, (uint64_t)n),
+               (int)test_rng_below(&r, (uint64_t)n));
+      exec_ok(db, sql);
+    }
+    snprintf(sql, sizeof sql,
+             "CREATE VIRTUAL TABLE gc USING dyng(edges=c, weights=a, directed=%d, backend=cpu);"
+             "CREATE VIRTUAL TABLE gg USING dyng(edges=c, weights=a, directed=%d, backend=cuda)",
+             directed, directed);
+    exec_ok(db, sql);
+    compare_cycle_counts(db, 8, 10, "from scratch");
+    cycle_batch(db, &r, 4, n);
+    compare_cycle_counts(db, 8, 10, "after a batch");
+    sqlite3_close(db);
+  }
+}
+
+/* ego-Facebook ($DYNG_DATA_DIR/facebook_combined.txt, when present): SNAP's
+** 1,612,010 triangles, and 3- and 4-cycles in both modes equal to the CPU's,
+** also after deleting a seventh of the edges. */
+static void test_facebook_cycle_counts_when_present(void **state) {
+  (void)state;
+  const char *dir = getenv("DYNG_DATA_DIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/facebook_combined.txt", dir ? dir : "");
+  FILE *f = dir && !getenv("DYNG_TEST_QUICK") ? fopen(path, "r") : NULL;
+  if (!f) {
+    skip();
+    return;
+  }
+  sqlite3 *db = open_db();
+  exec_ok(db, "CREATE TABLE c(src INTEGER, dst INTEGER, a REAL); BEGIN");
+  sqlite3_stmt *p = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO c VALUES (?, ?, 1)", -1, &p, NULL), SQLITE_OK);
+  long long u, v;
+  char line[256];
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#' || sscanf(line, "%lld %lld", &u, &v) != 2) continue;
+    sqlite3_bind_int64(p, 1, u);
+    sqlite3_bind_int64(p, 2, v);
+    assert_int_equal(sqlite3_step(p), SQLITE_DONE);
+    sqlite3_reset(p);
+  }
+  fclose(f);
+  sqlite3_finalize(p);
+  exec_ok(db, "COMMIT;"
+              "CREATE VIRTUAL TABLE gc USING dyng(edges=c, weights=a, directed=0, backend=cpu);"
+              "CREATE VIRTUAL TABLE gg USING dyng(edges=c, weights=a, directed=0, backend=cuda)");
+  assert_int_equal(query_i64(db, "SELECT dyng_cycle_count('gg', 3)"), 1612010);
+  compare_cycle_counts(db, 3, 4, "ego-Facebook");
+  exec_ok(db, "DELETE FROM c WHERE rowid % 7 = 0");
+  compare_cycle_counts(db, 3, 4, "ego-Facebook less a seventh");
+  sqlite3_close(db);
+}
 
 /* Runs this program again as `mode`, with `env` ("NAME=VALUE", or NULL)
 ** added to its environment and DYNG_REQUIRE_CUDA removed; the child's
@@ -894,6 +1105,10 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_hubs_directed_integer),     cmocka_unit_test(test_hubs_undirected_real),
       cmocka_unit_test(test_kept_trees_through_reloads_of_the_device_copy),
       cmocka_unit_test(test_weights_of_very_different_sizes),
+      cmocka_unit_test(test_cycle_counts_undirected_graph),
+      cmocka_unit_test(test_cycle_counts_directed_graph),
+      cmocka_unit_test(test_long_cycle_counts_small_sparse_graph),
+      cmocka_unit_test(test_facebook_cycle_counts_when_present),
       cmocka_unit_test(test_host_loop_gives_the_same_trees),
       cmocka_unit_test(test_graph_too_large_for_the_device),
       cmocka_unit_test(test_device_full_after_attach),
