@@ -75,6 +75,10 @@
 **                              dyng_mosp query, which builds the ensemble
 **                              and finds its path (on CUDA on the device)
 **   mosp_path_cpu / _cuda      the dyng_mosp query alone
+**   mosp_trees_path_cuda       the three trees' updates (the sum of their
+**                              ms in dyng_update's report) plus the query:
+**                              the update of the MOSP answer without
+**                              reading the log and applying the batch
 **   mosp_recompute_cuda        on the second connection (cache_mb = 0,
 **                              following the batch untimed) the dyng_mosp
 **                              query, which computes the three trees from
@@ -194,6 +198,7 @@ static void run_mosp(sqlite3 *db, sqlite3 *db2, report *r, int runs, long batch,
   free(mosp_rows(db, "gg", s, t));
   if (cpu) free(mosp_rows(db, "gc", s, t));
   double *u[2], *p[2], *rc = xmalloc(sizeof(double) * (size_t)runs), *len = xmalloc(sizeof(double) * (size_t)runs);
+  double *tp = xmalloc(sizeof(double) * (size_t)runs); /* CUDA: the trees' updates plus the path */
   for (int c = 0; c < 2; c++) u[c] = xmalloc(sizeof(double) * (size_t)runs), p[c] = xmalloc(sizeof(double) * (size_t)runs);
   int same = 0;
   uint64_t rng = 4242;
@@ -220,13 +225,21 @@ static void run_mosp(sqlite3 *db, sqlite3 *db2, report *r, int runs, long batch,
       const char *g = c ? "gg" : "gc";
       snprintf(sql, sizeof sql, "SELECT dyng_update('%s')", g);
       double t0 = now_s();
-      free(text(db, sql));
+      char *report = text(db, sql);
       double t1 = now_s();
       snprintf(sql, sizeof sql, "SELECT count(*), sum(edge) FROM dyng_mosp('%s', %lld, %lld)", g, s, t);
       free(text(db, sql));
       double t2 = now_s();
       u[c][i] = t2 - t0;
       p[c][i] = t2 - t1;
+      if (c) {
+        /* The trees' part of the update, from its report. */
+        sqlite3_stmt *st = prepare(db, "SELECT sum(json_extract(value, '$.ms')) FROM json_each(?1, '$.trees')");
+        sqlite3_bind_text(st, 1, report, -1, SQLITE_STATIC);
+        tp[i] = (sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) / 1e3 : NAN) + p[c][i];
+        sqlite3_finalize(st);
+      }
+      free(report);
       rows[c] = mosp_rows(db, g, s, t); /* again, untimed, for the comparison */
     }
     len[i] = atof(rows[1]);
@@ -261,14 +274,19 @@ static void run_mosp(sqlite3 *db, sqlite3 *db2, report *r, int runs, long batch,
   }
   snprintf(name, sizeof name, "mosp_path_cuda_%s", bname);
   report_add(r, name, "ms", 1e3, p[1], runs, "the dyng_mosp query");
+  snprintf(name, sizeof name, "mosp_trees_path_cuda_%s", bname);
+  snprintf(note, sizeof note, "three tree updates (from dyng_update's report) and the path; goal 15 ms");
+  report_add(r, name, "ms", 1e3, tp, runs, note);
   snprintf(name, sizeof name, "mosp_recompute_cuda_%s", bname);
-  snprintf(note, sizeof note, "three trees from scratch and the path; / update = %.2fx", median_of(rc, runs) / mu_cuda);
+  snprintf(note, sizeof note, "three trees from scratch and the path; / (trees and path) = %.2fx",
+           median_of(rc, runs) / median_of(tp, runs));
   report_add(r, name, "ms", 1e3, rc, runs, note);
   if (cpu) report_ratio(r, "mosp_update_cpu_over_cuda", median_of(u[0], runs) / mu_cuda);
   report_ratio(r, "mosp_update_cuda_ms", 1e3 * mu_cuda);
-  report_ratio(r, "mosp_recompute_over_update", median_of(rc, runs) / mu_cuda);
+  report_ratio(r, "mosp_trees_path_cuda_ms", 1e3 * median_of(tp, runs));
+  report_ratio(r, "mosp_recompute_over_trees_path", median_of(rc, runs) / median_of(tp, runs));
   for (int c = 0; c < 2; c++) free(u[c]), free(p[c]);
-  free(rc), free(len);
+  free(rc), free(len), free(tp);
 }
 
 int main(int argc, char **argv) {

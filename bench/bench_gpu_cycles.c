@@ -250,6 +250,7 @@ int main(int argc, char **argv) {
     else usage();
   }
   if (!src || runs < 1 || batch < 2) usage();
+  setvbuf(stdout, NULL, _IOLBF, 0);
   count_case cc[MAX_COUNTS];
   int n_cc = parse_counts(counts, cc);
   if (n_cc == 0) usage();

@@ -1065,6 +1065,21 @@ static void test_mosp_path_longer_than_first_room(void **state) {
   char *n = query_text(db, sql);
   assert_string_equal(n, "1");
   free(n);
+  /* dyng_path walks the same length on the device's kept tree. */
+  for (int k = 0; k < 3; k++) {
+    char *paths[2];
+    for (int g = 0; g < 2; g++) {
+      snprintf(sql, sizeof sql,
+               "SELECT count(*) || ' ' || group_concat(node || ':' || ifnull(edge, '') || ':' || agg_cost, ' ') "
+               "FROM dyng_path('%s', 0, %d, %d)",
+               g ? "gg" : "gc", L, k);
+      paths[g] = query_text(db, sql);
+      assert_non_null(paths[g]);
+    }
+    assert_true(atoi(paths[1]) > 4096);
+    assert_string_equal(paths[0], paths[1]);
+    free(paths[0]), free(paths[1]);
+  }
   sqlite3_close(db);
 }
 
