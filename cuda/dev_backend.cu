@@ -5,9 +5,11 @@
 ** out-adjacency as a CSR in device memory (cuda/dev_sssp.cu) and the work
 ** space of a shortest-path search.  A batch is followed by copying the
 ** entries of the vertices it touched (cuda/dev_sssp.cu).  A tree is
-** computed on the device and copied to the host arrays the caller owns; the
-** device keeps its own copy, so that a batch repairs it there and sends the
-** host only the rows that changed (dev_sssp_repair).  Every CUDA failure
+** computed on the device and stays there (the host's arrays are marked
+** host_stale): a batch repairs it there (dev_sssp_repair), and a query
+** copies the rows it reads (dev_tree_fetch, dev_tree_path).  Cycle counts
+** (dev_cycles.cu) and the MOSP path (dev_mosp.cu) run on the same state.
+** Every CUDA failure
 ** becomes a DYNG_E... code with the CUDA message in error_message(); out of
 ** device memory is DYNG_ENOMEM, which makes the host keep that graph on the
 ** CPU.  With DYNG_CUDA_PROFILE=1 every search writes one line to stderr:
@@ -83,7 +85,9 @@ static int dev_tree_for(DevState *st, const dyng_sssp_tree *key, uint32_t n, Dev
     st->trees = t;
   }
   if (t->cap < n) {
-    uint32_t cap = n + n / 8 + 1024;
+    /* Room to grow, within 32-bit vertex numbers. */
+    uint64_t want = (uint64_t)n + n / 8 + 1024;
+    uint32_t cap = want > 0xffffffffu ? 0xffffffffu : (uint32_t)want;
     unsigned long long *d = NULL;
     uint32_t *p = NULL, *e = NULL;
     cudaError_t ce = dev_malloc((void **)&d, (size_t)cap * 8);
@@ -247,7 +251,8 @@ static int dev_pick_reserve(DevState *st, uint32_t n) {
   cudaFreeHost(st->h_pick);
   st->d_pick = st->h_pick = NULL;
   st->pick_cap = 0;
-  uint32_t cap = n + n / 2 + 256;
+  uint64_t want = (uint64_t)n + n / 2 + 256;
+  uint32_t cap = want > 0xffffffffu ? 0xffffffffu : (uint32_t)want;
   int rc = dev_fail(dev_malloc((void **)&st->d_pick, (size_t)cap * 24), "keeping query rows", st->err, sizeof st->err);
   if (rc == DYNG_OK)
     rc = dev_fail(cudaMallocHost((void **)&st->h_pick, (size_t)cap * 24), "keeping query rows (pinned host memory)",
@@ -317,7 +322,9 @@ static int dev_tree_fetch(void *state, dyng_sssp_tree *t, const uint32_t *vertic
   }
   if (n == 0) return DYNG_OK;
   /* n rows of 24 bytes, then the list of their n vertices. */
-  int rc = dev_pick_reserve(st, n + n / 6 + 1);
+  uint64_t room = (uint64_t)n + n / 6 + 1;
+  if (room > 0xffffffffu) return DYNG_EINVAL; /* more rows than a tree has */
+  int rc = dev_pick_reserve(st, (uint32_t)room);
   if (rc != DYNG_OK) return rc;
   uint32_t *h_list = (uint32_t *)(st->h_pick + 3 * (size_t)n);
   for (uint32_t i = 0; i < n; i++) {
@@ -377,8 +384,8 @@ static int dev_tree_path(void *state, const dyng_sssp_tree *t, uint32_t target, 
   if (!dt) return DYNG_ESTATE;
   uint32_t have = dt->cap < st->csr.n ? dt->cap : st->csr.n;
   if (target >= have) return DYNG_OK; /* a vertex newer than the tree: unreached */
-  /* Room for the path and, after it, its length. */
-  int rc = dev_pick_reserve(st, cap + 1);
+  /* Room for its length and the path, 4 bytes each (a picked row is 24). */
+  int rc = dev_pick_reserve(st, (uint32_t)(((uint64_t)cap + 1) * 4 / 24 + 1));
   if (rc != DYNG_OK) return rc;
   uint32_t *d_out = (uint32_t *)st->d_pick, *h_out = (uint32_t *)st->h_pick;
   k_tree_path<<<1, 32, 0, st->stream>>>(dt->dist, dt->parent, t->source, target, cap, have, d_out + 1, d_out);

@@ -8,7 +8,8 @@
 
 #include "cuda/dev_graph.cuh"
 
-/* The device copy of a tree the host keeps (found by the host's pointer). */
+/* The device copy of a host tree this backend computed, kept or held by a
+** query (found by the host tree's address; freed by tree_release). */
 struct DevTree {
   DevTree *next;
   const dyng_sssp_tree *key;

@@ -11,10 +11,12 @@
 ** passes it as a read-only dyng_graph_view.  graph_attach builds the
 ** backend's own copy (the CPU backend reads the view directly and keeps
 ** nothing); graph_update is called after every change of the host graph.
-** Results come back in host memory the caller owns.  Functions return 0 or
-** a negative DYNG_E... code and never let another kind of error (a C++
-** exception, a CUDA error) cross this boundary; error_message() gives the
-** text of the last failure of a state, owned by the backend.
+** Results come back in host memory the caller owns, except the rows of a
+** tree that a backend keeps (host_stale, tree_fetch below).  Functions
+** return 0 or a negative DYNG_E... code and never let another kind of
+** error (a C++ exception, a CUDA error) cross this boundary;
+** error_message() gives the text of the last failure of a state, owned by
+** the backend.
 */
 #ifndef DYNG_BACKEND_H
 #define DYNG_BACKEND_H
@@ -79,7 +81,8 @@ struct dyng_backend {
 
   /* The analyses below are optional: where an entry is NULL the host
   ** computes that analysis on its own graph (engine/cycles.h,
-  ** engine/mosp.h), and dyng_config() says so.  Each stops with
+  ** engine/mosp.h), and dyng_config() says so; the two cycles entries are
+  ** used together or not at all.  Each stops with
   ** DYNG_EINTERRUPTED when view->cancel says so; DYNG_ENOMEM means the
   ** backend ran out of its own (device) memory. */
 

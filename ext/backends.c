@@ -559,6 +559,12 @@ static int dyngStart(void) {
     nTried++;
     char zErr[DYNG_REASON] = "";
     int rc = p->pDesc->init(dyng__b.aDevice[dyng__b.iDevice].iOrdinal, zErr, sizeof zErr);
+    const dyng_backend *pBe = p->pDesc->backend;
+    if (rc == 0 && !pBe->tree_fetch != !pBe->tree_path) {
+      /* The host could not read the rows of its trees. */
+      rc = -1;
+      snprintf(zErr, sizeof zErr, "its backend has only one of tree_fetch and tree_path");
+    }
     if (rc == 0) {
       const DyngDevice *d = &dyng__b.aDevice[dyng__b.iDevice];
       char zReason[DYNG_REASON];

@@ -170,7 +170,12 @@ void dyngTreeRelease(DyngTree *pOwned) { dyngTreeFree(pOwned); }
 int dyngTreeRows(DyngGraph *pG, dyng_sssp_tree *t, const uint32_t *aV, uint32_t n) {
   if (!t->host_stale) return DYNG_OK;
   const dyng_backend *pBe = pG->pBackend;
-  if (pBe->tree_fetch) return pBe->tree_fetch(pG->pBackendState, t, aV, aV ? n : 0);
+  if (pBe->tree_fetch) {
+    int erc = pBe->tree_fetch(pG->pBackendState, t, aV, aV ? n : 0);
+    /* Some rows need device room to be gathered; every row needs none. */
+    if (erc == DYNG_ENOMEM && aV) erc = pBe->tree_fetch(pG->pBackendState, t, NULL, 0);
+    return erc;
+  }
   /* The backend that held it is gone (its graph left the device while a
   ** query held a tree it does not keep): computed again, on the host. */
   dyng_graph_view view;
@@ -216,6 +221,13 @@ int dyngTreePath(DyngGraph *pG, dyng_sssp_tree *t, uint32_t vTarget, uint32_t **
       nCap = n;
       continue;
     }
+    if (erc == DYNG_ENOMEM) {
+      /* No device room for the walk: every row to the host, and the walk
+      ** there. */
+      sqlite3_free(aV);
+      erc = pBe->tree_fetch(pG->pBackendState, t, NULL, 0);
+      return erc == DYNG_OK ? dyngTreePath(pG, t, vTarget, paV, pn) : erc;
+    }
     if (erc == DYNG_OK && n) erc = pBe->tree_fetch(pG->pBackendState, t, aV, n);
     if (erc != DYNG_OK || !n) {
       sqlite3_free(aV);
@@ -228,16 +240,10 @@ int dyngTreePath(DyngGraph *pG, dyng_sssp_tree *t, uint32_t vTarget, uint32_t **
 }
 
 void dyngTreesToHost(DyngGraph *pG) {
-  for (DyngTree **pp = &pG->pTrees; *pp;) {
-    DyngTree *p = *pp;
-    if (dyngTreeRows(pG, &p->tree, NULL, 0) == DYNG_OK) {
-      pp = &p->pNext;
-      continue;
-    }
-    *pp = p->pNext;
-    pG->pConn->nTreeBytes -= dyngTreeBytes(p);
-    dyngTreeFree(p);
-  }
+  /* A tree whose rows cannot come stays host_stale (a query may hold it):
+  ** the next use computes it again on the new backend (dyngTreeRows,
+  ** dyngTreeFollow). */
+  for (DyngTree *p = pG->pTrees; p; p = p->pNext) (void)dyngTreeRows(pG, &p->tree, NULL, 0);
 }
 
 /* One tree's part of a batch: what was decided and how it went. */
@@ -272,6 +278,9 @@ static void dyngTreeFollow(DyngTreesRun *pRun, DyngTreeJob *pJob) {
   int erc = DYNG_OK;
   size_t nTouched = 0;
   int bRecompute = pRun->bHuge;
+  /* Rows the backend no longer holds (the graph left the device and they
+  ** could not come over): only a recomputation brings them back. */
+  if (p->tree.host_stale && !pG->pBackend->tree_fetch) bRecompute = 1;
   if (!bRecompute && p->nGaveUpAt && nChanged >= p->nGaveUpAt) {
     bRecompute = 1;
     if (++p->nSkipped >= DYNG_RETRY_AFTER) p->nGaveUpAt *= 2, p->nSkipped = 0;

@@ -44,14 +44,14 @@ typedef struct DyngDeadline {
 
 static int dyngPastDeadline(void *ctx) { return dyngNowMs() > ((DyngDeadline *)ctx)->tEnd; }
 
-/* Counts pG's k-cycles on its backend (the host engine where the backend
-** has no cycles_count).  Out of device memory moves the graph to the CPU
+/* Counts pG's k-cycles on its backend (the host engine unless the backend
+** has both cycles_count and cycles_delta).  Out of device memory moves the graph to the CPU
 ** and counts there, or fails with *pzErr when CUDA is required
 ** (DYNG_EBACKEND). */
 static int dyngCyclesCount(DyngGraph *pG, dyng_graph_view *pView, int k, int bDirected, uint64_t *pn,
                            char **pzErr) {
   const dyng_backend *pBe = pG->pBackend;
-  if (!pBe->cycles_count) return dyng_cycles_count(pView, k, bDirected, pView->cancel, pn);
+  if (!pBe->cycles_count || !pBe->cycles_delta) return dyng_cycles_count(pView, k, bDirected, pView->cancel, pn);
   int erc = pBe->cycles_count(pG->pBackendState, pView, k, bDirected, pn);
   if (erc != DYNG_ENOMEM || pBe == dyng_backend_cpu()) return erc;
   if (dyngGraphLeaveDevice(pG, "counting cycles", pzErr) != SQLITE_OK) return *pzErr ? DYNG_EBACKEND : DYNG_ENOMEM;
@@ -59,11 +59,12 @@ static int dyngCyclesCount(DyngGraph *pG, dyng_graph_view *pView, int k, int bDi
 }
 
 /* Brings *pn, pG's k-cycle count before the batch pChanges, up to date, on
-** the backend (the host engine where it has no cycles_delta). */
+** the backend (the host engine unless it has both cycles entries). */
 static int dyngCyclesUpdate(DyngGraph *pG, const dyng_graph_view *pView, const dyng_changes *pChanges, int k,
                             int bDirected, uint64_t *pn) {
   const dyng_backend *pBe = pG->pBackend;
-  if (!pBe->cycles_delta) return dyng_cycles_update(pView, pChanges, k, bDirected, pView->cancel, pn);
+  if (!pBe->cycles_count || !pBe->cycles_delta)
+    return dyng_cycles_update(pView, pChanges, k, bDirected, pView->cancel, pn);
   dyng_cycles_diff d;
   int erc = pBe->cycles_delta(pG->pBackendState, pView, pChanges, k, bDirected, &d);
   return erc == DYNG_OK ? dyng_cycles_apply(&d, pn) : erc;

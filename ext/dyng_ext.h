@@ -284,7 +284,8 @@ int dyngTreeRows(DyngGraph *pG, dyng_sssp_tree *t, const uint32_t *aV, uint32_t 
 int dyngTreePath(DyngGraph *pG, dyng_sssp_tree *t, uint32_t vTarget, uint32_t **paV, uint32_t *pn);
 
 /* Brings every kept tree of pG wholly to the host (before its backend's
-** state goes); a tree that cannot come is dropped. */
+** state goes); a tree that cannot come stays host_stale and is computed
+** again on its next use. */
 void dyngTreesToHost(DyngGraph *pG);
 
 /* Brings pG's kept trees up to date with a batch already applied to its

@@ -216,6 +216,27 @@ static void compare_trees(sqlite3 *db, sqlite3_int64 source, const char *obj, in
   free(diff);
 }
 
+/* dyng_sssp(gg, source) WHERE node = target (one row read from the
+** device): the CPU's distance, no parent at the source only, and a parent
+** edge that joins parent and node. */
+static void compare_point(sqlite3 *db, sqlite3_int64 source, sqlite3_int64 target, const char *obj) {
+  char sql[900];
+  snprintf(sql, sizeof sql,
+           "SELECT (SELECT dist FROM dyng_sssp('gg', %lld, '%s') WHERE node = %lld) IS "
+           "       (SELECT dist FROM dyng_sssp('gc', %lld, '%s') WHERE node = %lld) "
+           "   AND ifnull((SELECT (parent IS NULL) = (node = %lld) AND (node = %lld OR EXISTS ("
+           "                 SELECT 1 FROM e WHERE e.rowid = g.edge AND ((e.src = g.parent AND e.dst = g.node) "
+           "                 OR (e.dst = g.parent AND e.src = g.node)))) "
+           "               FROM dyng_sssp('gg', %lld, '%s') AS g WHERE node = %lld), 1)",
+           (long long)source, obj, (long long)target, (long long)source, obj, (long long)target, (long long)source,
+           (long long)source, (long long)source, obj, (long long)target);
+  char *ok = query_text(db, sql);
+  if (!ok || strcmp(ok, "1") != 0)
+    fail_msg("dyng_sssp from %lld, node %lld (%s): CUDA's row differs from the CPU's (%s)", (long long)source,
+             (long long)target, obj, ok ? ok : sqlite3_errmsg(db));
+  free(ok);
+}
+
 /* dyng_path on gg from `source` to `target`: it ends at the CPU's distance
 ** (or has no rows when the CPU does not reach the target), starts at the
 ** source with cost 0, ends at the target, and each step is an edge of e
@@ -276,7 +297,10 @@ static void run_case(int kind, int directed, int integer, uint64_t salt) {
   size_t n_sizes = quick ? 3 : sizeof sizes / sizeof *sizes;
   for (size_t b = 0; b < n_sizes; b++) {
     random_batch(db, &r, sizes[b], n, integer);
-    /* Paths first, while the kept trees' rows are still on the device. */
+    /* One row at a time first, then paths, while the kept trees' rows are
+    ** still on the device. */
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++) compare_point(db, sources[i], some_node(db), i == 2 ? "b" : "a");
     for (int i = 0; i < 3; i++)
       for (int j = 0; j < 4; j++) compare_path(db, sources[i], some_node(db), i == 2 ? "b" : "a", directed);
     for (int i = 0; i < 3; i++) compare_trees(db, sources[i], i == 2 ? "b" : "a", directed);
@@ -765,6 +789,79 @@ static int child_full_later(void) {
   return ok ? 0 : 4;
 }
 
+/* Kept trees on the device when the device fills: in the child, every
+** device allocation past 1.6 MB fails, which the graph and its trees stay
+** under and the MOSP path's ensemble does not. */
+static void test_device_full_with_kept_trees(void **state) {
+  (void)state;
+  int rc = run_child("--mosp-full", "DYNG_CUDA_MAX_ALLOC=1600000");
+  if (rc != 0) fail_msg("the child with DYNG_CUDA_MAX_ALLOC failed (status %d; see the log)", rc);
+}
+
+/* In the child of test_device_full_with_kept_trees: a binary tree of
+** 100,000 vertices (directed, every path unique), three objectives.
+** dyng_mosp computes and keeps the three trees on the device (each array
+** under 1 MB), then its ensemble (27 bytes a vertex) finds no room: the
+** graph must move to the CPU, bringing the kept trees' rows, and answer as
+** a CPU graph, also after a batch.  Returns 0 when all holds. */
+static char *mosp_rows(sqlite3 *db, const char *graph, sqlite3_int64 s, sqlite3_int64 t);
+
+static int child_mosp_full(void) {
+  sqlite3 *db = NULL;
+  char *err = NULL;
+  if (sqlite3_open(":memory:", &db) != SQLITE_OK) return 1;
+  sqlite3_enable_load_extension(db, 1);
+  if (sqlite3_load_extension(db, getenv("DYNG_EXTENSION"), "sqlite3_dyng_init", &err) != SQLITE_OK) {
+    fprintf(stderr, "mosp-full: cannot load: %s\n", err ? err : "?");
+    return 2;
+  }
+  static const char *setup =
+      "CREATE TABLE m(src INTEGER, dst INTEGER, a REAL, b REAL, c REAL);"
+      "WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i WHERE x < 99999) "
+      "INSERT INTO m SELECT (x - 1) / 2, x, 1 + x % 7, 1 + x % 5, 1 + x % 3 FROM i;"
+      "CREATE VIRTUAL TABLE gm USING dyng(edges=m, weights='a,b,c', directed=1);"
+      "CREATE VIRTUAL TABLE gmc USING dyng(edges=m, weights='a,b,c', directed=1, backend=cpu);";
+  if (sqlite3_exec(db, setup, NULL, NULL, &err) != SQLITE_OK) {
+    fprintf(stderr, "mosp-full: %s\n", err);
+    return 3;
+  }
+  int ok = 1;
+  for (int round = 0; round < 2 && ok; round++) {
+    /* Trees first (kept on the device), then the path from them. */
+    char *before = graph_config(db, "gm", "$.backend");
+    char *counts = query_text(db, "SELECT (SELECT count(*) FROM dyng_sssp('gm', 0, 'a')) || ' ' || "
+                                  "(SELECT count(*) FROM dyng_sssp('gm', 0, 'b') WHERE node = 99998) || ' ' || "
+                                  "(SELECT count(*) FROM dyng_path('gm', 0, 77777, 'c'))");
+    char *g = mosp_rows(db, "gm", 0, 99998), *c = mosp_rows(db, "gmc", 0, 99998);
+    char *after = graph_config(db, "gm", "$.backend"), *why = graph_config(db, "gm", "$.backend_reason");
+    if (round == 0 && (!before || strncmp(before, "cuda", 4) != 0)) {
+      fprintf(stderr, "mosp-full: gm starts on %s\n", before ? before : "?");
+      ok = 0;
+    }
+    if (!counts || strcmp(counts, "100000 1 17") != 0) {
+      fprintf(stderr, "mosp-full: round %d: tree rows %s\n", round, counts ? counts : sqlite3_errmsg(db));
+      ok = 0;
+    }
+    if (strcmp(g, c) != 0 || !g[0]) {
+      fprintf(stderr, "mosp-full: round %d: gm's path differs from the CPU's:\n%.300s\n%.300s\n", round, g, c);
+      ok = 0;
+    }
+    if (!after || strcmp(after, "cpu") != 0 || !why || !strstr(why, "ensemble path")) {
+      fprintf(stderr, "mosp-full: round %d: gm is on %s because %s\n", round, after ? after : "?",
+              why ? why : "?");
+      ok = 0;
+    }
+    free(before), free(counts), free(g), free(c), free(after), free(why);
+    /* A batch, followed by the trees now kept on the CPU. */
+    if (sqlite3_exec(db, "INSERT INTO m VALUES (0, 99998, 1, 100, 100)", NULL, NULL, &err) != SQLITE_OK) {
+      fprintf(stderr, "mosp-full: %s\n", err);
+      ok = 0;
+    }
+  }
+  sqlite3_close(db);
+  return ok ? 0 : 4;
+}
+
 /* A process that used dyng on the CPU only (loading, dyng_config, a CPU
 ** graph) forks; the child must be able to start CUDA and get the same
 ** answers. */
@@ -1095,6 +1192,7 @@ int main(int argc, char **argv) {
   ** test_graph_too_large_for_the_device. */
   if (argc == 2 && strcmp(argv[1], "--too-large") == 0) return child_too_large();
   if (argc == 2 && strcmp(argv[1], "--full-later") == 0) return child_full_later();
+  if (argc == 2 && strcmp(argv[1], "--mosp-full") == 0) return child_mosp_full();
   if (argc == 2 && strcmp(argv[1], "--cases") == 0) {
     const struct CMUnitTest cases[] = {
         cmocka_unit_test(test_sparse_directed_integer),   cmocka_unit_test(test_sparse_undirected_real),
@@ -1134,6 +1232,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_host_loop_gives_the_same_trees),
       cmocka_unit_test(test_graph_too_large_for_the_device),
       cmocka_unit_test(test_device_full_after_attach),
+      cmocka_unit_test(test_device_full_with_kept_trees),
       /* The MOSP ensemble path. */
       cmocka_unit_test(test_mosp_two_objectives_directed_real),
       cmocka_unit_test(test_mosp_two_objectives_undirected_integer),
