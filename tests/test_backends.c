@@ -538,6 +538,107 @@ static void test_out_of_device_memory_moves_the_graph_to_the_cpu(void **state) {
   probe_free(&p);
 }
 
+/* A chain of 5,001 nodes (paths longer than the first 4,096 rows a path
+** query makes room for), a few triangles, two objectives; `g` on the
+** plugin, `gc` on the CPU. */
+static const char *const k_kept_graph =
+    "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL, v REAL);"
+    "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x < 4999) "
+    "INSERT INTO e SELECT x, x + 1, 1 + x % 3, 1 + x % 5 FROM i;"
+    "INSERT INTO e VALUES (0, 2, 5, 1), (10, 12, 1, 3), (30, 32, 2, 2), (32, 30, 1, 9), (40, 43, 1, 1);"
+    "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='w,v', directed=1);"
+    "CREATE VIRTUAL TABLE gc USING dyng(edges=e, weights='w,v', directed=1, backend=cpu)";
+
+/* One line per comparison of g with gc: "same <what>" or "DIFF <what>". */
+#define KEPT_SAME(what, q)                                                                              \
+  "SELECT CASE WHEN (" q ") IS (" q ") THEN 'same " what "' ELSE 'DIFF " what "' END"
+static const char *const k_kept_checks[] = {
+    /* One row of a tree the backend keeps, then a path through it, then
+    ** every row. */
+    "SELECT CASE WHEN (SELECT dist || ':' || parent || ':' || edge FROM dyng_sssp('g', 0, 'w') WHERE node = 4000) IS "
+    "(SELECT dist || ':' || parent || ':' || edge FROM dyng_sssp('gc', 0, 'w') WHERE node = 4000) "
+    "THEN 'same point' ELSE 'DIFF point' END",
+    "SELECT CASE WHEN (SELECT count(*) || group_concat(node || ':' || ifnull(edge, '') || ':' || agg_cost, ' ') "
+    "FROM dyng_path('g', 0, 5000, 'v')) IS (SELECT count(*) || group_concat(node || ':' || ifnull(edge, '') || ':' "
+    "|| agg_cost, ' ') FROM dyng_path('gc', 0, 5000, 'v')) THEN 'same path' ELSE 'DIFF path' END",
+    /* (Ties in a listing come in no set order: by node.) */
+    "SELECT CASE WHEN (SELECT group_concat(node || ':' || dist || ':' || ifnull(parent, ''), ' ') "
+    "FROM (SELECT * FROM dyng_sssp('g', 0, 'w') ORDER BY node)) IS (SELECT group_concat(node || ':' || dist || ':' "
+    "|| ifnull(parent, ''), ' ') FROM (SELECT * FROM dyng_sssp('gc', 0, 'w') ORDER BY node)) "
+    "THEN 'same listing' ELSE 'DIFF listing' END",
+    "SELECT CASE WHEN (SELECT count(*) || group_concat(node || ':' || ifnull(edge, '') || ':' || agg_costs, ' ') "
+    "FROM dyng_mosp('g', 0, 5000)) IS (SELECT count(*) || group_concat(node || ':' || ifnull(edge, '') || ':' || "
+    "agg_costs, ' ') FROM dyng_mosp('gc', 0, 5000)) THEN 'same mosp' ELSE 'DIFF mosp' END",
+    "SELECT CASE WHEN dyng_cycle_count('g', 3) = dyng_cycle_count('gc', 3) AND dyng_cycle_count('g', 3) > 0 "
+    "AND dyng_cycle_count('g', 4, 'directed') = dyng_cycle_count('gc', 4, 'directed') "
+    "THEN 'same cycles' ELSE 'DIFF cycles' END",
+    NULL};
+
+/* Runs k_kept_graph, the checks, a batch (an insert, a delete, an update
+** on the paths), the checks again; asserts every check came out the same
+** (ten lines). */
+static probe run_kept(const char *const *env) {
+  const char *sql[16];
+  int n = 0;
+  sql[n++] = k_kept_graph;
+  for (int i = 0; k_kept_checks[i]; i++) sql[n++] = k_kept_checks[i];
+  sql[n++] = "INSERT INTO e VALUES (2, 4000, 1, 1); DELETE FROM e WHERE src = 100 AND dst = 101; "
+             "UPDATE e SET v = 0.5 WHERE src = 4500; INSERT INTO e VALUES (100, 102, 9, 9)";
+  for (int i = 0; k_kept_checks[i]; i++) sql[n++] = k_kept_checks[i];
+  sql[n] = NULL;
+  probe p = run(env, sql);
+  lacks(p.out, "DIFF");
+  lacks(p.out, "ERROR");
+  const char *at = p.out;
+  int same = 0;
+  while ((at = strstr(at, "same ")) != NULL) same++, at++;
+  if (same != 10) fail_msg("%d checks of 10 came out the same:\n%s", same, p.out);
+  return p;
+}
+
+/* A backend that keeps its trees (as the CUDA plugin does, in device
+** memory) and hands the host rows only on request: every answer that reads
+** a tree asks for the rows it needs (one row, a path longer than the first
+** room, every row), through batches; its cycle counts and MOSP path too. */
+static void test_trees_the_backend_keeps(void **state) {
+  (void)state;
+  const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
+  install(dir, "fakeplugin13", "dyng_cuda13.so");
+  char ld[600], pp[600];
+  env_paths(ld, pp, lib, dir);
+  const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", "FAKE_PLUGIN_KEEP=13", NULL};
+  probe p = run_kept(env);
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cuda13");
+  assert_string_equal(str_at(&p, "graphs.0.runs_on.shortest_paths"), "cuda13");
+  assert_string_equal(str_at(&p, "graphs.0.runs_on.mosp_path"), "cuda13");
+  assert_string_equal(str_at(&p, "graphs.0.runs_on.cycle_counts"), "cuda13");
+  assert_string_equal(str_at(&p, "graphs.0.runs_on.pareto"), "cpu");
+  assert_string_equal(p.err, "");
+  probe_free(&p);
+  /* The device fills at the MOSP path, with trees kept there: the graph
+  ** moves to the CPU and brings their rows. */
+  const char *full[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", "FAKE_PLUGIN_KEEP=13",
+                        "FAKE_PLUGIN_MOSP_NO_MEMORY=13", NULL};
+  p = run_kept(full);
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cpu");
+  contains(str_at(&p, "graphs.0.backend_reason"),
+           "the cuda13 backend ran out of device memory finding an ensemble path (cudaMalloc (ensemble graph): "
+           "out of memory (fake)); computed on the CPU");
+  probe_free(&p);
+  /* And when the rows cannot come over either, the kept trees are computed
+  ** again on the CPU. */
+  const char *lost[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", "FAKE_PLUGIN_KEEP=13",
+                        "FAKE_PLUGIN_MOSP_NO_MEMORY=13", "FAKE_PLUGIN_FETCH_FAILS=13", NULL};
+  const char *sql[] = {k_kept_graph, k_kept_checks[3], k_kept_checks[0], k_kept_checks[2],
+                       "INSERT INTO e VALUES (2, 4000, 1, 1)", k_kept_checks[3], k_kept_checks[1], NULL};
+  p = run(lost, sql);
+  lacks(p.out, "DIFF");
+  lacks(p.out, "ERROR");
+  contains(p.out, "same mosp\nsame point\nsame listing\nsame mosp\nsame path\n");
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cpu");
+  probe_free(&p);
+}
+
 static void test_connection_and_graph_preferences(void **state) {
   (void)state;
   const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
@@ -603,6 +704,7 @@ int main(void) {
       cmocka_unit_test(test_without_a_driver_plugins_say_so),
       cmocka_unit_test(test_cpu_only_and_require_cuda),
       cmocka_unit_test(test_out_of_device_memory_moves_the_graph_to_the_cpu),
+      cmocka_unit_test(test_trees_the_backend_keeps),
       cmocka_unit_test(test_connection_and_graph_preferences),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
