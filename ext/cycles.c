@@ -37,7 +37,12 @@ void dyngCountsDrop(DyngGraph *pG) {
 /* Stops an update once it has run longer than a recount took: on a graph
 ** with hubs the paths through the changed edges can cost far more than
 ** counting again (bench/bench_analyses: 4-cycles on R-MAT 16 cross at about
-** 60 changes). */
+** 60 changes).  A count remembers the smallest batch whose update gave up
+** and counts batches at least that large again at once, without spending
+** that time first; every DYNG_COUNT_RETRY_AFTER such batches it tries an
+** update again, from twice the size (the graph may have changed). */
+#define DYNG_COUNT_RETRY_AFTER 16
+
 typedef struct DyngDeadline {
   double tEnd; /* dyngNowMs() past which to stop */
 } DyngDeadline;
@@ -100,7 +105,8 @@ static int dyngRecount(DyngGraph *pG, int k, int bDirected, DyngCount *c) {
 }
 
 void dyngCountsUpdate(DyngGraph *pG, const dyng_changes *pChanges) {
-  if (pChanges->n_removed + pChanges->n_added == 0) return;
+  size_t nChanged = pChanges->n_removed + pChanges->n_added;
+  if (nChanged == 0) return;
   dyng_graph_view view;
   dyng_graph_get_view(pG->pGraph, &view);
   for (int d = 0; d < 2; d++)
@@ -113,7 +119,14 @@ void dyngCountsUpdate(DyngGraph *pG, const dyng_changes *pChanges) {
       DyngDeadline deadline = {t0 + (c->countMs > 1.0 ? c->countMs : 1.0)};
       dyng_cancel cancel = {dyngPastDeadline, &deadline, NULL};
       view.cancel = &cancel;
-      int erc = dyngCyclesUpdate(pG, &view, pChanges, k, d, &n);
+      int bDirect = c->nGaveUpAt && nChanged >= c->nGaveUpAt;
+      if (bDirect && ++c->nSkipped >= DYNG_COUNT_RETRY_AFTER) c->nGaveUpAt *= 2, c->nSkipped = 0;
+      int erc = bDirect ? DYNG_EINTERRUPTED : dyngCyclesUpdate(pG, &view, pChanges, k, d, &n);
+      if (erc == DYNG_EINTERRUPTED && !bDirect) {
+        /* Past the deadline: batches this large count again at once. */
+        if (!c->nGaveUpAt || nChanged < c->nGaveUpAt) c->nGaveUpAt = nChanged;
+        c->nSkipped = 0;
+      }
       if (erc == DYNG_OK) {
         c->nCycles = n;
         c->nUpdate++;
@@ -223,6 +236,8 @@ static void dyngCycleCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
     /* Kept when batches can update it: a directed graph needs its in
     ** adjacency for that. */
     c->nHit = c->nUpdate = c->nRecount = 0;
+    c->nGaveUpAt = 0;
+    c->nSkipped = 0;
     c->lastMs = 0;
     c->iStamp = 0;
     c->bValid = dyng_graph_build_in(pG->pGraph) == DYNG_OK;

@@ -38,6 +38,8 @@ typedef struct DyngCount {
   double countMs;           /* the count from scratch took */
   double lastMs;            /* the last update took */
   sqlite3_int64 iStamp;     /* pConn->iUpdateStamp of that update */
+  size_t nGaveUpAt;         /* smallest batch whose update gave up; 0: none */
+  int nSkipped;             /* batches counted again directly since */
 } DyngCount;
 
 /* One graph: the definition from CREATE VIRTUAL TABLE, the loaded mirror

@@ -639,6 +639,46 @@ static void test_trees_the_backend_keeps(void **state) {
   probe_free(&p);
 }
 
+/* Counts whose update runs past its deadline: the first batch tries the
+** update and counts again; batches at least as large then count again at
+** once, a smaller one tries again; the counts stay right throughout. */
+static void test_counts_skip_updates_that_gave_up(void **state) {
+  (void)state;
+  const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
+  install(dir, "fakeplugin13", "dyng_cuda13.so");
+  char ld[600], pp[600];
+  env_paths(ld, pp, lib, dir);
+  const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", "FAKE_PLUGIN_KEEP=13",
+                       "FAKE_PLUGIN_SLOW_DELTA=13", NULL};
+#define SAME_COUNT "SELECT CASE WHEN dyng_cycle_count('g', 3) = dyng_cycle_count('gc', 3) THEN 'same' ELSE 'DIFF' END"
+  const char *sql[] = {
+      "CREATE TABLE e(src INTEGER, dst INTEGER);"
+      "INSERT INTO e VALUES (1,2),(2,3),(3,1),(3,4),(4,1),(4,5),(5,6),(6,4);"
+      "CREATE VIRTUAL TABLE g USING dyng(edges=e);"
+      "CREATE VIRTUAL TABLE gc USING dyng(edges=e, backend=cpu)",
+      SAME_COUNT,
+      /* Two changes: tried, gave up, counted again. */
+      "INSERT INTO e VALUES (1, 5), (2, 4)", SAME_COUNT,
+      /* Two and three changes: counted again at once. */
+      "INSERT INTO e VALUES (1, 6), (2, 6)", SAME_COUNT, "INSERT INTO e VALUES (3, 6), (2, 5), (3, 5)", SAME_COUNT,
+      /* One change: smaller, so tried again. */
+      "DELETE FROM e WHERE src = 1 AND dst = 5", SAME_COUNT, NULL};
+#undef SAME_COUNT
+  probe p = run(env, sql);
+  lacks(p.out, "DIFF");
+  lacks(p.out, "ERROR");
+  assert_string_equal(str_at(&p, "graphs.0.runs_on.cycle_counts"), "cuda13");
+  assert_string_equal(str_at(&p, "graphs.0.cycle_counts.0.recounts"), "4");
+  assert_string_equal(str_at(&p, "graphs.0.cycle_counts.0.updates"), "0");
+  /* The updates asked for: after the first batch and the fourth only. */
+  const char *first = strstr(p.calls, "delta 3\n");
+  assert_non_null(first);
+  const char *second = strstr(first + 1, "delta 3\n");
+  assert_non_null(second);
+  assert_null(strstr(second + 1, "delta 3\n"));
+  probe_free(&p);
+}
+
 static void test_connection_and_graph_preferences(void **state) {
   (void)state;
   const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
@@ -705,6 +745,7 @@ int main(void) {
       cmocka_unit_test(test_cpu_only_and_require_cuda),
       cmocka_unit_test(test_out_of_device_memory_moves_the_graph_to_the_cpu),
       cmocka_unit_test(test_trees_the_backend_keeps),
+      cmocka_unit_test(test_counts_skip_updates_that_gave_up),
       cmocka_unit_test(test_connection_and_graph_preferences),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

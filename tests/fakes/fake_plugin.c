@@ -18,8 +18,10 @@
 ** rows only through tree_fetch and tree_path.  It also counts cycles and
 ** finds the MOSP path itself (with the engine, on its copies).  With it,
 ** $FAKE_PLUGIN_MOSP_NO_MEMORY=<major> makes the MOSP path fail as out of
-** device memory, and $FAKE_PLUGIN_FETCH_FAILS=<major> makes every
-** tree_fetch fail.
+** device memory, $FAKE_PLUGIN_FETCH_FAILS=<major> makes every tree_fetch
+** fail, and $FAKE_PLUGIN_SLOW_DELTA=<major> makes every cycle-count update
+** run past its deadline (DYNG_EINTERRUPTED, as the host's deadline stops
+** it); each update asked for adds "delta <k>" to $FAKE_CUDA_LOG.
 */
 #include "config.h"
 #include "engine/cycles.h"
@@ -273,6 +275,13 @@ static int fake_cycles_count(void *state, const dyng_graph_view *view, int k, in
 static int fake_cycles_delta(void *state, const dyng_graph_view *view, const dyng_changes *changes, int k,
                              int directed, dyng_cycles_diff *delta) {
   (void)state;
+  const char *path = getenv("FAKE_CUDA_LOG");
+  FILE *f = path ? fopen(path, "a") : NULL;
+  if (f) {
+    fprintf(f, "delta %d\n", k);
+    fclose(f);
+  }
+  if (fake_env_is_me("FAKE_PLUGIN_SLOW_DELTA")) return DYNG_EINTERRUPTED;
   return dyng_cycles_delta(view, changes, k, directed, view->cancel, delta);
 }
 
