@@ -153,13 +153,15 @@ static int node_parent_cmp(const void *a, const void *b) {
 /* dyng_sssp of gg equals gc's for `source` and objective `obj`. */
 static void compare_trees(sqlite3 *db, sqlite3_int64 source, const char *obj, int directed) {
   char sql[800];
+  /* CUDA's listing once (every row in one fetch), not a row at a time. */
   snprintf(sql, sizeof sql,
+           "WITH g AS MATERIALIZED (SELECT node, dist, parent, edge FROM dyng_sssp('gg', %lld, '%s')) "
            "SELECT c.node, c.dist, g.dist, g.parent, g.edge, e.src, e.dst, e.%s, "
-           "  (SELECT dist FROM dyng_sssp('gg', %lld, '%s') WHERE node = g.parent) "
+           "  (SELECT dist FROM g AS up WHERE up.node = g.parent) "
            "FROM dyng_sssp('gc', %lld, '%s') AS c "
-           "LEFT JOIN dyng_sssp('gg', %lld, '%s') AS g ON g.node = c.node "
+           "LEFT JOIN g ON g.node = c.node "
            "LEFT JOIN e ON e.rowid = g.edge",
-           obj, (long long)source, obj, (long long)source, obj, (long long)source, obj);
+           (long long)source, obj, obj, (long long)source, obj);
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) fail_msg("%s", sqlite3_errmsg(db));
   int rows = 0, cap = 0;
