@@ -976,10 +976,11 @@ static int mosp_same_trees(sqlite3 *db, sqlite3_int64 s, int n_w) {
   for (int k = 0; k < n_w; k++) {
     char sql[500];
     snprintf(sql, sizeof sql,
-             "SELECT (SELECT count(*) FROM dyng_sssp('gc', %lld, %d)) = (SELECT count(*) FROM dyng_sssp('gg', %lld, %d))"
-             " AND NOT EXISTS (SELECT 1 FROM dyng_sssp('gc', %lld, %d) AS c JOIN dyng_sssp('gg', %lld, %d) AS g "
+             "WITH g AS MATERIALIZED (SELECT node, parent, edge FROM dyng_sssp('gg', %lld, %d)) "
+             "SELECT (SELECT count(*) FROM dyng_sssp('gc', %lld, %d)) = (SELECT count(*) FROM g)"
+             " AND NOT EXISTS (SELECT 1 FROM dyng_sssp('gc', %lld, %d) AS c JOIN g "
              "USING (node) WHERE c.edge IS NOT g.edge OR c.parent IS NOT g.parent)",
-             (long long)s, k, (long long)s, k, (long long)s, k, (long long)s, k);
+             (long long)s, k, (long long)s, k, (long long)s, k);
     char *z = query_text(db, sql);
     int same = z && strcmp(z, "1") == 0;
     free(z);
