@@ -160,12 +160,18 @@ tests_fakes_fakeplugin_noentry_la_LIBADD = $(FAKE_PLUGIN_LIBADD)
 # On a GPU machine: the GPU tests with CUDA required (a fallback to the CPU
 # fails them), the SQL suites with every graph on CUDA, then test_gpu under
 # compute-sanitizer's memcheck and racecheck.
+# GPU_SANITIZERS picks compute-sanitizer's tools (e.g. `make check-gpu
+# GPU_SUITE= GPU_SANITIZERS=racecheck` runs racecheck alone); GPU_SUITE
+# empty leaves out the test programs' plain run.
+GPU_SANITIZERS = memcheck racecheck
+GPU_SUITE = tests/test_gpu tests/test_sql tests/test_sync_model tests/test_backends
 check-gpu: all $(check_PROGRAMS) $(check_LTLIBRARIES)
-	DYNG_REQUIRE_CUDA=1 $(MAKE) $(AM_MAKEFLAGS) check \
-	  TESTS='tests/test_gpu tests/test_sql tests/test_sync_model tests/test_backends'
+	@if test -n "$(GPU_SUITE)"; then \
+	  DYNG_REQUIRE_CUDA=1 $(MAKE) $(AM_MAKEFLAGS) check TESTS='$(GPU_SUITE)' || exit 1; \
+	fi
 	@cs=`command -v compute-sanitizer || ls $(dir $(NVCC))compute-sanitizer /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1`; \
 	if test -z "$$cs"; then echo "check-gpu: no compute-sanitizer, skipped"; exit 0; fi; \
-	for tool in memcheck racecheck; do \
+	for tool in $(GPU_SANITIZERS); do \
 	  echo "check-gpu: compute-sanitizer --tool $$tool tests/test_gpu"; \
 	  DYNG_REQUIRE_CUDA=1 DYNG_EXTENSION='$(abs_top_builddir)/.libs/dyng.so' \
 	  DYNG_BUILDDIR='$(abs_top_builddir)' DYNG_TEST_QUICK=1 \
