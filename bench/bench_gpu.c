@@ -99,38 +99,6 @@
 
 const char bench_program[] = "bench_gpu";
 
-static void exec(sqlite3 *db, const char *sql) {
-  char *err = NULL;
-  if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) die("%s\n  in: %.200s", err, sql);
-}
-
-static char *text(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st = prepare(db, sql);
-  char *out = NULL;
-  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-    out = strdup((const char *)sqlite3_column_text(st, 0));
-  else if (sqlite3_errcode(db) != SQLITE_OK && sqlite3_errcode(db) != SQLITE_DONE && sqlite3_errcode(db) != SQLITE_ROW)
-    die("%s\n  in: %s", sqlite3_errmsg(db), sql);
-  sqlite3_finalize(st);
-  return out;
-}
-
-static double number(sqlite3 *db, const char *sql) {
-  double x = NAN;
-  if (!query_double(db, sql, &x)) die("%s\n  in: %s", sqlite3_errmsg(db), sql);
-  return x;
-}
-
-/* The number at `path` of the JSON text `json`. */
-static double json_number(sqlite3 *db, const char *json, const char *path) {
-  sqlite3_stmt *st = prepare(db, "SELECT json_extract(?1, ?2)");
-  sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-  double x = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : NAN;
-  sqlite3_finalize(st);
-  return x;
-}
-
 /* count(*) and max(dist) of a whole tree. */
 static void tree_summary(sqlite3 *db, const char *g, long long s, const char *obj, long long *count, double *maxd) {
   char sql[256];
@@ -178,7 +146,7 @@ static char *mosp_rows(sqlite3 *db, const char *g, long long s, long long t) {
            "SELECT count(*) || ' ' || ifnull(group_concat(node || ':' || ifnull(edge, '-') || ':' || agg_costs, ' '), '') "
            "FROM dyng_mosp('%s', %lld, %lld)",
            g, s, t);
-  char *z = text(db, sql);
+  char *z = sql_text(db, sql);
   if (!z) die("%s\n  in: %s", sqlite3_errmsg(db), sql);
   return z;
 }
@@ -186,14 +154,14 @@ static char *mosp_rows(sqlite3 *db, const char *g, long long s, long long t) {
 /* The --mosp mode (see the top of the file): db has gc (when cpu) and gg,
 ** db2 a second connection to the same file. */
 static void run_mosp(sqlite3 *db, sqlite3 *db2, report *r, int runs, long batch, int cpu) {
-  exec(db, "SELECT dyng_config('cache_mb', 65536)");
-  exec(db2, "SELECT dyng_config('cache_mb', 0)");
-  free(text(db2, "SELECT dyng_update('gg')"));
-  long long n_edges = (long long)number(db, "SELECT count(*) FROM edges");
-  long long s = (long long)number(db, "SELECT src FROM edges ORDER BY rowid LIMIT 1 OFFSET (SELECT count(*) / 2 FROM edges)");
+  sql_exec(db, "SELECT dyng_config('cache_mb', 65536)");
+  sql_exec(db2, "SELECT dyng_config('cache_mb', 0)");
+  free(sql_text(db2, "SELECT dyng_update('gg')"));
+  long long n_edges = (long long)sql_number(db, "SELECT count(*) FROM edges");
+  long long s = (long long)sql_number(db, "SELECT src FROM edges ORDER BY rowid LIMIT 1 OFFSET (SELECT count(*) / 2 FROM edges)");
   char sql[300];
   snprintf(sql, sizeof sql, "SELECT node FROM dyng_sssp('gg', %lld, 'length') ORDER BY dist DESC LIMIT 1", s);
-  long long t = (long long)number(db, sql);
+  long long t = (long long)sql_number(db, sql);
   /* The kept trees, of every objective, on both graphs. */
   free(mosp_rows(db, "gg", s, t));
   if (cpu) free(mosp_rows(db, "gc", s, t));
@@ -202,13 +170,13 @@ static void run_mosp(sqlite3 *db, sqlite3 *db2, report *r, int runs, long batch,
   for (int c = 0; c < 2; c++) u[c] = xmalloc(sizeof(double) * (size_t)runs), p[c] = xmalloc(sizeof(double) * (size_t)runs);
   int same = 0;
   uint64_t rng = 4242;
-  long long max_rowid = (long long)number(db, "SELECT max(rowid) FROM edges");
+  long long max_rowid = (long long)sql_number(db, "SELECT max(rowid) FROM edges");
   sqlite3_stmt *ins = prepare(db, "INSERT INTO edges(src, dst, length, minutes, toll) "
                                   "SELECT a.src, b.dst, a.length, a.minutes, a.toll FROM "
                                   "(SELECT * FROM edges WHERE rowid = ?1) a, (SELECT * FROM edges WHERE rowid = ?2) b");
   sqlite3_stmt *del = prepare(db, "DELETE FROM edges WHERE rowid = ?1");
   for (int i = 0; i < runs; i++) {
-    exec(db, "BEGIN");
+    sql_exec(db, "BEGIN");
     for (long j = 0; j < batch; j++) {
       long long a = 1 + (long long)(splitmix64(&rng) % (uint64_t)max_rowid);
       sqlite3_stmt *st = j & 1 ? del : ins;
@@ -217,7 +185,7 @@ static void run_mosp(sqlite3 *db, sqlite3 *db2, report *r, int runs, long batch,
       if (sqlite3_step(st) != SQLITE_DONE) die("%s", sqlite3_errmsg(db));
       sqlite3_reset(st);
     }
-    exec(db, "COMMIT");
+    sql_exec(db, "COMMIT");
     char *rows[2] = {NULL, NULL};
     for (int order = 0; order < 2; order++) {
       int c = (i & 1) ^ order; /* 1: CUDA */
@@ -225,10 +193,10 @@ static void run_mosp(sqlite3 *db, sqlite3 *db2, report *r, int runs, long batch,
       const char *g = c ? "gg" : "gc";
       snprintf(sql, sizeof sql, "SELECT dyng_update('%s')", g);
       double t0 = now_s();
-      char *report = text(db, sql);
+      char *report = sql_text(db, sql);
       double t1 = now_s();
       snprintf(sql, sizeof sql, "SELECT count(*), sum(edge) FROM dyng_mosp('%s', %lld, %lld)", g, s, t);
-      free(text(db, sql));
+      free(sql_text(db, sql));
       double t2 = now_s();
       u[c][i] = t2 - t0;
       p[c][i] = t2 - t1;
@@ -246,10 +214,10 @@ static void run_mosp(sqlite3 *db, sqlite3 *db2, report *r, int runs, long batch,
     if (cpu && strcmp(rows[0], rows[1]) == 0) same++;
     free(rows[0]), free(rows[1]);
     /* Three trees from scratch, then the path, on the second connection. */
-    free(text(db2, "SELECT dyng_update('gg')"));
+    free(sql_text(db2, "SELECT dyng_update('gg')"));
     snprintf(sql, sizeof sql, "SELECT count(*), sum(edge) FROM dyng_mosp('gg', %lld, %lld)", s, t);
     double t0 = now_s();
-    free(text(db2, sql));
+    free(sql_text(db2, sql));
     rc[i] = now_s() - t0;
   }
   sqlite3_finalize(ins);
@@ -312,31 +280,31 @@ int main(int argc, char **argv) {
   const char *scratch = scratch_name();
   copy_file(db_path, scratch);
   sqlite3 *db = open_scratch(scratch, ext);
-  char *be = text(db, "SELECT json_extract(dyng_config(), '$.backend.name')");
+  char *be = sql_text(db, "SELECT json_extract(dyng_config(), '$.backend.name')");
   if (!be || strncmp(be, "cuda", 4) != 0) {
-    char *reason = text(db, "SELECT json_extract(dyng_config(), '$.backend.reason')");
+    char *reason = sql_text(db, "SELECT json_extract(dyng_config(), '$.backend.reason')");
     printf("bench_gpu: no usable GPU backend: %s\n", reason ? reason : "?");
     return 77;
   }
   free(be);
-  exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+  sql_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
   report r;
   report_init(&r, strrchr(db_path, '/') ? strrchr(db_path, '/') + 1 : db_path);
   const char *gcpu = cpu ? "gc" : "gg"; /* the graph the sources and targets come from */
 
   double t0 = now_s(), t_create_cpu = 0;
   if (cpu) {
-    exec(db, "CREATE VIRTUAL TABLE gc USING dyng(edges=edges, weights='length,minutes,toll', backend=cpu)");
+    sql_exec(db, "CREATE VIRTUAL TABLE gc USING dyng(edges=edges, weights='length,minutes,toll', backend=cpu)");
     t_create_cpu = now_s() - t0;
   }
   t0 = now_s();
-  exec(db, "CREATE VIRTUAL TABLE gg USING dyng(edges=edges, weights='length,minutes,toll', backend=cuda)");
+  sql_exec(db, "CREATE VIRTUAL TABLE gg USING dyng(edges=edges, weights='length,minutes,toll', backend=cuda)");
   double t_create_cuda = now_s() - t0;
-  char *dev = text(db, "SELECT json_extract(dyng_config(), '$.devices[0].name')");
-  char *gg_be = text(db, "SELECT json_extract(value, '$.backend') FROM json_each(dyng_config(), '$.graphs') "
+  char *dev = sql_text(db, "SELECT json_extract(dyng_config(), '$.devices[0].name')");
+  char *gg_be = sql_text(db, "SELECT json_extract(value, '$.backend') FROM json_each(dyng_config(), '$.graphs') "
                          "WHERE json_extract(value, '$.name') = 'gg'");
-  long long n_edges = (long long)number(db, "SELECT count(*) FROM edges");
-  long long n_nodes = (long long)number(db, "SELECT json_extract(dyng_config(), '$.graphs[0].vertices')");
+  long long n_edges = (long long)sql_number(db, "SELECT count(*) FROM edges");
+  long long n_nodes = (long long)sql_number(db, "SELECT json_extract(dyng_config(), '$.graphs[0].vertices')");
   printf("# bench_gpu %s\n%lld edges, %lld vertices; graph gg on %s (%s)\n", db_path, n_edges, n_nodes,
          gg_be ? gg_be : "?", dev ? dev : "?");
   if (cpu) report_add(&r, "create_cpu", "ms", 1e3, &t_create_cpu, 1, NULL);
@@ -355,13 +323,13 @@ int main(int argc, char **argv) {
   }
 
   /* From scratch: no kept trees. */
-  exec(db, "SELECT dyng_config('cache_mb', 0)");
+  sql_exec(db, "SELECT dyng_config('cache_mb', 0)");
   double *x_cpu = xmalloc(sizeof(double) * (size_t)runs), *x_cuda = xmalloc(sizeof(double) * (size_t)runs);
-  long long src = (long long)number(db, "SELECT src FROM edges ORDER BY rowid LIMIT 1 OFFSET (SELECT count(*) / 2 FROM edges)");
+  long long src = (long long)sql_number(db, "SELECT src FROM edges ORDER BY rowid LIMIT 1 OFFSET (SELECT count(*) / 2 FROM edges)");
   for (int i = 0; i < runs; i++) {
     char sql[300];
     snprintf(sql, sizeof sql, "SELECT src FROM edges LIMIT 1 OFFSET %lld", (long long)((i * 7919LL) % n_edges));
-    long long s = (long long)number(db, sql);
+    long long s = (long long)sql_number(db, sql);
     if (cpu) {
       long long c1, c2;
       double m1, m2;
@@ -371,7 +339,7 @@ int main(int argc, char **argv) {
         die("source %lld: CPU reaches %lld at most %.17g, CUDA %lld at most %.17g", s, c1, m1, c2, m2);
     }
     snprintf(sql, sizeof sql, "SELECT node FROM dyng_sssp('%s', %lld, 'length') ORDER BY dist DESC LIMIT 1", gcpu, s);
-    long long t = (long long)number(db, sql);
+    long long t = (long long)sql_number(db, sql);
     double d1 = 0, d2 = 0;
     for (int order = 0; order < 2; order++) {
       int cuda_first = (i & 1) ^ order;
@@ -379,7 +347,7 @@ int main(int argc, char **argv) {
       snprintf(sql, sizeof sql, "SELECT dist FROM dyng_sssp('%s', %lld, 'length') WHERE node = %lld",
                cuda_first ? "gg" : "gc", s, t);
       t0 = now_s();
-      *(cuda_first ? &d2 : &d1) = number(db, sql);
+      *(cuda_first ? &d2 : &d1) = sql_number(db, sql);
       (cuda_first ? x_cuda : x_cpu)[i] = now_s() - t0;
     }
     if (cpu && d1 != d2) die("source %lld, node %lld: CPU %.17g, CUDA %.17g", s, t, d1, d2);
@@ -395,11 +363,11 @@ int main(int argc, char **argv) {
   /* The second connection, for the recomputes: its own mirror of gg, no
   ** kept trees. */
   sqlite3 *db2 = open_scratch(scratch, ext);
-  exec(db2, "SELECT dyng_config('cache_mb', 0)");
-  free(text(db2, "SELECT dyng_update('gg')"));
+  sql_exec(db2, "SELECT dyng_config('cache_mb', 0)");
+  free(sql_text(db2, "SELECT dyng_update('gg')"));
 
   /* Kept trees, one per objective, then batches. */
-  exec(db, "SELECT dyng_config('cache_mb', 65536)");
+  sql_exec(db, "SELECT dyng_config('cache_mb', 65536)");
   static const char *objs[3] = {"length", "minutes", "toll"};
   long long cnt;
   double mx;
@@ -425,24 +393,24 @@ int main(int argc, char **argv) {
                                   "(SELECT * FROM edges WHERE rowid = ?1) a, (SELECT * FROM edges WHERE rowid = ?2) b");
   sqlite3_stmt *del = prepare(db, "DELETE FROM edges WHERE rowid = ?1 RETURNING src, dst, length, minutes, toll");
   sqlite3_stmt *put = prepare(db, "INSERT INTO edges(src, dst, length, minutes, toll) VALUES (?1, ?2, ?3, ?4, ?5)");
-  long long max_rowid = (long long)number(db, "SELECT max(rowid) FROM edges");
+  long long max_rowid = (long long)sql_number(db, "SELECT max(rowid) FROM edges");
   /* --inserts reopen: the rows a batch deleted (closed[1]) are the ones the
   ** next batch inserts again (closed[0]). */
   closed_edge *closed[2] = {xmalloc(sizeof(closed_edge) * (size_t)(batch / 2 + 1)),
                             xmalloc(sizeof(closed_edge) * (size_t)(batch / 2 + 1))};
   long n_closed[2] = {0, 0};
   if (reopen) {
-    exec(db, "BEGIN");
+    sql_exec(db, "BEGIN");
     for (long j = 0; j < batch / 2; j++)
       delete_row(del, 1 + (long long)(splitmix64(&rng) % (uint64_t)max_rowid), closed[0], &n_closed[0]);
-    exec(db, "COMMIT");
-    free(text(db, "SELECT dyng_update('gg')"));
-    if (cpu) free(text(db, "SELECT dyng_update('gc')"));
+    sql_exec(db, "COMMIT");
+    free(sql_text(db, "SELECT dyng_update('gg')"));
+    if (cpu) free(sql_text(db, "SELECT dyng_update('gc')"));
   }
   for (int i = 0; i < runs; i++) {
-    double pos_c = number(db, "SELECT json_extract(value, '$.log_position') FROM json_each(dyng_config(), '$.graphs') "
+    double pos_c = sql_number(db, "SELECT json_extract(value, '$.log_position') FROM json_each(dyng_config(), '$.graphs') "
                               "WHERE json_extract(value, '$.name') = 'gg'");
-    exec(db, "BEGIN");
+    sql_exec(db, "BEGIN");
     n_closed[1] = 0;
     for (long j = 0; j < batch; j++) {
       long long a = 1 + (long long)(splitmix64(&rng) % (uint64_t)max_rowid);
@@ -465,14 +433,14 @@ int main(int argc, char **argv) {
         sqlite3_reset(ins);
       }
     }
-    exec(db, "COMMIT");
+    sql_exec(db, "COMMIT");
     closed_edge *swap = closed[0];
     closed[0] = closed[1], closed[1] = swap;
     n_closed[0] = n_closed[1];
     char sql[300];
     snprintf(sql, sizeof sql, "SELECT count(*), sum(src), sum(dst) FROM gg_log WHERE seq > %.0f", pos_c);
     t0 = now_s();
-    free(text(db, sql));
+    free(sql_text(db, sql));
     rl[i] = now_s() - t0;
     for (int order = 0; order < 2; order++) {
       int cuda_first = (i & 1) ^ order;
@@ -480,11 +448,11 @@ int main(int argc, char **argv) {
       const char *g = cuda_first ? "gg" : "gc";
       snprintf(sql, sizeof sql, "SELECT dyng_update('%s')", g);
       t0 = now_s();
-      char *report = text(db, sql);
+      char *report = sql_text(db, sql);
       (cuda_first ? u_cuda : u_cpu)[i] = now_s() - t0;
       if (cuda_first) {
-        ap_cuda[i] = json_number(db, report, "$.apply_ms") / 1e3;
-        be_cuda[i] = json_number(db, report, "$.backend_ms") / 1e3;
+        ap_cuda[i] = json_path_number(db, report, "$.apply_ms") / 1e3;
+        be_cuda[i] = json_path_number(db, report, "$.backend_ms") / 1e3;
         double sum = 0;
         for (int k = 0; k < 3; k++) {
           /* The report's trees, by objective. */
@@ -505,7 +473,7 @@ int main(int argc, char **argv) {
         snprintf(sql, sizeof sql,
                  "SELECT sum(json_extract(t.value, '$.last_update_ms')) FROM json_each(dyng_config(), '$.graphs') AS g, "
                  "json_each(json_extract(g.value, '$.trees')) AS t WHERE json_extract(g.value, '$.name') = 'gc'");
-        tr_cpu[i] = number(db, sql) / 1e3;
+        tr_cpu[i] = sql_number(db, sql) / 1e3;
       }
       free(report);
     }
@@ -519,12 +487,12 @@ int main(int argc, char **argv) {
           die("after batch %d, objective %s: CPU %lld / %.17g, CUDA %lld / %.17g", i, objs[k], c1, m1, c2, m2);
       }
     /* The recomputes, on the second connection's copy of the same graph. */
-    free(text(db2, "SELECT dyng_update('gg')"));
+    free(sql_text(db2, "SELECT dyng_update('gg')"));
     rc_mean[i] = 0;
     for (int k = 0; k < 3; k++) {
       snprintf(sql, sizeof sql, "SELECT dist FROM dyng_sssp('gg', %lld, '%s') WHERE node = %lld", src, objs[k], src);
       t0 = now_s();
-      (void)number(db2, sql);
+      (void)sql_number(db2, sql);
       rc_obj[k][i] = now_s() - t0;
       rc_mean[i] += rc_obj[k][i] / 3;
     }

@@ -44,49 +44,6 @@ const char bench_program[] = "bench_gpu_cycles";
 
 #define MAX_COUNTS 8
 
-static void exec(sqlite3 *db, const char *sql) {
-  char *err = NULL;
-  if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) die("%s\n  in: %.200s", err, sql);
-}
-
-/* The first column of the first row of sql as new text, or NULL. */
-static char *text(sqlite3 *db, const char *sql) {
-  sqlite3_stmt *st = prepare(db, sql);
-  char *out = NULL;
-  int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW && sqlite3_column_text(st, 0)) out = strdup((const char *)sqlite3_column_text(st, 0));
-  else if (rc != SQLITE_ROW && rc != SQLITE_DONE) die("%s\n  in: %s", sqlite3_errmsg(db), sql);
-  sqlite3_finalize(st);
-  return out;
-}
-
-static double number(sqlite3 *db, const char *sql) {
-  double x = NAN;
-  if (!query_double(db, sql, &x)) die("%s\n  in: %s", sqlite3_errmsg(db), sql);
-  return x;
-}
-
-/* The value at `path` of the JSON text `json`, as a number or as text. */
-static double json_number(sqlite3 *db, const char *json, const char *path) {
-  sqlite3_stmt *st = prepare(db, "SELECT json_extract(?1, ?2)");
-  sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-  double x = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : NAN;
-  sqlite3_finalize(st);
-  return x;
-}
-
-static char *json_text(sqlite3 *db, const char *json, const char *path) {
-  sqlite3_stmt *st = prepare(db, "SELECT json_extract(?1, ?2)");
-  sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-  char *out = NULL;
-  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-    out = strdup((const char *)sqlite3_column_text(st, 0));
-  sqlite3_finalize(st);
-  return out;
-}
-
 /* One count: k-cycles, of the undirected view or directed ones. */
 typedef struct count_case {
   int k, directed;
@@ -114,17 +71,17 @@ static int parse_counts(const char *list, count_case *out) {
 static void create_graph(sqlite3 *db, const char *name, const char *backend, int directed) {
   char sql[256];
   snprintf(sql, sizeof sql, "DROP TABLE IF EXISTS %s", name);
-  exec(db, sql);
+  sql_exec(db, sql);
   snprintf(sql, sizeof sql, "CREATE VIRTUAL TABLE %s USING dyng(edges=edges, directed=%d, backend=%s)", name,
            directed, backend);
-  exec(db, sql);
+  sql_exec(db, sql);
 }
 
 static long long count_of(sqlite3 *db, const char *g, const count_case *c, double *seconds) {
   char sql[160];
   snprintf(sql, sizeof sql, "SELECT dyng_cycle_count('%s', %d%s)", g, c->k, c->directed ? ", 'directed'" : "");
   double t0 = now_s();
-  double x = number(db, sql);
+  double x = sql_number(db, sql);
   if (seconds) *seconds = now_s() - t0;
   return (long long)x;
 }
@@ -141,7 +98,7 @@ static void make_batch(sqlite3 *db, long long max_rowid, long n_del, long n_ins,
   sqlite3_stmt *get = prepare(db, "SELECT src, dst FROM edges WHERE rowid = ?1");
   sqlite3_stmt *del = prepare(db, "DELETE FROM edges WHERE rowid = ?1");
   sqlite3_stmt *ins = prepare(db, "INSERT INTO edges(src, dst) VALUES (?1, ?2)");
-  exec(db, "BEGIN");
+  sql_exec(db, "BEGIN");
   bl->n_del = bl->n_ins = 0;
   for (long tries = 0; bl->n_del < n_del && tries < 20 * n_del; tries++) {
     long long r = 1 + (long long)(splitmix64(rng) % (uint64_t)max_rowid);
@@ -176,7 +133,7 @@ static void make_batch(sqlite3 *db, long long max_rowid, long n_del, long n_ins,
     sqlite3_reset(ins);
     bl->ins_rowid[bl->n_ins++] = sqlite3_last_insert_rowid(db);
   }
-  exec(db, "COMMIT");
+  sql_exec(db, "COMMIT");
   sqlite3_finalize(get);
   sqlite3_finalize(del);
   sqlite3_finalize(ins);
@@ -186,7 +143,7 @@ static void make_batch(sqlite3 *db, long long max_rowid, long n_del, long n_ins,
 static void undo_batch(sqlite3 *db, const batch_log *bl) {
   sqlite3_stmt *del = prepare(db, "DELETE FROM edges WHERE rowid = ?1");
   sqlite3_stmt *put = prepare(db, "INSERT INTO edges(rowid, src, dst) VALUES (?1, ?2, ?3)");
-  exec(db, "BEGIN");
+  sql_exec(db, "BEGIN");
   for (long i = 0; i < bl->n_ins; i++) {
     sqlite3_bind_int64(del, 1, bl->ins_rowid[i]);
     if (sqlite3_step(del) != SQLITE_DONE) die("%s", sqlite3_errmsg(db));
@@ -199,7 +156,7 @@ static void undo_batch(sqlite3 *db, const batch_log *bl) {
     if (sqlite3_step(put) != SQLITE_DONE) die("%s", sqlite3_errmsg(db));
     sqlite3_reset(put);
   }
-  exec(db, "COMMIT");
+  sql_exec(db, "COMMIT");
   sqlite3_finalize(del);
   sqlite3_finalize(put);
 }
@@ -209,7 +166,7 @@ static void undo_batch(sqlite3 *db, const batch_log *bl) {
 static double follow(sqlite3 *db, const char *g, const count_case *c, int *recount) {
   char sql[128];
   snprintf(sql, sizeof sql, "SELECT dyng_update('%s')", g);
-  char *rep = text(db, sql);
+  char *rep = sql_text(db, sql);
   if (!rep) die("dyng_update('%s') returned nothing", g);
   char path[160];
   /* The report lists the counts the batch changed; find c's entry. */
@@ -217,14 +174,14 @@ static double follow(sqlite3 *db, const char *g, const count_case *c, int *recou
   *recount = 0;
   for (int i = 0; i < 2 * MAX_COUNTS; i++) {
     snprintf(path, sizeof path, "$.cycle_counts[%d].k", i);
-    double k = json_number(db, rep, path);
+    double k = json_path_number(db, rep, path);
     if (isnan(k)) break;
     snprintf(path, sizeof path, "$.cycle_counts[%d].directed", i);
-    if ((int)k != c->k || (int)json_number(db, rep, path) != c->directed) continue;
+    if ((int)k != c->k || (int)json_path_number(db, rep, path) != c->directed) continue;
     snprintf(path, sizeof path, "$.cycle_counts[%d].last_update_ms", i);
-    ms = json_number(db, rep, path);
+    ms = json_path_number(db, rep, path);
     snprintf(path, sizeof path, "$.cycle_counts[%d].mode", i);
-    char *mode = json_text(db, rep, path);
+    char *mode = json_path_text(db, rep, path);
     *recount = mode && !strcmp(mode, "recount");
     free(mode);
   }
@@ -263,24 +220,24 @@ int main(int argc, char **argv) {
   if (sqlite3_open(scratch, &db) != SQLITE_OK) die("cannot open %s", scratch);
   char *why = NULL;
   if (!load_extension(db, ext, &why)) die("cannot load %s: %s", ext, why);
-  char *be = text(db, "SELECT json_extract(dyng_config(), '$.backend.name')");
+  char *be = sql_text(db, "SELECT json_extract(dyng_config(), '$.backend.name')");
   if (!be || strncmp(be, "cuda", 4) != 0) {
-    char *reason = text(db, "SELECT json_extract(dyng_config(), '$.backend.reason')");
+    char *reason = sql_text(db, "SELECT json_extract(dyng_config(), '$.backend.reason')");
     printf("bench_gpu_cycles: no usable GPU backend: %s\n", reason ? reason : "?");
     return 77;
   }
   free(be);
-  exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+  sql_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
   if (!is_db) {
-    exec(db, "CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL)");
+    sql_exec(db, "CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL)");
     sqlite3_stmt *st = prepare(db, "INSERT INTO edges(src, dst) SELECT src, dst FROM dyng_read_edges(?1)");
     sqlite3_bind_text(st, 1, src, -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE) die("reading %s: %s", src, sqlite3_errmsg(db));
     sqlite3_finalize(st);
   }
-  long long n_edges = (long long)number(db, "SELECT count(*) FROM edges");
-  long long max_rowid = (long long)number(db, "SELECT max(rowid) FROM edges");
-  char *dev = text(db, "SELECT json_extract(dyng_config(), '$.devices[0].name')");
+  long long n_edges = (long long)sql_number(db, "SELECT count(*) FROM edges");
+  long long max_rowid = (long long)sql_number(db, "SELECT max(rowid) FROM edges");
+  char *dev = sql_text(db, "SELECT json_extract(dyng_config(), '$.devices[0].name')");
   const char *base = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
   printf("# bench_gpu_cycles %s\n%lld edges; counts %s; batch %ld; %d runs; device %s\n", src, n_edges, counts,
          batch, runs, dev ? dev : "?");
@@ -306,7 +263,7 @@ int main(int argc, char **argv) {
       n_gpu = count_of(db, "gg", c, &t_gpu[i]);
       if (n_cpu != n_gpu) die("%s-cycles: cpu counts %lld, cuda %lld", c->name, n_cpu, n_gpu);
     }
-    char *runs_on = text(db, "SELECT json_extract(value, '$.runs_on.cycle_counts') FROM "
+    char *runs_on = sql_text(db, "SELECT json_extract(value, '$.runs_on.cycle_counts') FROM "
                              "json_each(dyng_config(), '$.graphs') WHERE json_extract(value, '$.name') = 'gg'");
     printf("%s-cycles: %lld (cuda graph's counts run on %s)\n", c->name, n_cpu, runs_on ? runs_on : "?");
     free(runs_on);
@@ -340,8 +297,8 @@ int main(int argc, char **argv) {
       printf("%s run %d: %lld -> %lld cycles; update cpu %.2f ms%s, cuda %.2f ms%s\n", c->name, i, n_cpu, a,
              u_cpu[i] * 1e3, re_cpu ? " (counted again)" : "", u_gpu[i] * 1e3, re_gpu ? " (counted again)" : "");
       undo_batch(db, &bl);
-      free(text(db, "SELECT dyng_update('gc')"));
-      free(text(db, "SELECT dyng_update('gg')"));
+      free(sql_text(db, "SELECT dyng_update('gc')"));
+      free(sql_text(db, "SELECT dyng_update('gg')"));
     }
     snprintf(name, sizeof name, "update_cpu_%s", c->name);
     snprintf(ratio, sizeof ratio, "%.3f of a count%s", median_of(u_cpu, runs) / median_of(t_cpu, runs),

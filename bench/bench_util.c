@@ -309,3 +309,50 @@ void restore_graph(dyng_graph *g, rowid_pool *pool, dyng_batch *b, const dyng_ch
     die("restoring the graph: %zu inserts and %zu deletes (%zu missing) instead of %zu and %zu",
         st.inserted, st.deleted, st.missing, changes->n_removed, changes->n_added);
 }
+
+void sql_exec(sqlite3 *db, const char *sql) {
+  char *err = NULL;
+  if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) die("%s\n  in: %.200s", err, sql);
+}
+
+char *sql_text(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st = prepare(db, sql);
+  char *out = NULL;
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW && sqlite3_column_text(st, 0)) out = strdup((const char *)sqlite3_column_text(st, 0));
+  else if (rc != SQLITE_ROW && rc != SQLITE_DONE) die("%s\n  in: %s", sqlite3_errmsg(db), sql);
+  sqlite3_finalize(st);
+  return out;
+}
+
+double sql_number(sqlite3 *db, const char *sql) {
+  double x = NAN;
+  if (!query_double(db, sql, &x)) die("%s\n  in: %s", sqlite3_errmsg(db), sql);
+  return x;
+}
+
+/* json_extract(json, path) prepared and bound; the caller steps it. */
+static sqlite3_stmt *json_path(sqlite3 *db, const char *json, const char *path) {
+  sqlite3_stmt *st = prepare(db, "SELECT json_extract(?1, ?2)");
+  sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+  return st;
+}
+
+double json_path_number(sqlite3 *db, const char *json, const char *path) {
+  sqlite3_stmt *st = json_path(db, json, path);
+  double x = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL
+                 ? sqlite3_column_double(st, 0)
+                 : NAN;
+  sqlite3_finalize(st);
+  return x;
+}
+
+char *json_path_text(sqlite3 *db, const char *json, const char *path) {
+  sqlite3_stmt *st = json_path(db, json, path);
+  char *out = NULL;
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+    out = strdup((const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  return out;
+}

@@ -75,6 +75,21 @@ sqlite3_stmt *prepare(sqlite3 *db, const char *sql);
 ** gives no row, leaving *x alone. */
 int query_double(sqlite3 *db, const char *sql, double *x);
 
+/* Runs sql (several statements allowed); dies on error. */
+void sql_exec(sqlite3 *db, const char *sql);
+
+/* The first column of the first row of sql as new text (free()), or NULL
+** for no row or NULL; dies on error. */
+char *sql_text(sqlite3 *db, const char *sql);
+
+/* query_double, dying when sql fails or gives no row. */
+double sql_number(sqlite3 *db, const char *sql);
+
+/* The value at `path` of the JSON text `json`: as a number (NAN when
+** absent), or as new text (free(); NULL when absent). */
+double json_path_number(sqlite3 *db, const char *json, const char *path);
+char *json_path_text(sqlite3 *db, const char *json, const char *path);
+
 /* Loads the extension at path into db: 1 on success, 0 (and *why, which
 ** the caller sqlite3_free()s) otherwise. */
 int load_extension(sqlite3 *db, const char *path, char **why);

@@ -452,15 +452,6 @@ __global__ void __launch_bounds__(128) k_walk(WalkArgs a, uint32_t budget) {
 
 /* ---- the host side ------------------------------------------------------- */
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int stop_asked(const dyng_cancel *cancel) {
-  return cancel && cancel->should_stop && cancel->should_stop(cancel->ctx);
-}
 
 static void report_progress(const dyng_cancel *cancel, uint64_t done, uint64_t total) {
   if (cancel && cancel->progress) cancel->progress(cancel->ctx, done, total);
@@ -625,13 +616,13 @@ template <typename Launch>
 static int run_ranges(DevState *st, const dyng_cancel *cancel, uint32_t total, uint32_t first, Launch launch) {
   uint64_t chunk = first ? first : 1;
   for (uint32_t lo = 0; lo < total;) {
-    if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
+    if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
     uint32_t hi = (uint32_t)std::min<uint64_t>(total, lo + chunk);
-    double t0 = now_ms();
+    double t0 = dev_now_ms();
     launch(lo, hi);
     TRY(cudaGetLastError(), "cycle count: launch");
     TRY(cudaStreamSynchronize(st->stream), "cycle count");
-    double ms = now_ms() - t0;
+    double ms = dev_now_ms() - t0;
     if (ms < TARGET_MS / 2 && chunk < (1u << 30)) chunk *= 2;
     else if (ms > TARGET_MS * 2 && chunk > 1) chunk /= 2;
     lo = hi;
@@ -659,14 +650,14 @@ static int run_walkers(DevState *st, DevCycles *c, WalkArgs a, const dyng_cancel
   a.ctr = c->ctr;
   uint32_t budget = 64;
   for (;;) {
-    if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
+    if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
     TRY(cudaMemsetAsync(c->ctr + C_ACTIVE, 0, sizeof(unsigned long long), st->stream), "cycle count");
-    double t0 = now_ms();
+    double t0 = dev_now_ms();
     k_walk<<<n_walkers / 128, 128, 0, st->stream>>>(a, budget);
     TRY(cudaGetLastError(), "cycle count: walk");
     int rc = read_counters(st, c, h);
     if (rc) return rc;
-    double ms = now_ms() - t0;
+    double ms = dev_now_ms() - t0;
     if (ms < TARGET_MS / 2 && budget < (1u << 24)) budget *= 2;
     else if (ms > TARGET_MS * 2 && budget > 8) budget /= 2;
     report_progress(cancel, std::min<uint64_t>(h[C_NEXT], a.n_tasks), a.n_tasks);
@@ -712,7 +703,7 @@ static int count_on_device(DevState *st, const dyng_graph_view *view, int k, int
   int rc = cycles_of(st, &c);
   if (rc == DYNG_OK) rc = snap_build(st, c, view);
   if (rc) return rc;
-  if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
+  if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
   if (!c->n_ent) {
     *count = 0;
     return DYNG_OK;
@@ -872,7 +863,7 @@ static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng
   const uint32_t nc = (uint32_t)chg.size();
   DevCycles *c = NULL;
   if ((rc = cycles_of(st, &c)) != DYNG_OK || (rc = snap_build(st, c, view)) != DYNG_OK) return rc;
-  if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
+  if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
 
   /* The endpoints' labels and degrees. */
   std::vector<uint32_t> ends(2 * (size_t)nc), info(4 * (size_t)nc);

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 extern "C" {
 #include "engine/graph.h"
@@ -98,6 +99,18 @@ enum { P_PREPARE, P_CUT, P_OFFERS, P_SEARCH, P_PARENTS, P_COPY, P_TOTAL };
 ** (read once; unset: no limit) fails as out of device memory: the way a
 ** test makes a graph too large for the device. */
 cudaError_t dev_malloc(void **p, size_t bytes);
+
+/* Whether a query's stop request (may be NULL) asks to stop now. */
+static inline int dev_stop_asked(const dyng_cancel *cancel) {
+  return cancel && cancel->should_stop && cancel->should_stop(cancel->ctx);
+}
+
+/* Milliseconds on the monotonic clock. */
+static inline double dev_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 /* Options read once from the environment (dev_sssp.cu). */
 int dev_profile_on(void);

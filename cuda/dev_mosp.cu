@@ -235,10 +235,6 @@ __global__ void k_walk(const unsigned long long *dist, const uint32_t *parent, c
 
 #define LAUNCHED(what) TRY(cudaGetLastError(), what)
 
-static int stop_asked(const dyng_cancel *cancel) {
-  return cancel && cancel->should_stop && cancel->should_stop(cancel->ctx);
-}
-
 /* The device copies of trees[0 .. k) into *T: each must be kept, up to
 ** date and from `source`; anything else is DYNG_ESTATE (the host computes
 ** nothing in the device's place). */
@@ -324,7 +320,7 @@ static int mosp_path(DevState *st, const dyng_graph_view *view, const dyng_sssp_
   MospTrees T;
   int rc = mosp_trees(st, trees, k, n, source, &T);
   if (rc != DYNG_OK) return rc;
-  if (stop_asked(view->cancel)) return DYNG_EINTERRUPTED;
+  if (dev_stop_asked(view->cancel)) return DYNG_EINTERRUPTED;
   if (!st->mosp && !(st->mosp = (DevMosp *)calloc(1, sizeof *st->mosp))) return DYNG_ENOMEM;
   DevMosp *m = st->mosp;
   cudaStream_t s = st->stream;

@@ -922,11 +922,6 @@ static double value_of(unsigned long long b) {
   return d;
 }
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* Copies the counters to the host and waits for them. */
 static cudaError_t look(DevSssp *w, cudaStream_t s) {
@@ -946,14 +941,14 @@ static void phases_begin(Phases *ph, DevProfile *prof) {
   ph->prof = prof;
   if (!prof) return;
   memset(prof, 0, sizeof *prof);
-  ph->t0 = ph->last = now_ms();
+  ph->t0 = ph->last = dev_now_ms();
   ph->launches0 = tl_launches, ph->looks0 = tl_looks;
 }
 
 static void phase_end(Phases *ph, int i, cudaStream_t s) {
   if (!ph->prof) return;
   cudaStreamSynchronize(s);
-  double t = now_ms();
+  double t = dev_now_ms();
   ph->prof->ms[i] += t - ph->last;
   ph->last = t;
 }
@@ -961,7 +956,7 @@ static void phase_end(Phases *ph, int i, cudaStream_t s) {
 static void phases_finish(Phases *ph, DevSssp *w, cudaStream_t s) {
   if (!ph->prof) return;
   DevProfile *p = ph->prof;
-  p->ms[P_TOTAL] = now_ms() - ph->t0;
+  p->ms[P_TOTAL] = dev_now_ms() - ph->t0;
   p->device_loop = w->coop_blocks != 0;
   if (w->coop_blocks && look(w, s) == cudaSuccess) {
     p->rounds = w->h_ctr[W_ROUNDS], p->buckets = w->h_ctr[W_BUCKETS], p->levels = w->h_ctr[W_LEVELS];
@@ -1111,13 +1106,6 @@ static int parents_all(const DevGraph *c, DevSssp *w, const Loop &L, int obj, ui
   return tight_bfs(L, w, source, s, prof, err, n_err);
 }
 
-/* Whether the caller wants the computation to stop (engine/types.h).  A
-** search, once launched, runs to its end; the caller is asked before it
-** and after it (a search takes milliseconds, tens on millions of vertices). */
-static int stop_asked(const dyng_cancel *cancel) {
-  return cancel && cancel->should_stop && cancel->should_stop(cancel->ctx);
-}
-
 /* The whole tree to the host. */
 static int copy_tree(uint32_t n, const Loop &L, double *dist, uint32_t *parent, uint32_t *pedge, DevSssp *w,
                      cudaStream_t s, char *err, size_t n_err) {
@@ -1130,6 +1118,9 @@ static int copy_tree(uint32_t n, const Loop &L, double *dist, uint32_t *parent, 
   return DYNG_OK;
 }
 
+/* The stop request (dev_stop_asked) is asked before a search and after it:
+** a launched search runs to its end (milliseconds, tens on millions of
+** vertices). */
 int dev_sssp_run(const DevGraph *c, DevSssp *w, uint32_t source, int obj, cudaStream_t s, unsigned long long *d_dist,
                  uint32_t *d_parent, uint32_t *d_pedge, double *dist, uint32_t *parent, uint32_t *pedge,
                  const dyng_cancel *cancel, DevProfile *prof, char *err, size_t n_err) {
@@ -1139,7 +1130,7 @@ int dev_sssp_run(const DevGraph *c, DevSssp *w, uint32_t source, int obj, cudaSt
   int rc = dev_sssp_reserve(w, n, c->cap_p, err, n_err);
   if (rc) return rc;
   if (source >= n || obj < 0 || obj >= c->n_obj) return DYNG_EINVAL;
-  if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
+  if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
   Loop L = make_loop(c, w, obj, d_dist, d_parent, d_pedge, NULL, 0);
   k_fill_u64<<<blocks_for(n), THREADS, 0, s>>>(d_dist, n, INF_BITS);
   LAUNCHED("k_fill_u64");
@@ -1154,7 +1145,7 @@ int dev_sssp_run(const DevGraph *c, DevSssp *w, uint32_t source, int obj, cudaSt
   if (cancel && cancel->should_stop) {
     tl_looks++;
     TRY(cudaStreamSynchronize(s), "the search");
-    if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
+    if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
   }
   if (dist) {
     if ((rc = copy_tree(n, L, dist, parent, pedge, w, s, err, n_err))) return rc;
@@ -1364,7 +1355,7 @@ int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t s
                     DevProfile *prof, char *err, size_t n_err) {
   Phases ph;
   phases_begin(&ph, prof);
-  if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
+  if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
   uint32_t n = c->n;
   int rc = dev_sssp_reserve(w, n, c->cap_p, err, n_err);
   if (rc) return rc;
@@ -1410,7 +1401,7 @@ int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t s
   k_compact_changed<<<blocks_for(n), THREADS, 0, s>>>(w->chg_stamp, w->chg_gen, n, w->chg_list, &ctr[W_CHANGED]);
   LAUNCHED("k_compact_changed");
   TRY(look(w, s), "the repair");
-  if (stop_asked(cancel)) return DYNG_EINTERRUPTED;
+  if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
   uint32_t n_chg = w->h_ctr[W_CHANGED];
   if (prof) prof->roots = w->h_ctr[W_ROOTS], prof->changed = n_chg;
   *pn_changed = n_chg;

@@ -33,14 +33,23 @@ SQLITE_EXTENSION_INIT3
 ** deep trees move wholesale.  So: a batch that changes more than
 ** 1/DYNG_RECOMPUTE_SHARE of the edges recomputes at once; otherwise the
 ** update runs with a work budget of 1/DYNG_UPDATE_BUDGET of the vertices
-** and, past it, gives up and recomputes.  Each tree remembers the smallest
-** batch that gave up and recomputes batches at least that large directly
-** (retrying an update every DYNG_RETRY_AFTER such batches, with the size
-** doubled, in case the graph changed character).
+** and, past it, gives up and recomputes.  Each tree remembers the batches
+** that gave up (DyngGiveUp) and recomputes batches at least that large
+** directly.
 */
 #define DYNG_RECOMPUTE_SHARE 8
 #define DYNG_UPDATE_BUDGET 4
-#define DYNG_RETRY_AFTER 16
+
+int dyngGiveUpSkips(DyngGiveUp *p, size_t nChanged) {
+  if (!p->nAt || nChanged < p->nAt) return 0;
+  if (++p->nSkipped >= DYNG_RETRY_AFTER) p->nAt *= 2, p->nSkipped = 0;
+  return 1;
+}
+
+void dyngGiveUpNote(DyngGiveUp *p, size_t nChanged) {
+  if (!p->nAt || nChanged < p->nAt) p->nAt = nChanged;
+  p->nSkipped = 0;
+}
 
 struct DyngTree {
   DyngTree *pNext;          /* next tree of the same graph */
@@ -53,8 +62,7 @@ struct DyngTree {
   sqlite3_int64 iStamp;     /* pConn->iUpdateStamp of its last update */
   double lastMs;            /* duration of that update */
   int bLastRecompute;       /* that update recomputed the tree */
-  size_t nGaveUpAt;         /* smallest batch whose update gave up; 0: none */
-  int nSkipped;             /* batches recomputed directly since */
+  DyngGiveUp giveUp;        /* the batches whose update gave up */
   size_t nLastTouched;      /* vertices that update touched */
 };
 
@@ -281,17 +289,13 @@ static void dyngTreeFollow(DyngTreesRun *pRun, DyngTreeJob *pJob) {
   /* Rows the backend no longer holds (the graph left the device and they
   ** could not come over): only a recomputation brings them back. */
   if (p->tree.host_stale && !pG->pBackend->tree_fetch) bRecompute = 1;
-  if (!bRecompute && p->nGaveUpAt && nChanged >= p->nGaveUpAt) {
-    bRecompute = 1;
-    if (++p->nSkipped >= DYNG_RETRY_AFTER) p->nGaveUpAt *= 2, p->nSkipped = 0;
-  }
+  if (!bRecompute) bRecompute = dyngGiveUpSkips(&p->giveUp, nChanged);
   if (!bRecompute) erc = dyng_sssp_tree_grow(&p->tree, pView->n_vertices);
   if (!bRecompute && erc == DYNG_OK) {
     erc = pG->pBackend->sssp_update(pG->pBackendState, pView, &p->tree, pCh->removed, pCh->n_removed,
                                     pCh->added, pCh->n_added, pRun->nBudget, &nTouched);
     if (erc == DYNG_ETOOBIG) {
-      if (!p->nGaveUpAt || nChanged < p->nGaveUpAt) p->nGaveUpAt = nChanged;
-      p->nSkipped = 0;
+      dyngGiveUpNote(&p->giveUp, nChanged);
       bRecompute = 1;
     }
   }

@@ -66,7 +66,7 @@ static json_t *dyngGraphJson(DyngGraph *pG) {
     json_object_set_new(pRuns, "mosp_path", json_string(pBe->mosp_path ? pBe->name : zCpu));
     json_object_set_new(pRuns, "pareto", json_string(zCpu));
     json_object_set_new(pRuns, "cycle_counts",
-                        json_string(pBe->cycles_count && pBe->cycles_delta ? pBe->name : zCpu));
+                        json_string(dyngCountsOnBackend(pBe) ? pBe->name : zCpu));
     json_object_set_new(pObj, "runs_on", pRuns);
     json_object_set_new(pObj, "device_bytes", json_integer((json_int_t)nDevice));
     dyngIsoTime(pG->loadTime, zTime);

@@ -37,17 +37,17 @@ void dyngCountsDrop(DyngGraph *pG) {
 /* Stops an update once it has run longer than a recount took: on a graph
 ** with hubs the paths through the changed edges can cost far more than
 ** counting again (bench/bench_analyses: 4-cycles on R-MAT 16 cross at about
-** 60 changes).  A count remembers the smallest batch whose update gave up
+** 60 changes).  A count remembers the batches that gave up (DyngGiveUp)
 ** and counts batches at least that large again at once, without spending
-** that time first; every DYNG_COUNT_RETRY_AFTER such batches it tries an
-** update again, from twice the size (the graph may have changed). */
-#define DYNG_COUNT_RETRY_AFTER 16
+** that time first. */
 
 typedef struct DyngDeadline {
   double tEnd; /* dyngNowMs() past which to stop */
 } DyngDeadline;
 
 static int dyngPastDeadline(void *ctx) { return dyngNowMs() > ((DyngDeadline *)ctx)->tEnd; }
+
+int dyngCountsOnBackend(const dyng_backend *pBe) { return pBe->cycles_count && pBe->cycles_delta; }
 
 /* Counts pG's k-cycles on its backend (the host engine unless the backend
 ** has both cycles_count and cycles_delta).  Out of device memory moves the graph to the CPU
@@ -56,7 +56,7 @@ static int dyngPastDeadline(void *ctx) { return dyngNowMs() > ((DyngDeadline *)c
 static int dyngCyclesCount(DyngGraph *pG, dyng_graph_view *pView, int k, int bDirected, uint64_t *pn,
                            char **pzErr) {
   const dyng_backend *pBe = pG->pBackend;
-  if (!pBe->cycles_count || !pBe->cycles_delta) return dyng_cycles_count(pView, k, bDirected, pView->cancel, pn);
+  if (!dyngCountsOnBackend(pBe)) return dyng_cycles_count(pView, k, bDirected, pView->cancel, pn);
   int erc = pBe->cycles_count(pG->pBackendState, pView, k, bDirected, pn);
   if (erc != DYNG_ENOMEM || pBe == dyng_backend_cpu()) return erc;
   if (dyngGraphLeaveDevice(pG, "counting cycles", pzErr) != SQLITE_OK) return *pzErr ? DYNG_EBACKEND : DYNG_ENOMEM;
@@ -68,8 +68,7 @@ static int dyngCyclesCount(DyngGraph *pG, dyng_graph_view *pView, int k, int bDi
 static int dyngCyclesUpdate(DyngGraph *pG, const dyng_graph_view *pView, const dyng_changes *pChanges, int k,
                             int bDirected, uint64_t *pn) {
   const dyng_backend *pBe = pG->pBackend;
-  if (!pBe->cycles_count || !pBe->cycles_delta)
-    return dyng_cycles_update(pView, pChanges, k, bDirected, pView->cancel, pn);
+  if (!dyngCountsOnBackend(pBe)) return dyng_cycles_update(pView, pChanges, k, bDirected, pView->cancel, pn);
   dyng_cycles_diff d;
   int erc = pBe->cycles_delta(pG->pBackendState, pView, pChanges, k, bDirected, &d);
   return erc == DYNG_OK ? dyng_cycles_apply(&d, pn) : erc;
@@ -119,14 +118,10 @@ void dyngCountsUpdate(DyngGraph *pG, const dyng_changes *pChanges) {
       DyngDeadline deadline = {t0 + (c->countMs > 1.0 ? c->countMs : 1.0)};
       dyng_cancel cancel = {dyngPastDeadline, &deadline, NULL};
       view.cancel = &cancel;
-      int bDirect = c->nGaveUpAt && nChanged >= c->nGaveUpAt;
-      if (bDirect && ++c->nSkipped >= DYNG_COUNT_RETRY_AFTER) c->nGaveUpAt *= 2, c->nSkipped = 0;
+      int bDirect = dyngGiveUpSkips(&c->giveUp, nChanged);
       int erc = bDirect ? DYNG_EINTERRUPTED : dyngCyclesUpdate(pG, &view, pChanges, k, d, &n);
-      if (erc == DYNG_EINTERRUPTED && !bDirect) {
-        /* Past the deadline: batches this large count again at once. */
-        if (!c->nGaveUpAt || nChanged < c->nGaveUpAt) c->nGaveUpAt = nChanged;
-        c->nSkipped = 0;
-      }
+      /* Past the deadline: batches this large count again at once. */
+      if (erc == DYNG_EINTERRUPTED && !bDirect) dyngGiveUpNote(&c->giveUp, nChanged);
       if (erc == DYNG_OK) {
         c->nCycles = n;
         c->nUpdate++;
@@ -236,8 +231,7 @@ static void dyngCycleCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
     /* Kept when batches can update it: a directed graph needs its in
     ** adjacency for that. */
     c->nHit = c->nUpdate = c->nRecount = 0;
-    c->nGaveUpAt = 0;
-    c->nSkipped = 0;
+    memset(&c->giveUp, 0, sizeof c->giveUp);
     c->lastMs = 0;
     c->iStamp = 0;
     c->bValid = dyng_graph_build_in(pG->pGraph) == DYNG_OK;

@@ -27,6 +27,22 @@ typedef struct DyngConn DyngConn;
 typedef struct DyngGraph DyngGraph;
 typedef struct DyngTree DyngTree;
 
+/* What a kept answer (a tree, a count) remembers of the batches whose
+** incremental update gave up: batches at least as large as the smallest of
+** them are computed again at once, and every DYNG_RETRY_AFTER such batches
+** an update is tried again from twice the size, in case the graph changed
+** character (ext/cache.c). */
+#define DYNG_RETRY_AFTER 16
+typedef struct DyngGiveUp {
+  size_t nAt;               /* smallest batch whose update gave up; 0: none */
+  int nSkipped;             /* batches computed again directly since */
+} DyngGiveUp;
+
+/* Whether a batch of nChanged changes skips the update (counted as such). */
+int dyngGiveUpSkips(DyngGiveUp *p, size_t nChanged);
+/* An update of a batch of nChanged changes gave up. */
+void dyngGiveUpNote(DyngGiveUp *p, size_t nChanged);
+
 /* A kept k-cycle count of a graph (ext/cycles.c). */
 typedef struct DyngCount {
   int bValid;               /* kept and current */
@@ -38,8 +54,7 @@ typedef struct DyngCount {
   double countMs;           /* the count from scratch took */
   double lastMs;            /* the last update took */
   sqlite3_int64 iStamp;     /* pConn->iUpdateStamp of that update */
-  size_t nGaveUpAt;         /* smallest batch whose update gave up; 0: none */
-  int nSkipped;             /* batches counted again directly since */
+  DyngGiveUp giveUp;        /* the batches whose update gave up */
 } DyngCount;
 
 /* One graph: the definition from CREATE VIRTUAL TABLE, the loaded mirror
@@ -307,6 +322,10 @@ void dyngTreesPin(DyngConn *pConn, int bOn);
 /* pG's kept trees as JSON: all of them with their counters (iSinceStamp
 ** < 0), or those updated after iSinceStamp with that update's figures. */
 struct json_t *dyngTreesJson(DyngGraph *pG, sqlite3_int64 iSinceStamp);
+
+/* Whether backend pBe counts cycles (it has both cycles entries; else the
+** host engine does). */
+int dyngCountsOnBackend(const dyng_backend *pBe);
 
 /* ---- cycles.c --------------------------------------------------------- */
 

@@ -639,19 +639,33 @@ static void test_graph_too_large_for_the_device(void **state) {
   if (rc != 0) fail_msg("the child with DYNG_CUDA_MAX_ALLOC failed (status %d; see the log)", rc);
 }
 
+/* In a child: an in-memory database with dyng loaded and `setup` run, or
+** NULL after saying on stderr, as `who`, what failed. */
+static sqlite3 *child_open(const char *who, const char *setup) {
+  sqlite3 *db = NULL;
+  char *err = NULL;
+  if (sqlite3_open(":memory:", &db) != SQLITE_OK) {
+    fprintf(stderr, "%s: cannot open a database\n", who);
+    sqlite3_close(db);
+    return NULL;
+  }
+  sqlite3_enable_load_extension(db, 1);
+  if (sqlite3_load_extension(db, getenv("DYNG_EXTENSION"), "sqlite3_dyng_init", &err) != SQLITE_OK ||
+      sqlite3_exec(db, setup, NULL, NULL, &err) != SQLITE_OK) {
+    fprintf(stderr, "%s: %s\n", who, err ? err : "cannot load dyng");
+    sqlite3_free(err);
+    sqlite3_close(db);
+    return NULL;
+  }
+  return db;
+}
+
 /* In the child of test_graph_too_large_for_the_device: a small graph still
 ** goes to CUDA; a 200 x 200 grid (160,000 edges: 1.6 MB of weights per
 ** objective) goes to the CPU with the reason, answers as a CPU graph does,
 ** and is an error with backend=cuda.  Returns 0 when all holds. */
 static int child_too_large(void) {
-  sqlite3 *db = NULL;
   char *err = NULL;
-  if (sqlite3_open(":memory:", &db) != SQLITE_OK) return 1;
-  sqlite3_enable_load_extension(db, 1);
-  if (sqlite3_load_extension(db, getenv("DYNG_EXTENSION"), "sqlite3_dyng_init", &err) != SQLITE_OK) {
-    fprintf(stderr, "too-large: cannot load: %s\n", err ? err : "?");
-    return 2;
-  }
   static const char *setup =
       "CREATE TABLE small(src INTEGER, dst INTEGER, a REAL, b REAL);"
       "INSERT INTO small VALUES (1,2,1,1),(2,3,2,1),(1,3,5,1),(3,4,1,1);"
@@ -664,10 +678,8 @@ static int child_too_large(void) {
       "UNION ALL SELECT x + 200, x, 1 + x % 13, 1 FROM i WHERE x < 39800;"
       "CREATE VIRTUAL TABLE gbig USING dyng(edges=e, weights='a,b');"
       "CREATE VIRTUAL TABLE gcpu USING dyng(edges=e, weights='a,b', backend=cpu);";
-  if (sqlite3_exec(db, setup, NULL, NULL, &err) != SQLITE_OK) {
-    fprintf(stderr, "too-large: %s\n", err);
-    return 3;
-  }
+  sqlite3 *db = child_open("too-large", setup);
+  if (!db) return 2;
   static const char *check =
       "SELECT (SELECT json_extract(value, '$.backend') FROM json_each(dyng_config(), '$.graphs') "
       "        WHERE json_extract(value, '$.name') = 'gs') LIKE 'cuda%' "
@@ -735,14 +747,7 @@ static char *graph_config(sqlite3 *db, const char *g, const char *path) {
 ** the same search is an error naming the device's memory.  Returns 0 when
 ** all holds. */
 static int child_full_later(void) {
-  sqlite3 *db = NULL;
   char *err = NULL;
-  if (sqlite3_open(":memory:", &db) != SQLITE_OK) return 1;
-  sqlite3_enable_load_extension(db, 1);
-  if (sqlite3_load_extension(db, getenv("DYNG_EXTENSION"), "sqlite3_dyng_init", &err) != SQLITE_OK) {
-    fprintf(stderr, "full-later: cannot load: %s\n", err ? err : "?");
-    return 2;
-  }
   static const char *setup =
       "CREATE TABLE m(src INTEGER, dst INTEGER, a REAL);"
       "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x < 99999) "
@@ -751,10 +756,8 @@ static int child_full_later(void) {
       "CREATE VIRTUAL TABLE gm USING dyng(edges=m, weights='a', directed=1);"
       "CREATE VIRTUAL TABLE gmc USING dyng(edges=m, weights='a', directed=1, backend=cpu);"
       "CREATE VIRTUAL TABLE gmr USING dyng(edges=m, weights='a', directed=1, backend=cuda);";
-  if (sqlite3_exec(db, setup, NULL, NULL, &err) != SQLITE_OK) {
-    fprintf(stderr, "full-later: %s\n", err);
-    return 3;
-  }
+  sqlite3 *db = child_open("full-later", setup);
+  if (!db) return 2;
   char *before = graph_config(db, "gm", "$.backend");
   int ok = before && strncmp(before, "cuda", 4) == 0;
   if (!ok) fprintf(stderr, "full-later: gm is on %s before its first search\n", before ? before : "?");
@@ -809,24 +812,15 @@ static void test_device_full_with_kept_trees(void **state) {
 static char *mosp_rows(sqlite3 *db, const char *graph, sqlite3_int64 s, sqlite3_int64 t);
 
 static int child_mosp_full(void) {
-  sqlite3 *db = NULL;
   char *err = NULL;
-  if (sqlite3_open(":memory:", &db) != SQLITE_OK) return 1;
-  sqlite3_enable_load_extension(db, 1);
-  if (sqlite3_load_extension(db, getenv("DYNG_EXTENSION"), "sqlite3_dyng_init", &err) != SQLITE_OK) {
-    fprintf(stderr, "mosp-full: cannot load: %s\n", err ? err : "?");
-    return 2;
-  }
   static const char *setup =
       "CREATE TABLE m(src INTEGER, dst INTEGER, a REAL, b REAL, c REAL);"
       "WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i WHERE x < 99999) "
       "INSERT INTO m SELECT (x - 1) / 2, x, 1 + x % 7, 1 + x % 5, 1 + x % 3 FROM i;"
       "CREATE VIRTUAL TABLE gm USING dyng(edges=m, weights='a,b,c', directed=1);"
       "CREATE VIRTUAL TABLE gmc USING dyng(edges=m, weights='a,b,c', directed=1, backend=cpu);";
-  if (sqlite3_exec(db, setup, NULL, NULL, &err) != SQLITE_OK) {
-    fprintf(stderr, "mosp-full: %s\n", err);
-    return 3;
-  }
+  sqlite3 *db = child_open("mosp-full", setup);
+  if (!db) return 2;
   int ok = 1;
   for (int round = 0; round < 2 && ok; round++) {
     /* Trees first (kept on the device), then the path from them. */
