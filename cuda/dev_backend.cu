@@ -72,11 +72,21 @@ static size_t dev_trees_bytes(const DevState *st) {
   return b;
 }
 
+DevTree *dev_tree_find(const DevState *st, const dyng_sssp_tree *t) {
+  DevTree *dt = st->trees;
+  while (dt && dt->key != t) dt = dt->next;
+  return dt;
+}
+
+/* Whether dt, the device copy of host tree t, equals t's tree. */
+static int dev_tree_is_current(const DevTree *dt, const dyng_sssp_tree *t) {
+  return dt && dt->valid && dt->source == t->source && dt->obj == t->objective;
+}
+
 /* The device copy of host tree `key`, made (or grown, new vertices
 ** unreached) to hold n vertices. */
 static int dev_tree_for(DevState *st, const dyng_sssp_tree *key, uint32_t n, DevTree **out) {
-  DevTree *t = st->trees;
-  while (t && t->key != key) t = t->next;
+  DevTree *t = dev_tree_find(st, key);
   if (!t) {
     t = (DevTree *)calloc(1, sizeof *t);
     if (!t) return DYNG_ENOMEM;
@@ -206,9 +216,8 @@ static int dev_sssp_update(void *state, const dyng_graph_view *view, dyng_sssp_t
   DevState *st = (DevState *)state;
   if (pn_touched) *pn_touched = 0;
   if (t->n_vertices < view->n_vertices || st->csr.n != view->n_vertices) return DYNG_EINVAL;
-  DevTree *dt = st->trees;
-  while (dt && dt->key != t) dt = dt->next;
-  if (!dt || !dt->valid || dt->source != t->source || dt->obj != t->objective) {
+  DevTree *dt = dev_tree_find(st, t);
+  if (!dev_tree_is_current(dt, t)) {
     /* No device copy to repair: compute it again, on the device. */
     if (pn_touched) *pn_touched = view->n_vertices;
     return dev_sssp(state, view, t->source, t->objective, DYNG_NONE, t);
@@ -269,9 +278,8 @@ static int dev_pick_reserve(DevState *st, uint32_t n) {
 
 /* The device copy of host tree t, when it is current. */
 static DevTree *dev_tree_current(DevState *st, const dyng_sssp_tree *t) {
-  DevTree *dt = st->trees;
-  while (dt && dt->key != t) dt = dt->next;
-  if (!dt || !dt->valid || dt->source != t->source || dt->obj != t->objective) {
+  DevTree *dt = dev_tree_find(st, t);
+  if (!dev_tree_is_current(dt, t)) {
     snprintf(st->err, sizeof st->err, "the device holds no current copy of the tree from vertex %u", t->source);
     return NULL;
   }

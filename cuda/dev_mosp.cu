@@ -243,8 +243,7 @@ static int mosp_trees(DevState *st, const dyng_sssp_tree *const *trees, int k, u
   memset(T, 0, sizeof *T);
   T->k = k;
   for (int i = 0; i < k; i++) {
-    const DevTree *dt = st->trees;
-    while (dt && dt->key != trees[i]) dt = dt->next;
+    const DevTree *dt = dev_tree_find(st, trees[i]);
     const char *why = !dt                       ? "is not on the device"
                       : !dt->valid               ? "is out of date on the device"
                       : dt->source != source || trees[i]->source != source ? "is from another source"

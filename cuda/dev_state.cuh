@@ -38,6 +38,9 @@ struct DevState {
   char err[512];
 };
 
+/* The device copy of host tree t, or NULL (dev_backend.cu). */
+DevTree *dev_tree_find(const DevState *st, const dyng_sssp_tree *t);
+
 /* Cycle counts on the device (engine/backend.h's cycles_count and
 ** cycles_delta). */
 int dev_cycles_count(void *state, const dyng_graph_view *view, int k, int directed, uint64_t *count);
