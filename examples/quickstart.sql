@@ -37,10 +37,13 @@ SELECT json_extract(dyng_update('net'), '$.inserted') AS inserted,
 .print '-- the vertices and their degrees'
 SELECT * FROM net;
 
-.print '-- diagnostics'
+.print '-- diagnostics: the backend, the graph, its triangles (the count is kept'
+.print '-- and updated by later writes) and which backend counts them'
 SELECT dyng_version() AS version,
        json_extract(dyng_config(), '$.backend.name') AS backend,
        json_extract(dyng_config(), '$.graphs[0].vertices') AS vertices,
-       json_extract(dyng_config(), '$.graphs[0].edges') AS edges;
+       json_extract(dyng_config(), '$.graphs[0].edges') AS edges,
+       dyng_cycle_count('net', 3) AS triangles,
+       json_extract(dyng_config(), '$.graphs[0].runs_on.cycle_counts') AS cycles_on;
 
 DROP TABLE net;  -- removes the graph, its triggers and its change log
