@@ -150,7 +150,8 @@ static int dev_attach(const dyng_backend *be, const dyng_graph_view *view, void 
 static int dev_update(void *state, const dyng_graph_view *view, const dyng_changes *changes) {
   DevState *st = (DevState *)state;
   int rc = dev_graph_follow(&st->csr, view, changes, st->stream, st->err, sizeof st->err);
-  dev_cycles_stale(st->cycles);
+  if (rc == DYNG_OK) dev_cycles_followed(st->cycles, changes);
+  else dev_cycles_stale(st->cycles);
   /* Without the batch's edges on the device the kept copies cannot be
   ** repaired: they will be computed again. */
   if (rc != DYNG_OK || !changes)

@@ -25,14 +25,23 @@
 **          labels > s, the last vertex closing to s (found by binary search
 **          in s's list).  Undirected cycles keep one direction, the last
 **          vertex after the second.
-** Per batch (cycles_delta): the host finds the changed simple edges from
-** the batch's records and the new graph's copies, as engine/cycles.c does,
-** ranks them by their keys in vertex indices, and sends their keys in
-** labels (sorted, with status and rank) and the removed ones as an overlay
-** (sorted entries at both ends) to the device; then one walker per changed
-** edge counts the simple paths of k - 1 edges that close it, in the new
-** snapshot plus the overlay, through admitted edges only (unchanged, or
-** changed like it and ranked after it).
+** Per batch: graph_update leaves the snapshot one batch behind, and the
+** first cycles_delta patches it on the device (snap_patch): the pairs of
+** vertices the batch's records touch, sorted and unique; for each, its
+** entries before (the snapshot) and now (found in the device copy of the
+** graph); the entries now merged into a new snapshot in place of the old
+** ones, without sorting the whole again.  The changed edges of the
+** delta's mode follow from the pairs (changed_on_device): sorted by their
+** keys in labels, which are their ranks, with the removed ones as an
+** overlay (sorted entries at both ends).  A snapshot built anew instead
+** (no kept one, or more than one batch behind) has its changed edges
+** found on the host from the records and the host's graph
+** (changed_on_host).  Each changed edge then counts the simple paths of
+** k - 1 edges that close it, in the new snapshot plus the overlay, through
+** admitted edges only (unchanged, or changed like it and ranked after it):
+** for triangles one warp per changed edge, looking up the entries of its
+** shorter end's list in the other's; for 4-cycles one block per changed
+** edge over the 2-paths from its shorter end; for k >= 5 walkers.
 **
 ** Every kernel does bounded work: the entries or roots are cut into ranges
 ** whose size adapts to what the last launch took (about 20 ms), and walkers
@@ -81,14 +90,30 @@ struct Walker {
   uint32_t path[MAX_K], pos[MAX_K], send[MAX_K], stop[MAX_K], obase[MAX_K];
 };
 
+/* A snapshot's lists: the sorted keys (x << 32 | y, labels), their
+** neighbour halves and arcs, and the list starts; room for cap_ent entries
+** and cap_off - 1 vertices. */
+struct SnapArrays {
+  unsigned long long *key;
+  uint32_t *nbr;
+  uint8_t *arc;
+  uint32_t *off;
+  size_t cap_ent, cap_off;
+};
+
 struct DevCycles {
-  int valid;                 /* the snapshot is of the graph as it is now */
+  int valid;                 /* cur is a snapshot of the graph, as of ... */
+  int behind;                /* ... one batch ago (1), or now (0) */
+  const dyng_changes *batch_seen; /* that batch's records, as graph_update had them */
+  size_t batch_removed, batch_added;
   uint32_t n;                /* vertices */
   uint32_t n_ent;            /* snapshot entries (two per simple edge) */
-  uint32_t *off;             /* n + 1: list starts, by label */
-  uint32_t *nbr;             /* n_ent: the neighbour's label, each list increasing */
-  uint8_t *arc;              /* n_ent: ARC_OUT | ARC_IN */
+  SnapArrays cur;            /* the snapshot */
+  SnapArrays spare;          /* room a patched snapshot is written into */
   uint32_t *label;           /* n: vertex index -> label */
+  size_t cap_label;
+  uint8_t *touched;          /* per batch, by label: an end of a changed edge */
+  size_t cap_touched;
   unsigned long long *ctr;   /* C_WORDS counters */
   Walker *walkers;
   uint32_t cap_walkers;
@@ -96,7 +121,13 @@ struct DevCycles {
   size_t cap_scratch;        /* words */
   void *batch;               /* per batch: keys, overlay and tasks */
   size_t cap_batch;
-  size_t bytes;              /* device bytes held */
+  void *pbuf;                /* per batch, patched snapshot: see PatchBufs */
+  size_t cap_pbuf;
+  uint32_t pbuf_m;           /* records PatchBufs was laid out for */
+  size_t pbuf_cub;           /* and the cub work space it has */
+  int pairs_ready;           /* the pairs of the batch last patched are in pbuf */
+  uint32_t n_pairs;
+  size_t bytes;              /* device bytes held apart from the snapshot's */
 };
 
 /* ---- device helpers ------------------------------------------------------ */
@@ -129,6 +160,17 @@ __device__ __forceinline__ uint32_t d_lower(const unsigned long long *keys, uint
   while (b < e) {
     uint32_t mid = b + (e - b) / 2;
     if (keys[mid] < t) b = mid + 1;
+    else e = mid;
+  }
+  return b;
+}
+
+/* First position in a[0 .. n) holding a value >= t. */
+__device__ __forceinline__ uint32_t d_lower32(const uint32_t *a, uint32_t n, uint32_t t) {
+  uint32_t b = 0, e = n;
+  while (b < e) {
+    uint32_t mid = b + (e - b) / 2;
+    if (a[mid] < t) b = mid + 1;
     else e = mid;
   }
   return b;
@@ -317,6 +359,7 @@ struct WalkArgs {
   uint32_t n_ovl;
   const uint32_t *t_start, *t_end, *t_rank;
   const uint8_t *t_phase;
+  const uint8_t *touched; /* by label: an end of a changed edge */
   Walker *w;
   unsigned long long *ctr;
 };
@@ -326,12 +369,16 @@ __device__ __forceinline__ unsigned long long d_key(const WalkArgs &a, uint32_t 
   return (unsigned long long)x << 32 | y;
 }
 
-/* Whether the search of a changed edge may cross the edge of `key`:
-** unchanged, or changed like it and ranked after it. */
-__device__ __forceinline__ bool d_admits(const WalkArgs &a, const Walker &me, unsigned long long key) {
+/* Whether the search of a changed edge (its phase and rank) may cross the
+** edge x - y (directed: the arc x -> y): unchanged, or changed like it and
+** ranked after it.  Only an edge between two ends of changed edges can
+** have changed. */
+__device__ __forceinline__ bool d_admits(const WalkArgs &a, uint32_t phase, uint32_t rank, uint32_t x, uint32_t y) {
+  if (!a.touched[x] || !a.touched[y]) return true;
+  const unsigned long long key = d_key(a, x, y);
   const uint32_t j = d_lower(a.ckey, a.n_chg, key);
   if (j == a.n_chg || a.ckey[j] != key) return true;
-  return a.cstatus[j] == me.phase && a.crank[j] > me.rank;
+  return a.cstatus[j] == phase && a.crank[j] > rank;
 }
 
 /* Level d of the stack on x, over x's whole list and overlay entries. */
@@ -385,7 +432,7 @@ __device__ __forceinline__ bool d_closes_to_end(const WalkArgs &a, const Walker 
   const uint32_t j = d_lower(a.okey, a.n_ovl, ok);
   if (j < a.n_ovl && a.okey[j] == ok) f |= a.oarc[j];
   if (a.directed ? !(f & ARC_IN) : !f) return false;
-  return d_admits(a, me, d_key(a, y, e));
+  return d_admits(a, me.phase, me.rank, y, e);
 }
 
 /* Each walker takes up to `budget` steps (an entry looked at, or a task
@@ -436,7 +483,7 @@ __global__ void __launch_bounds__(128) k_walk(WalkArgs a, uint32_t budget) {
       }
       continue;
     }
-    if (y == me.end || !d_admits(a, me, d_key(a, me.path[d], y))) continue;
+    if (y == me.end || !d_admits(a, me.phase, me.rank, me.path[d], y)) continue;
     if (d + 1 == a.k - 2) {
       found[me.phase == S_REMOVED ? 0 : 1] += d_closes_to_end(a, me, y);
     } else {
@@ -450,8 +497,411 @@ __global__ void __launch_bounds__(128) k_walk(WalkArgs a, uint32_t budget) {
   d_warp_add(a.ctr, C_SUM1, found[1]);
 }
 
+/* ---- per batch: triangles and 4-cycles through each changed edge --------- */
+
+/* A vertex's list in the graph a changed edge's search sees: its snapshot
+** entries at positions b .. send - 1, then (removed edges, searching the
+** graph before the batch) its overlay entries obase .. obase + stop - send - 1. */
+struct List {
+  uint32_t b, send, stop, obase;
+};
+
+__device__ __forceinline__ List d_list(const WalkArgs &a, uint32_t x, bool before) {
+  List l;
+  l.b = a.off[x];
+  l.send = l.stop = a.off[x + 1];
+  l.obase = 0;
+  if (before && a.touched[x]) {
+    const unsigned long long kx = (unsigned long long)x << 32;
+    l.obase = d_lower(a.okey, a.n_ovl, kx);
+    l.stop += d_lower(a.okey, a.n_ovl, kx + (1ULL << 32)) - l.obase;
+  }
+  return l;
+}
+
+__device__ __forceinline__ void d_entry(const WalkArgs &a, const List &l, uint32_t q, uint32_t &y, uint8_t &f) {
+  if (q < l.send) {
+    y = a.nbr[q];
+    f = a.arc[q];
+  } else {
+    const uint32_t j = l.obase + (q - l.send);
+    y = (uint32_t)a.okey[j];
+    f = a.oarc[j];
+  }
+}
+
+/* The arcs of entry (x, y) in the graph searched. */
+__device__ __forceinline__ uint8_t d_arcs(const WalkArgs &a, bool before, uint32_t x, uint32_t y) {
+  uint8_t f = 0;
+  const uint32_t p = d_find(a.nbr, a.off[x], a.off[x + 1], y);
+  if (p != NONE) f = a.arc[p];
+  if (before && a.touched[x] && a.touched[y]) {
+    const unsigned long long k = (unsigned long long)x << 32 | y;
+    const uint32_t j = d_lower(a.okey, a.n_ovl, k);
+    if (j < a.n_ovl && a.okey[j] == k) f |= a.oarc[j];
+  }
+  return f;
+}
+
+/* Whether arcs f hold what is needed: directed, the arc `need`; else any. */
+__device__ __forceinline__ bool d_has(const WalkArgs &a, uint8_t f, uint8_t need) {
+  return a.directed ? (f & need) != 0 : f != 0;
+}
+
+/* One changed edge's search: paths from F to L (F - ... - L), F the end
+** with the shorter list.  Undirected, which end is first does not matter.
+** Directed, the paths go t_start -> ... -> t_end: walked forwards from
+** F = t_start (fwd), else backwards from F = t_end.  Entry (x, y) along
+** the walk then needs arc `step` (x -> y forwards, y -> x backwards), and
+** the closing entry (L, y) arc `close`. */
+struct Search {
+  uint32_t F, L, rank, phase;
+  bool before, fwd;
+  uint8_t step, close;
+};
+
+__device__ __forceinline__ Search d_search(const WalkArgs &a, uint32_t t) {
+  Search r;
+  const uint32_t s = a.t_start[t], e = a.t_end[t];
+  r.rank = a.t_rank[t];
+  r.phase = a.t_phase[t];
+  r.before = r.phase == S_REMOVED;
+  r.fwd = !(a.directed && a.off[e + 1] - a.off[e] < a.off[s + 1] - a.off[s]);
+  r.F = r.fwd ? s : e;
+  r.L = r.fwd ? e : s;
+  r.step = r.fwd ? ARC_OUT : ARC_IN;
+  r.close = r.fwd ? ARC_IN : ARC_OUT;
+  return r;
+}
+
+/* Whether the search may cross from x to y (the arc x -> y forwards, y -> x
+** backwards). */
+__device__ __forceinline__ bool d_admits_step(const WalkArgs &a, const Search &r, uint32_t x, uint32_t y) {
+  return r.fwd ? d_admits(a, r.phase, r.rank, x, y) : d_admits(a, r.phase, r.rank, y, x);
+}
+
+/* Triangles through the changed edges [lo, hi), one warp each: the entries
+** y of F's list that close to L. */
+__global__ void k_delta3(WalkArgs a, uint32_t lo, uint32_t hi) {
+  const uint32_t lane = threadIdx.x & 31;
+  const size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+  unsigned long long found[2] = {0, 0};
+  for (size_t t = lo + (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32; t < hi; t += warps) {
+    const Search r = d_search(a, (uint32_t)t);
+    const List lf = d_list(a, r.F, r.before);
+    unsigned long long n = 0;
+    for (uint32_t q = lf.b + lane; q < lf.stop; q += 32) {
+      uint32_t y;
+      uint8_t f;
+      d_entry(a, lf, q, y, f);
+      /* The edges first (most candidates close no triangle), then whether
+      ** the search may use them. */
+      if (y == r.L || !d_has(a, f, r.step) || !d_has(a, d_arcs(a, r.before, r.L, y), r.close)) continue;
+      if (!d_admits_step(a, r, r.F, y) || !d_admits_step(a, r, y, r.L)) continue;
+      n++;
+    }
+    found[r.before ? 0 : 1] += n;
+  }
+  d_warp_add(a.ctr, C_SUM0, found[0]);
+  d_warp_add(a.ctr, C_SUM1, found[1]);
+}
+
+/* 4-cycles through the changed edges [lo, hi), one block each: its warps
+** take the entries x of F's list, and a warp's lanes the shorter of x's
+** and L's lists, looking each entry y up in the other. */
+__global__ void __launch_bounds__(128) k_delta4(WalkArgs a, uint32_t lo, uint32_t hi) {
+  const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x / 32, n_warps = blockDim.x / 32;
+  unsigned long long found[2] = {0, 0};
+  for (uint32_t t = lo + blockIdx.x; t < hi; t += gridDim.x) {
+    const Search r = d_search(a, t);
+    const List lf = d_list(a, r.F, r.before), ll = d_list(a, r.L, r.before);
+    unsigned long long n = 0;
+    for (uint32_t i = lf.b + warp; i < lf.stop; i += n_warps) {
+      uint32_t x;
+      uint8_t f;
+      d_entry(a, lf, i, x, f);
+      if (x == r.L || !d_has(a, f, r.step) || !d_admits_step(a, r, r.F, x)) continue;
+      const List lx = d_list(a, x, r.before);
+      if (lx.stop - lx.b <= ll.stop - ll.b) {
+        for (uint32_t q = lx.b + lane; q < lx.stop; q += 32) {
+          uint32_t y;
+          uint8_t g;
+          d_entry(a, lx, q, y, g);
+          if (y == r.F || y == r.L || !d_has(a, g, r.step) || !d_has(a, d_arcs(a, r.before, r.L, y), r.close))
+            continue;
+          if (!d_admits_step(a, r, x, y) || !d_admits_step(a, r, y, r.L)) continue;
+          n++;
+        }
+      } else {
+        for (uint32_t q = ll.b + lane; q < ll.stop; q += 32) {
+          uint32_t y;
+          uint8_t h;
+          d_entry(a, ll, q, y, h);
+          if (y == r.F || y == x || !d_has(a, h, r.close) || !d_has(a, d_arcs(a, r.before, x, y), r.step)) continue;
+          if (!d_admits_step(a, r, y, r.L) || !d_admits_step(a, r, x, y)) continue;
+          n++;
+        }
+      }
+    }
+    found[r.before ? 0 : 1] += n;
+  }
+  d_warp_add(a.ctr, C_SUM0, found[0]);
+  d_warp_add(a.ctr, C_SUM1, found[1]);
+}
+
+/* Marks the ends of the changed edges [0, nc). */
+__global__ void k_touch(const uint32_t *s, const uint32_t *e, uint32_t nc, uint8_t *touched) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < nc; i += (size_t)gridDim.x * blockDim.x)
+    touched[s[i]] = touched[e[i]] = 1;
+}
+
+/* ---- per batch: the snapshot patched ---------------------------------------- */
+
+/* Labels of the vertices v[0 .. m): a vertex new since the snapshot
+** (index >= n_old) is its own label. */
+__global__ void k_labels_of(const uint32_t *label, uint32_t n_old, const uint32_t *v, uint32_t m, uint32_t *out) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < m; i += (size_t)gridDim.x * blockDim.x)
+    out[i] = v[i] < n_old ? label[v[i]] : v[i];
+}
+
+__global__ void k_label_new(uint32_t *label, uint32_t from, uint32_t to) {
+  for (size_t v = from + blockIdx.x * (size_t)blockDim.x + threadIdx.x; v < to; v += (size_t)gridDim.x * blockDim.x)
+    label[v] = (uint32_t)v;
+}
+
+/* Where each patched key pk[j] is in the snapshot, or NONE. */
+__global__ void k_patch_find(const unsigned long long *key, uint32_t n_ent, const unsigned long long *pk, uint32_t np,
+                             uint32_t *at) {
+  for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < np; j += (size_t)gridDim.x * blockDim.x) {
+    const uint32_t p = d_lower(key, n_ent, pk[j]);
+    at[j] = p < n_ent && key[p] == pk[j] ? p : NONE;
+  }
+}
+
+/* The snapshot's entries that stay, at their places among the new ones:
+** entry i moves back by the replaced entries before it (gone, sorted) and
+** on by the new keys below it (ikey, sorted).  A block takes a tile of
+** KEEP_TILE entries: four of its threads find the tile's ranges of gone
+** and ikey, and each entry then searches only those (a few, usually). */
+#define KEEP_TILE 2048
+__global__ void __launch_bounds__(256) k_patch_keep(const unsigned long long *key, const uint8_t *arc, uint32_t n_ent,
+                                                    const uint32_t *gone, uint32_t ng, const unsigned long long *ikey,
+                                                    uint32_t ni, unsigned long long *okey, uint32_t *onbr,
+                                                    uint8_t *oarc) {
+  __shared__ uint32_t r[4];
+  for (size_t base = (size_t)blockIdx.x * KEEP_TILE; base < n_ent; base += (size_t)gridDim.x * KEEP_TILE) {
+    const size_t end = base + KEEP_TILE < n_ent ? base + KEEP_TILE : n_ent;
+    __syncthreads();
+    if (threadIdx.x == 0) r[0] = d_lower32(gone, ng, (uint32_t)base);
+    if (threadIdx.x == 1) r[1] = d_lower32(gone, ng, (uint32_t)end);
+    if (threadIdx.x == 2) r[2] = d_lower(ikey, ni, key[base]);
+    if (threadIdx.x == 3) r[3] = d_lower(ikey, ni, key[end - 1] + 1);
+    __syncthreads();
+    const uint32_t g0 = r[0], g1 = r[1], i0 = r[2], i1 = r[3];
+    for (size_t i = base + threadIdx.x; i < end; i += blockDim.x) {
+      const uint32_t g = g0 + d_lower32(gone + g0, g1 - g0, (uint32_t)i);
+      if (g < g1 && gone[g] == i) continue;
+      const unsigned long long k = key[i];
+      const size_t p = i - g + i0 + d_lower(ikey + i0, i1 - i0, k);
+      okey[p] = k;
+      onbr[p] = (uint32_t)k;
+      oarc[p] = arc[i];
+    }
+  }
+}
+
+/* The new entries at their places. */
+__global__ void k_patch_add(const unsigned long long *key, uint32_t n_ent, const uint32_t *gone, uint32_t ng,
+                            const unsigned long long *ikey, const uint8_t *iarc, uint32_t ni, unsigned long long *okey,
+                            uint32_t *onbr, uint8_t *oarc) {
+  for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < ni; j += (size_t)gridDim.x * blockDim.x) {
+    const uint32_t q = d_lower(key, n_ent, ikey[j]);
+    const size_t p = q - d_lower32(gone, ng, q) + j;
+    okey[p] = ikey[j];
+    onbr[p] = (uint32_t)ikey[j];
+    oarc[p] = iarc[j];
+  }
+}
+
+/* Whether x's list in the device copy of the graph (the host's layout)
+** holds y; every lane of the warp calls it. */
+__device__ __forceinline__ bool d_warp_has(const uint32_t *off, const uint32_t *deg, const uint32_t *nbr, uint32_t x,
+                                           uint32_t y) {
+  const uint32_t lane = threadIdx.x & 31, b = off[x], e = b + deg[x];
+  for (uint32_t base = b; base < e; base += 32) {
+    const uint32_t p = base + lane;
+    if (__any_sync(0xffffffffu, p < e && nbr[p] == y)) return true;
+  }
+  return false;
+}
+
+__device__ __forceinline__ uint8_t d_mirror(uint8_t f) {
+  return (uint8_t)(((f & ARC_OUT) ? ARC_IN : 0) | ((f & ARC_IN) ? ARC_OUT : 0));
+}
+
+/* Position of key k in the sorted key[0 .. n), or NONE. */
+__device__ __forceinline__ uint32_t d_key_at(const unsigned long long *key, uint32_t n, unsigned long long k) {
+  const uint32_t p = d_lower(key, n, k);
+  return p < n && key[p] == k ? p : NONE;
+}
+
+/* What the batch did to each pair of vertices it touched (pairs[j] =
+** a << 32 | b, a < b, for j < *np; NO_KEY, last, stands for self-loops),
+** one warp each: the pair's labels, the
+** arcs of entry (la, lb) before (the snapshot) and after (the device copy
+** of the graph), the two entries as they are now and the snapshot places of
+** the two as they were.  Past *np: nothing (NO_KEY, NONE). */
+struct PairArgs {
+  const unsigned long long *pairs;
+  const int *np;
+  uint32_t m;
+  const uint32_t *label;
+  uint32_t n_old;
+  const unsigned long long *skey;
+  const uint8_t *sarc;
+  uint32_t n_ent;
+  const uint32_t *goff, *gdeg, *gnbr;
+  int graph_directed;
+  uint32_t *la, *lb;
+  uint8_t *oldf, *newf;
+  unsigned long long *pk;
+  uint8_t *pf;
+  uint32_t *gone;
+};
+
+__global__ void k_pair_state(PairArgs a) {
+  const uint32_t lane = threadIdx.x & 31;
+  const size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+  const uint32_t np = (uint32_t)*a.np;
+  for (size_t j = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32; j < a.m; j += warps) {
+    if (j >= np || a.pairs[j] == NO_KEY) {
+      /* Past the pairs, or the one key of the self-loops (last): no entries. */
+      if (lane == 0) {
+        a.pk[2 * j] = a.pk[2 * j + 1] = NO_KEY;
+        a.pf[2 * j] = a.pf[2 * j + 1] = 0;
+        a.gone[2 * j] = a.gone[2 * j + 1] = NONE;
+        if (j < np) {
+          a.la[j] = a.lb[j] = 0;
+          a.oldf[j] = a.newf[j] = 0;
+        }
+      }
+      continue;
+    }
+    const uint32_t x = (uint32_t)(a.pairs[j] >> 32), y = (uint32_t)a.pairs[j];
+    const unsigned long long lx = x < a.n_old ? a.label[x] : x, ly = y < a.n_old ? a.label[y] : y;
+    uint8_t nf;
+    if (!a.graph_directed) {
+      const bool any = a.gdeg[x] <= a.gdeg[y] ? d_warp_has(a.goff, a.gdeg, a.gnbr, x, y)
+                                              : d_warp_has(a.goff, a.gdeg, a.gnbr, y, x);
+      nf = any ? (ARC_OUT | ARC_IN) : 0;
+    } else {
+      const bool xy = d_warp_has(a.goff, a.gdeg, a.gnbr, x, y), yx = d_warp_has(a.goff, a.gdeg, a.gnbr, y, x);
+      nf = (uint8_t)((xy ? ARC_OUT : 0) | (yx ? ARC_IN : 0));
+    }
+    if (lane) continue;
+    const uint32_t pxy = d_key_at(a.skey, a.n_ent, lx << 32 | ly), pyx = d_key_at(a.skey, a.n_ent, ly << 32 | lx);
+    a.la[j] = (uint32_t)lx;
+    a.lb[j] = (uint32_t)ly;
+    a.oldf[j] = pxy != NONE ? a.sarc[pxy] : 0;
+    a.newf[j] = nf;
+    a.pk[2 * j] = lx << 32 | ly;
+    a.pf[2 * j] = nf;
+    a.pk[2 * j + 1] = ly << 32 | lx;
+    a.pf[2 * j + 1] = d_mirror(nf);
+    a.gone[2 * j] = pxy;
+    a.gone[2 * j + 1] = pyx;
+  }
+}
+
+/* The batch's records (removed, then added; the device copy of the graph
+** followed it with them) as pairs: min << 32 | max, NO_KEY for a self-loop;
+** counts[5] set when a record names a vertex past n. */
+__global__ void k_pair_keys(const uint32_t *rs, const uint32_t *rd, uint32_t nr, const uint32_t *as, const uint32_t *ad,
+                            uint32_t na, uint32_t n, unsigned long long *key, int *counts) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)nr + na;
+       i += (size_t)gridDim.x * blockDim.x) {
+    const uint32_t x = i < nr ? rs[i] : as[i - nr], y = i < nr ? rd[i] : ad[i - nr];
+    if (x >= n || y >= n) counts[5] = 1;
+    const unsigned long long a = x < y ? x : y, b = x < y ? y : x;
+    key[i] = a == b || b >= n ? NO_KEY : a << 32 | b;
+  }
+}
+
+/* counts[2]: the replaced places (gone, sorted, NONE last) that are real. */
+__global__ void k_count_gone(const uint32_t *gone, uint32_t n2, int *counts) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) counts[2] = (int)d_lower32(gone, n2, NONE);
+}
+
+/* The changed edges of the pairs [0, np) in one mode: undirected, the
+** simple edge (an arc either way) went or came; directed, each arc.  Slots
+** 2j and 2j + 1 get their keys in labels and statuses (or NO_KEY), and the
+** overlay of the removed ones: entries (la, lb) and (lb, la) with the arcs
+** removed (or NO_KEY). */
+__global__ void k_changed(const uint32_t *la, const uint32_t *lb, const uint8_t *oldf, const uint8_t *newf, uint32_t np,
+                          int directed, unsigned long long *ck, uint8_t *cs, unsigned long long *ok, uint8_t *oa) {
+  for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < np; j += (size_t)gridDim.x * blockDim.x) {
+    const unsigned long long x = la[j], y = lb[j];
+    const uint8_t o = oldf[j], w = newf[j];
+    uint8_t removed; /* arcs of entry (x, y) removed */
+    ck[2 * j] = ck[2 * j + 1] = NO_KEY;
+    if (!directed) {
+      const bool before = o != 0, after = w != 0;
+      removed = before && !after ? (ARC_OUT | ARC_IN) : 0;
+      if (before != after) {
+        ck[2 * j] = x < y ? x << 32 | y : y << 32 | x;
+        cs[2 * j] = after ? S_ADDED : S_REMOVED;
+      }
+    } else {
+      removed = (uint8_t)(o & ~w);
+      if ((o ^ w) & ARC_OUT) {
+        ck[2 * j] = x << 32 | y;
+        cs[2 * j] = (w & ARC_OUT) ? S_ADDED : S_REMOVED;
+      }
+      if ((o ^ w) & ARC_IN) {
+        ck[2 * j + 1] = y << 32 | x;
+        cs[2 * j + 1] = (w & ARC_IN) ? S_ADDED : S_REMOVED;
+      }
+    }
+    ok[2 * j] = removed ? x << 32 | y : NO_KEY;
+    oa[2 * j] = removed;
+    ok[2 * j + 1] = removed ? y << 32 | x : NO_KEY;
+    oa[2 * j + 1] = d_mirror(removed);
+  }
+}
+
+/* counts[3], counts[4]: the changed edges and overlay entries (sorted,
+** NO_KEY last) that are real. */
+__global__ void k_count_changed(const unsigned long long *ck, const unsigned long long *ok, uint32_t n2, int *counts) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    counts[3] = (int)d_lower(ck, n2, NO_KEY);
+    counts[4] = (int)d_lower(ok, n2, NO_KEY);
+  }
+}
+
+/* The tasks: changed edge t (rank t) searched from its end with the shorter
+** list (undirected), or from its arc's head to its tail (directed); its
+** ends marked. */
+__global__ void k_tasks(const unsigned long long *ck, const uint8_t *cs, uint32_t nc, const uint32_t *off, int directed,
+                        uint32_t *crank, uint32_t *ts, uint32_t *te, uint32_t *tr, uint8_t *tp, uint8_t *touched) {
+  for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < nc; t += (size_t)gridDim.x * blockDim.x) {
+    const uint32_t x = (uint32_t)(ck[t] >> 32), y = (uint32_t)ck[t];
+    crank[t] = tr[t] = (uint32_t)t;
+    tp[t] = cs[t];
+    bool from_y = directed || off[y + 1] - off[y] < off[x + 1] - off[x];
+    ts[t] = from_y ? y : x;
+    te[t] = from_y ? x : y;
+    touched[x] = touched[y] = 1;
+  }
+}
+
 /* ---- the host side ------------------------------------------------------- */
 
+
+/* DYNG_CUDA_PROFILE=1: a line on stderr per update of a count. */
+static int cycles_profile(void) {
+  const char *z = getenv("DYNG_CUDA_PROFILE");
+  return z && strcmp(z, "1") == 0;
+}
 
 static void report_progress(const dyng_cancel *cancel, uint64_t done, uint64_t total) {
   if (cancel && cancel->progress) cancel->progress(cancel->ctx, done, total);
@@ -490,15 +940,42 @@ static cudaError_t cyc_reserve(DevCycles *c, void **p, size_t *cap, size_t bytes
   return cudaSuccess;
 }
 
+static void arrays_free(SnapArrays *a) {
+  cudaFree(a->key);
+  cudaFree(a->nbr);
+  cudaFree(a->arc);
+  cudaFree(a->off);
+  memset(a, 0, sizeof *a);
+}
+
+static size_t arrays_bytes(const SnapArrays *a) { return a->cap_ent * 13 + a->cap_off * 4; }
+
+/* Makes *a hold at least n_ent entries and n + 1 list starts (contents
+** lost when it grows), with some room to spare for later batches. */
+static cudaError_t arrays_reserve(SnapArrays *a, size_t n_ent, size_t n) {
+  if (a->key && a->cap_ent >= n_ent && a->cap_off >= n + 1) return cudaSuccess;
+  arrays_free(a);
+  const size_t ce = n_ent + n_ent / 16 + 1024, co = n + 1 + n / 16 + 1024;
+  cudaError_t e;
+  if ((e = dev_malloc((void **)&a->key, ce * 8)) != cudaSuccess || (e = dev_malloc((void **)&a->nbr, ce * 4)) != cudaSuccess ||
+      (e = dev_malloc((void **)&a->arc, ce)) != cudaSuccess || (e = dev_malloc((void **)&a->off, co * 4)) != cudaSuccess) {
+    arrays_free(a);
+    return e;
+  }
+  a->cap_ent = ce;
+  a->cap_off = co;
+  return cudaSuccess;
+}
+
 static void snap_free(DevCycles *c) {
-  size_t held = c->off ? ((size_t)c->n + 1) * 4 + (size_t)c->n_ent * 5 + (size_t)c->n * 4 : 0;
-  cudaFree(c->off);
-  cudaFree(c->nbr);
-  cudaFree(c->arc);
+  arrays_free(&c->cur);
+  arrays_free(&c->spare);
   cudaFree(c->label);
-  c->off = c->nbr = c->label = NULL;
-  c->arc = NULL;
-  c->bytes -= held;
+  cudaFree(c->touched);
+  c->bytes -= c->cap_touched; /* counted by cyc_reserve */
+  c->label = NULL;
+  c->touched = NULL;
+  c->cap_label = c->cap_touched = 0;
   c->valid = 0;
 }
 
@@ -518,8 +995,9 @@ struct SnapTemp {
 /* Builds the snapshot of the device's copy of the graph (see the top of
 ** the file) unless the kept one is current. */
 static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
-  if (c->valid) return DYNG_OK;
-  snap_free(c);
+  if (c->valid && !c->behind) return DYNG_OK;
+  c->valid = c->behind = c->pairs_ready = 0;
+  arrays_free(&c->spare);
   const DevGraph *g = &st->csr;
   const uint32_t n = g->n;
   const int directed = view->directed != 0;
@@ -570,11 +1048,14 @@ static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
   /* Labels by non-increasing simple degree, ties by index. */
   c->n = n;
   c->n_ent = e1;
-  TRY(dev_malloc((void **)&c->off, ((size_t)n + 1) * 4), "cycle snapshot");
-  c->bytes += ((size_t)n + 1) * 4 + (size_t)e1 * 5 + (size_t)n * 4; /* as snap_free counts it */
-  TRY(dev_malloc((void **)&c->nbr, (e1 ? e1 : 1) * (size_t)4), "cycle snapshot");
-  TRY(dev_malloc((void **)&c->arc, e1 ? e1 : 1), "cycle snapshot");
-  TRY(dev_malloc((void **)&c->label, nn * 4), "cycle snapshot");
+  TRY(arrays_reserve(&c->cur, e1, n), "cycle snapshot");
+  if (c->cap_label < nn) {
+    cudaFree(c->label);
+    c->label = NULL;
+    c->cap_label = 0;
+    TRY(dev_malloc((void **)&c->label, (nn + nn / 16 + 1024) * 4), "cycle snapshot");
+    c->cap_label = nn + nn / 16 + 1024;
+  }
   k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(t.ka, e1, n, t.off0);
   TRY(cudaGetLastError(), "cycle snapshot: starts");
   if (n) {
@@ -591,16 +1072,237 @@ static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
     k_relabel<<<grid_for(e1, 256), 256, 0, st->stream>>>(t.ka, e1, c->label, t.kb);
     TRY(cudaGetLastError(), "cycle snapshot: relabel");
     size_t bytes = need;
-    TRY(cub::DeviceRadixSort::SortPairs(t.cub, bytes, t.kb, t.ka, t.fa, t.fb, (int)e1, 0, 64, st->stream), "sort");
-    k_low_half<<<grid_for(e1, 256), 256, 0, st->stream>>>(t.ka, e1, c->nbr);
+    TRY(cub::DeviceRadixSort::SortPairs(t.cub, bytes, t.kb, c->cur.key, t.fa, c->cur.arc, (int)e1, 0, 64,
+                                        st->stream),
+        "sort");
+    k_low_half<<<grid_for(e1, 256), 256, 0, st->stream>>>(c->cur.key, e1, c->cur.nbr);
     TRY(cudaGetLastError(), "cycle snapshot: lists");
-    TRY(cudaMemcpyAsync(c->arc, t.fb, e1, cudaMemcpyDeviceToDevice, st->stream), "cycle snapshot");
   }
-  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(t.ka, e1, n, c->off);
+  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(c->cur.key, e1, n, c->cur.off);
   TRY(cudaGetLastError(), "cycle snapshot: starts");
   TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
   c->valid = 1;
   return DYNG_OK;
+}
+
+/* Per-batch device arrays of a patched snapshot, carved from c->pbuf for m
+** records: per record (pair) and per entry (two per pair). */
+struct PatchBufs {
+  unsigned long long *kraw, *pairs;       /* m */
+  uint32_t *la, *lb;                      /* m */
+  uint8_t *oldf, *newf;                   /* m */
+  int *counts;                            /* pairs, new entries, gone, changed, overlay */
+  unsigned long long *pk, *pks, *ik;      /* 2m: entries now, sorted, those that exist */
+  uint8_t *pf, *pfs, *ia;                 /* 2m: their arcs */
+  uint32_t *gone, *gones;                 /* 2m: replaced places, sorted */
+  unsigned long long *ckr, *ck, *okr, *ok; /* 2m: changed edges and overlay, sorted */
+  uint8_t *csr, *cs, *oar, *oa;           /* 2m: their statuses and arcs */
+  uint32_t *crank, *ts, *te, *tr;         /* 2m: ranks and tasks */
+  uint8_t *tp;                            /* 2m */
+  void *cub;
+  size_t cub_bytes;
+  size_t total;
+};
+
+static PatchBufs patch_layout(char *base, size_t m, size_t cub_bytes) {
+  PatchBufs b;
+  size_t at = 0;
+  auto take = [&](size_t bytes) {
+    char *p = base ? base + at : NULL;
+    at += (bytes + 255) / 256 * 256;
+    return p;
+  };
+  const size_t m2 = 2 * m;
+  b.kraw = (unsigned long long *)take(m * 8), b.pairs = (unsigned long long *)take(m * 8);
+  b.la = (uint32_t *)take(m * 4), b.lb = (uint32_t *)take(m * 4);
+  b.oldf = (uint8_t *)take(m), b.newf = (uint8_t *)take(m);
+  b.counts = (int *)take(8 * sizeof(int));
+  b.pk = (unsigned long long *)take(m2 * 8), b.pks = (unsigned long long *)take(m2 * 8);
+  b.ik = (unsigned long long *)take(m2 * 8);
+  b.pf = (uint8_t *)take(m2), b.pfs = (uint8_t *)take(m2), b.ia = (uint8_t *)take(m2);
+  b.gone = (uint32_t *)take(m2 * 4), b.gones = (uint32_t *)take(m2 * 4);
+  b.ckr = (unsigned long long *)take(m2 * 8), b.ck = (unsigned long long *)take(m2 * 8);
+  b.okr = (unsigned long long *)take(m2 * 8), b.ok = (unsigned long long *)take(m2 * 8);
+  b.csr = (uint8_t *)take(m2), b.cs = (uint8_t *)take(m2), b.oar = (uint8_t *)take(m2), b.oa = (uint8_t *)take(m2);
+  b.crank = (uint32_t *)take(m2 * 4), b.ts = (uint32_t *)take(m2 * 4), b.te = (uint32_t *)take(m2 * 4);
+  b.tr = (uint32_t *)take(m2 * 4);
+  b.tp = (uint8_t *)take(m2);
+  b.cub = take(cub_bytes);
+  b.cub_bytes = cub_bytes;
+  b.total = at;
+  return b;
+}
+
+/* The work space cub needs for the patch's sorts and selections of m
+** records. */
+static int patch_cub_bytes(DevState *st, size_t m, size_t *out) {
+  const int n1 = (int)(m ? m : 1), n2 = 2 * n1;
+  size_t b[6] = {0, 0, 0, 0, 0, 0};
+  unsigned long long *k = NULL;
+  uint8_t *f = NULL;
+  uint32_t *u = NULL;
+  int *cnt = NULL;
+  TRY(cub::DeviceRadixSort::SortKeys(NULL, b[0], k, k, n1, 0, 64, st->stream), "cub");
+  TRY(cub::DeviceSelect::Unique(NULL, b[1], k, k, cnt, n1, st->stream), "cub");
+  TRY(cub::DeviceRadixSort::SortPairs(NULL, b[2], k, k, f, f, n2, 0, 64, st->stream), "cub");
+  TRY(cub::DeviceRadixSort::SortKeys(NULL, b[3], u, u, n2, 0, 32, st->stream), "cub");
+  TRY(cub::DeviceSelect::Flagged(NULL, b[4], k, f, k, cnt, n2, st->stream), "cub");
+  TRY(cub::DeviceSelect::Flagged(NULL, b[5], f, f, f, cnt, n2, st->stream), "cub");
+  *out = *std::max_element(b, b + 6);
+  return DYNG_OK;
+}
+
+/* c->pbuf laid out for m records. */
+static int patch_bufs(DevState *st, DevCycles *c, size_t m, PatchBufs *pb) {
+  size_t cub_bytes = c->pbuf_cub;
+  if (!c->pbuf || c->pbuf_m != m) {
+    int rc = patch_cub_bytes(st, m, &cub_bytes);
+    if (rc) return rc;
+  }
+  const size_t total = patch_layout(NULL, m, cub_bytes).total;
+  size_t cap = c->cap_pbuf;
+  TRY(cyc_reserve(c, &c->pbuf, &cap, total), "cycle snapshot");
+  c->cap_pbuf = cap;
+  c->pbuf_m = (uint32_t)m;
+  c->pbuf_cub = cub_bytes;
+  *pb = patch_layout((char *)c->pbuf, m, cub_bytes);
+  return DYNG_OK;
+}
+
+/* Brings the snapshot of the graph before the batch c->batch_seen to the
+** graph after it, on the device: the pairs of vertices the batch touched
+** (sorted, unique); for each, its entries before (the snapshot) and now
+** (the device copy of the graph); the entries now that exist merged in
+** place of the old ones into the spare arrays, which become the snapshot.
+** Labels stay (a new vertex is its own label): only the kernels' speed
+** depends on them, not the counts.  The pairs stay in c->pbuf for
+** cycles_delta (changed_on_device). */
+static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g) {
+  const dyng_changes *ch = c->batch_seen;
+  const uint32_t n_old = c->n, n = g->n_vertices;
+  c->pairs_ready = 0;
+  if (n < n_old || st->csr.n != n) return DYNG_EINVAL;
+  const size_t m = ch->n_removed + ch->n_added;
+  if (m == 0 && n == n_old) {
+    c->behind = 0;
+    c->n_pairs = 0;
+    c->pairs_ready = 1;
+    return DYNG_OK;
+  }
+  if (m == 0 || m > 0x3fffffffu) return DYNG_ETOOBIG; /* built anew */
+  /* The records as the device copy followed them. */
+  const DevBatch *db = &st->csr.batch;
+  if (db->n_rem != ch->n_removed || db->n_add != ch->n_added) return DYNG_ETOOBIG; /* built anew */
+  PatchBufs pb;
+  int rc = patch_bufs(st, c, m, &pb);
+  if (rc) return rc;
+
+  /* New vertices are their own labels. */
+  if (n > n_old) {
+    if (c->cap_label < n) {
+      const size_t cap = (size_t)n + n / 16 + 1024;
+      uint32_t *l = NULL;
+      TRY(dev_malloc((void **)&l, cap * 4), "cycle snapshot");
+      cudaError_t e = cudaMemcpyAsync(l, c->label, (size_t)n_old * 4, cudaMemcpyDeviceToDevice, st->stream);
+      if (e == cudaSuccess) e = cudaStreamSynchronize(st->stream);
+      if (e != cudaSuccess) {
+        cudaFree(l);
+        return dev_fail(e, "cycle snapshot", st->err, sizeof st->err);
+      }
+      cudaFree(c->label);
+      c->label = l;
+      c->cap_label = cap;
+    }
+    k_label_new<<<grid_for(n - n_old, 256), 256, 0, st->stream>>>(c->label, n_old, n);
+    TRY(cudaGetLastError(), "cycle snapshot: labels");
+  }
+
+  /* The pairs, and what the batch did to each. */
+  const int m1 = (int)m, m2 = 2 * m1;
+  size_t bytes;
+  TRY(cudaMemsetAsync(pb.counts, 0, 8 * sizeof(int), st->stream), "cycle snapshot");
+  k_pair_keys<<<grid_for(m, 256), 256, 0, st->stream>>>(db->rem_src, db->rem_dst, db->n_rem, db->add_src, db->add_dst,
+                                                         db->n_add, n, pb.kraw, pb.counts);
+  TRY(cudaGetLastError(), "cycle snapshot: pairs");
+  bytes = pb.cub_bytes;
+  TRY(cub::DeviceRadixSort::SortKeys(pb.cub, bytes, pb.kraw, pb.pairs, m1, 0, 64, st->stream), "sort");
+  bytes = pb.cub_bytes;
+  TRY(cub::DeviceSelect::Unique(pb.cub, bytes, pb.pairs, pb.kraw, pb.counts, m1, st->stream), "unique");
+  PairArgs pa;
+  pa.pairs = pb.kraw;
+  pa.np = pb.counts;
+  pa.m = (uint32_t)m;
+  pa.label = c->label;
+  pa.n_old = n_old;
+  pa.skey = c->cur.key;
+  pa.sarc = c->cur.arc;
+  pa.n_ent = c->n_ent;
+  pa.goff = st->csr.off;
+  pa.gdeg = st->csr.deg;
+  pa.gnbr = st->csr.nbr;
+  pa.graph_directed = g->directed != 0;
+  pa.la = pb.la, pa.lb = pb.lb, pa.oldf = pb.oldf, pa.newf = pb.newf;
+  pa.pk = pb.pk, pa.pf = pb.pf, pa.gone = pb.gone;
+  k_pair_state<<<grid_for(m * 32, 256), 256, 0, st->stream>>>(pa);
+  TRY(cudaGetLastError(), "cycle snapshot: pairs");
+
+  /* The entries now, sorted, those that exist picked; the replaced places. */
+  bytes = pb.cub_bytes;
+  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.pk, pb.pks, pb.pf, pb.pfs, m2, 0, 64, st->stream), "sort");
+  bytes = pb.cub_bytes;
+  TRY(cub::DeviceSelect::Flagged(pb.cub, bytes, pb.pks, pb.pfs, pb.ik, pb.counts + 1, m2, st->stream), "select");
+  bytes = pb.cub_bytes;
+  TRY(cub::DeviceSelect::Flagged(pb.cub, bytes, pb.pfs, pb.pfs, pb.ia, pb.counts + 1, m2, st->stream), "select");
+  bytes = pb.cub_bytes;
+  TRY(cub::DeviceRadixSort::SortKeys(pb.cub, bytes, pb.gone, pb.gones, m2, 0, 32, st->stream), "sort");
+  k_count_gone<<<1, 32, 0, st->stream>>>(pb.gones, (uint32_t)m2, pb.counts);
+  TRY(cudaGetLastError(), "cycle snapshot: count");
+  int counts[6];
+  TRY(cudaMemcpyAsync(counts, pb.counts, sizeof counts, cudaMemcpyDeviceToHost, st->stream), "cycle snapshot");
+  TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
+  if (counts[5]) return DYNG_EINVAL; /* records that do not fit the graph */
+  const uint32_t np = (uint32_t)counts[0], ni = (uint32_t)counts[1], ng = (uint32_t)counts[2];
+  const size_t n_new = (size_t)c->n_ent - ng + ni;
+  if (n_new > 0x7fffffffu) return DYNG_ETOOBIG;
+
+  /* The merge. */
+  TRY(arrays_reserve(&c->spare, n_new, n), "cycle snapshot");
+  if (c->n_ent) {
+    k_patch_keep<<<grid_for(((size_t)c->n_ent + KEEP_TILE - 1) / KEEP_TILE * 256, 256), 256, 0, st->stream>>>(c->cur.key, c->cur.arc, c->n_ent, pb.gones, ng,
+                                                                   pb.ik, ni, c->spare.key, c->spare.nbr,
+                                                                   c->spare.arc);
+    TRY(cudaGetLastError(), "cycle snapshot: keep");
+  }
+  if (ni) {
+    k_patch_add<<<grid_for(ni, 256), 256, 0, st->stream>>>(c->cur.key, c->n_ent, pb.gones, ng, pb.ik, pb.ia, ni,
+                                                             c->spare.key, c->spare.nbr, c->spare.arc);
+    TRY(cudaGetLastError(), "cycle snapshot: add");
+  }
+  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(c->spare.key, (uint32_t)n_new, n, c->spare.off);
+  TRY(cudaGetLastError(), "cycle snapshot: starts");
+  std::swap(c->cur, c->spare);
+  c->n = n;
+  c->n_ent = (uint32_t)n_new;
+  c->behind = 0;
+  c->n_pairs = np;
+  c->pairs_ready = 1;
+  return DYNG_OK;
+}
+
+/* The snapshot of the graph as it is now: the kept one, patched when it is
+** one batch behind (the batch `changes`, as graph_update had it), else
+** built anew. */
+static int snap_current(DevState *st, DevCycles *c, const dyng_graph_view *view, const dyng_changes *changes) {
+  /* DYNG_CUDA_CYCLES_REBUILD=1 (for tests): never patched. */
+  const char *z = getenv("DYNG_CUDA_CYCLES_REBUILD");
+  const int rebuild = z && strcmp(z, "1") == 0;
+  if (!rebuild && c->valid && c->behind && changes && changes == c->batch_seen && changes->n_removed == c->batch_removed &&
+      changes->n_added == c->batch_added) {
+    int rc = snap_patch(st, c, view);
+    if (rc == DYNG_OK || rc == DYNG_EINVAL) return rc;
+    st->err[0] = 0; /* built anew below */
+  }
+  return snap_build(st, c, view);
 }
 
 /* Reads the counters back (after the stream's work so far). */
@@ -686,9 +1388,9 @@ static int cycles_of(DevState *st, DevCycles **out) {
 static WalkArgs walk_args(const DevCycles *c, int k, int directed) {
   WalkArgs a;
   memset(&a, 0, sizeof a);
-  a.off = c->off;
-  a.nbr = c->nbr;
-  a.arc = c->arc;
+  a.off = c->cur.off;
+  a.nbr = c->cur.nbr;
+  a.arc = c->cur.arc;
   a.n = c->n;
   a.k = k;
   a.directed = directed;
@@ -713,7 +1415,7 @@ static int count_on_device(DevState *st, const dyng_graph_view *view, int k, int
   const uint32_t n = c->n;
   if (k == 3) {
     rc = run_ranges(st, cancel, c->n_ent, 1u << 16, [&](uint32_t lo, uint32_t hi) {
-      k_triangles<<<grid_for(((size_t)hi - lo) * 32, 256), 256, 0, st->stream>>>(c->off, c->nbr, c->arc, n, lo, hi,
+      k_triangles<<<grid_for(((size_t)hi - lo) * 32, 256), 256, 0, st->stream>>>(c->cur.off, c->cur.nbr, c->cur.arc, n, lo, hi,
                                                                                    directed, c->ctr);
     });
   } else if (k == 4) {
@@ -727,7 +1429,7 @@ static int count_on_device(DevState *st, const dyng_graph_view *view, int k, int
     TRY(cudaMemsetAsync(c->scratch, 0, blocks * per_block * 4, st->stream), "cycle count");
     rc = run_ranges(st, cancel, n, 256, [&](uint32_t lo, uint32_t hi) {
       unsigned grid = (unsigned)std::min<size_t>(blocks, (size_t)hi - lo);
-      k_quads<<<grid, 256, 0, st->stream>>>(c->off, c->nbr, c->arc, n, lo, hi, directed, c->scratch, c->ctr);
+      k_quads<<<grid, 256, 0, st->stream>>>(c->cur.off, c->cur.nbr, c->cur.arc, n, lo, hi, directed, c->scratch, c->ctr);
     });
   } else {
     WalkArgs a = walk_args(c, k, directed);
@@ -846,24 +1548,32 @@ struct BatchLayout {
   }
 };
 
-static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng_changes *changes, int k,
-                           int directed, dyng_cycles_diff *delta) {
-  if (k < DYNG_CYCLES_MIN_K || k > DYNG_CYCLES_MAX_K) return DYNG_EINVAL;
-  if (view->directed && !view->in.nbr) return DYNG_ESTATE;
-  if (st->csr.n != view->n_vertices) return DYNG_EINVAL;
-  const dyng_cancel *cancel = view->cancel;
+/* Clears the marks of the changed edges' ends (c->touched, by label). */
+static int touched_clear(DevState *st, DevCycles *c) {
+  if (c->cap_touched < c->n) {
+    size_t tcap = c->cap_touched;
+    void *p = c->touched;
+    TRY(cyc_reserve(c, &p, &tcap, (size_t)c->n + c->n / 16 + 1024), "cycle update");
+    c->touched = (uint8_t *)p;
+    c->cap_touched = tcap;
+  }
+  TRY(cudaMemsetAsync(c->touched, 0, c->n, st->stream), "cycle update");
+  return DYNG_OK;
+}
+
+/* The changed edges of the batch `changes` in one mode, found on the host
+** from the records and the graph after the batch (view), into the
+** searches' arguments *a; *pnc = 0 when none changed.  hb keeps the host
+** copy of what went to the device. */
+static int changed_on_host(DevState *st, DevCycles *c, const dyng_graph_view *view, const dyng_changes *changes,
+                           int directed, WalkArgs *pa, uint32_t *pnc, std::vector<uint8_t> &buf) {
+  *pnc = 0;
   std::vector<Changed> chg;
   int rc = find_changed(view, changes, directed, chg);
   if (rc) return rc;
-  if (chg.empty()) {
-    delta->lost = delta->gained = 0;
-    return DYNG_OK;
-  }
+  if (chg.empty()) return DYNG_OK;
   if (chg.size() > 0x7fffffffu) return DYNG_ETOOBIG;
   const uint32_t nc = (uint32_t)chg.size();
-  DevCycles *c = NULL;
-  if ((rc = cycles_of(st, &c)) != DYNG_OK || (rc = snap_build(st, c, view)) != DYNG_OK) return rc;
-  if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
 
   /* The endpoints' labels and degrees. */
   std::vector<uint32_t> ends(2 * (size_t)nc), info(4 * (size_t)nc);
@@ -877,7 +1587,7 @@ static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng
   c->cap_batch = cap;
   uint32_t *d_ends = (uint32_t *)c->batch, *d_info = d_ends + 2 * (size_t)nc;
   TRY(cudaMemcpyAsync(d_ends, ends.data(), 8 * (size_t)nc, cudaMemcpyHostToDevice, st->stream), "cycle update");
-  k_gather<<<grid_for(2 * (size_t)nc, 256), 256, 0, st->stream>>>(c->label, c->off, d_ends, 2 * nc, d_info);
+  k_gather<<<grid_for(2 * (size_t)nc, 256), 256, 0, st->stream>>>(c->label, c->cur.off, d_ends, 2 * nc, d_info);
   TRY(cudaGetLastError(), "cycle update: labels");
   TRY(cudaMemcpyAsync(info.data(), d_info, 16 * (size_t)nc, cudaMemcpyDeviceToHost, st->stream), "cycle update");
   TRY(cudaStreamSynchronize(st->stream), "cycle update");
@@ -912,7 +1622,7 @@ static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng
     else ov[no++] = ov[i];
   }
   BatchLayout L(nc, no);
-  std::vector<uint8_t> buf(L.total);
+  buf.resize(L.total);
   uint8_t *hb = buf.data();
   for (uint32_t i = 0; i < nc; i++) {
     ((uint64_t *)(hb + L.ckey))[i] = ck[i].first;
@@ -930,9 +1640,11 @@ static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng
   TRY(cudaMemcpyAsync(c->batch, hb, L.total, cudaMemcpyHostToDevice, st->stream), "cycle update");
   const uint8_t *db = (const uint8_t *)c->batch;
 
-  WalkArgs a = walk_args(c, k, directed);
-  a.delta = 1;
-  a.n_tasks = nc;
+  if ((rc = touched_clear(st, c)) != DYNG_OK) return rc;
+  k_touch<<<grid_for(nc, 256), 256, 0, st->stream>>>((const uint32_t *)(db + L.tstart), (const uint32_t *)(db + L.tend),
+                                                      nc, c->touched);
+  TRY(cudaGetLastError(), "cycle update: ends");
+  WalkArgs &a = *pa;
   a.ckey = (const unsigned long long *)(db + L.ckey);
   a.crank = (const uint32_t *)(db + L.crank);
   a.cstatus = db + L.cstatus;
@@ -944,11 +1656,104 @@ static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng
   a.t_end = (const uint32_t *)(db + L.tend);
   a.t_rank = (const uint32_t *)(db + L.trank);
   a.t_phase = db + L.tphase;
+  a.touched = c->touched;
+  *pnc = nc;
+  return DYNG_OK;
+}
+
+/* The same from the pairs the snapshot's patch left in c->pbuf, on the
+** device: the changed edges sorted by their keys in labels, which are
+** their ranks. */
+static int changed_on_device(DevState *st, DevCycles *c, int directed, WalkArgs *pa, uint32_t *pnc) {
+  *pnc = 0;
+  const uint32_t np = c->n_pairs;
+  if (!np) return DYNG_OK;
+  int rc;
+  PatchBufs pb = patch_layout((char *)c->pbuf, c->pbuf_m, c->pbuf_cub);
+  const int n2 = 2 * (int)np;
+  k_changed<<<grid_for(np, 256), 256, 0, st->stream>>>(pb.la, pb.lb, pb.oldf, pb.newf, np, directed, pb.ckr, pb.csr,
+                                                        pb.okr, pb.oar);
+  TRY(cudaGetLastError(), "cycle update: changed edges");
+  size_t bytes = pb.cub_bytes;
+  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.ckr, pb.ck, pb.csr, pb.cs, n2, 0, 64, st->stream), "sort");
+  bytes = pb.cub_bytes;
+  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.okr, pb.ok, pb.oar, pb.oa, n2, 0, 64, st->stream), "sort");
+  k_count_changed<<<1, 32, 0, st->stream>>>(pb.ck, pb.ok, (uint32_t)n2, pb.counts);
+  TRY(cudaGetLastError(), "cycle update: count");
+  int counts[2];
+  TRY(cudaMemcpyAsync(counts, pb.counts + 3, sizeof counts, cudaMemcpyDeviceToHost, st->stream), "cycle update");
+  TRY(cudaStreamSynchronize(st->stream), "cycle update");
+  const uint32_t nc = (uint32_t)counts[0], no = (uint32_t)counts[1];
+  if (!nc) return DYNG_OK;
+  if ((rc = touched_clear(st, c)) != DYNG_OK) return rc;
+  k_tasks<<<grid_for(nc, 256), 256, 0, st->stream>>>(pb.ck, pb.cs, nc, c->cur.off, directed, pb.crank, pb.ts, pb.te,
+                                                      pb.tr, pb.tp, c->touched);
+  TRY(cudaGetLastError(), "cycle update: tasks");
+  WalkArgs &a = *pa;
+  a.ckey = pb.ck;
+  a.crank = pb.crank;
+  a.cstatus = pb.cs;
+  a.n_chg = nc;
+  a.okey = pb.ok;
+  a.oarc = pb.oa;
+  a.n_ovl = no;
+  a.t_start = pb.ts;
+  a.t_end = pb.te;
+  a.t_rank = pb.tr;
+  a.t_phase = pb.tp;
+  a.touched = c->touched;
+  *pnc = nc;
+  return DYNG_OK;
+}
+
+static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng_changes *changes, int k,
+                           int directed, dyng_cycles_diff *delta) {
+  if (k < DYNG_CYCLES_MIN_K || k > DYNG_CYCLES_MAX_K) return DYNG_EINVAL;
+  if (view->directed && !view->in.nbr) return DYNG_ESTATE;
+  if (st->csr.n != view->n_vertices) return DYNG_EINVAL;
+  const dyng_cancel *cancel = view->cancel;
+  delta->lost = delta->gained = 0;
+  DevCycles *c = NULL;
+  int rc;
+  const double t0 = dev_now_ms();
+  const int patched = st->cycles && st->cycles->valid && st->cycles->behind;
+  if ((rc = cycles_of(st, &c)) != DYNG_OK || (rc = snap_current(st, c, view, changes)) != DYNG_OK) return rc;
+  if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
+  const double t1 = dev_now_ms();
+  WalkArgs a = walk_args(c, k, directed);
+  a.delta = 1;
+  uint32_t nc = 0;
+  std::vector<uint8_t> buf;
+  const int on_device = c->pairs_ready;
+  rc = on_device ? changed_on_device(st, c, directed, &a, &nc)
+                 : changed_on_host(st, c, view, changes, directed, &a, &nc, buf);
+  if (rc || !nc) return rc;
+  const double t2 = dev_now_ms();
+  a.n_tasks = nc;
   unsigned long long h[C_WORDS];
-  rc = run_walkers(st, c, a, cancel, h); /* synchronizes: buf may go */
+  if (k <= 4) {
+    /* One warp (triangles) or block (4-cycles) per changed edge. */
+    a.ctr = c->ctr;
+    TRY(cudaMemsetAsync(c->ctr, 0, C_WORDS * sizeof(unsigned long long), st->stream), "cycle update");
+    rc = run_ranges(st, cancel, nc, k == 3 ? 1u << 16 : 1u << 10, [&](uint32_t lo, uint32_t hi) {
+      if (k == 3) k_delta3<<<grid_for(((size_t)hi - lo) * 32, 256), 256, 0, st->stream>>>(a, lo, hi);
+      else k_delta4<<<grid_for(((size_t)hi - lo) * 128, 128), 128, 0, st->stream>>>(a, lo, hi);
+    });
+    if (rc == DYNG_OK) rc = read_counters(st, c, h); /* synchronizes: buf may go */
+    if (rc == DYNG_OK && h[C_WRAP]) rc = DYNG_ETOOBIG;
+  } else {
+    rc = run_walkers(st, c, a, cancel, h); /* synchronizes: buf may go */
+  }
+  if (rc && cycles_profile())
+    fprintf(stderr, "dyng cuda: %d-cycles%s update: %s after %.3f ms of search (%u changed edges)\n", k,
+            directed ? " (directed)" : "", rc == DYNG_EINTERRUPTED ? "stopped" : "failed", dev_now_ms() - t2, nc);
   if (rc) return rc;
   delta->lost = h[C_SUM0];
   delta->gained = h[C_SUM1];
+  if (cycles_profile())
+    fprintf(stderr, "dyng cuda: %d-cycles%s update: snapshot %s %.3f ms, %u changed edges (%s) %.3f ms, search %.3f ms\n",
+            k, directed ? " (directed)" : "", patched ? (on_device ? "patched" : "built") : "kept", t1 - t0, nc,
+            on_device ? "device" : "host", t2 - t1, dev_now_ms() - t2);
   return DYNG_OK;
 }
 
@@ -968,10 +1773,25 @@ int dev_cycles_delta(void *state, const dyng_graph_view *view, const dyng_change
 /* ---- the state ------------------------------------------------------------ */
 
 void dev_cycles_stale(DevCycles *c) {
-  if (c) c->valid = 0;
+  if (c) c->valid = c->behind = c->pairs_ready = 0;
 }
 
-size_t dev_cycles_bytes(const DevCycles *c) { return c ? c->bytes : 0; }
+void dev_cycles_followed(DevCycles *c, const dyng_changes *changes) {
+  if (!c) return;
+  if (!changes || !c->valid || c->behind) {
+    dev_cycles_stale(c);
+    return;
+  }
+  c->behind = 1;
+  c->pairs_ready = 0;
+  c->batch_seen = changes;
+  c->batch_removed = changes->n_removed;
+  c->batch_added = changes->n_added;
+}
+
+size_t dev_cycles_bytes(const DevCycles *c) {
+  return c ? c->bytes + arrays_bytes(&c->cur) + arrays_bytes(&c->spare) + c->cap_label * 4 : 0;
+}
 
 void dev_cycles_free(DevCycles *c) {
   if (!c) return;
@@ -980,5 +1800,6 @@ void dev_cycles_free(DevCycles *c) {
   cudaFree(c->walkers);
   cudaFree(c->scratch);
   cudaFree(c->batch);
+  cudaFree(c->pbuf);
   free(c);
 }

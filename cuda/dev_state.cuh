@@ -46,8 +46,12 @@ DevTree *dev_tree_find(const DevState *st, const dyng_sssp_tree *t);
 int dev_cycles_count(void *state, const dyng_graph_view *view, int k, int directed, uint64_t *count);
 int dev_cycles_delta(void *state, const dyng_graph_view *view, const dyng_changes *changes, int k, int directed,
                      dyng_cycles_diff *delta);
-/* The graph changed (graph_update): what dev_cycles keeps is out of date. */
+/* The graph changed in a way the kept snapshot cannot follow: it goes. */
 void dev_cycles_stale(DevCycles *c);
+/* The device copy followed the batch `changes` (graph_update): the kept
+** snapshot is one batch behind, and is patched when cycles_delta comes with
+** that batch; NULL, or a second batch, and it goes. */
+void dev_cycles_followed(DevCycles *c, const dyng_changes *changes);
 size_t dev_cycles_bytes(const DevCycles *c);
 void dev_cycles_free(DevCycles *c); /* accepts NULL */
 

@@ -423,17 +423,20 @@ static void make_cycle_edges(sqlite3 *db, test_rng *r, int n, int m) {
   exec_ok(db, sql);
 }
 
-/* A batch of n changes to c: inserts (a few of them copies of an existing
-** edge or its reverse), deletes and weight updates. */
+/* A batch of n changes to c: inserts (a few of them self-loops or copies
+** of an existing edge or its reverse), deletes and weight updates. */
 static void cycle_batch(sqlite3 *db, test_rng *r, int n, int n_nodes) {
   exec_ok(db, "BEGIN");
   for (int i = 0; i < n; i++) {
     char sql[300];
     switch (test_rng_below(r, 4)) {
-    case 0:
-      snprintf(sql, sizeof sql, "INSERT INTO c VALUES (%d, %d, 1)", (int)test_rng_below(r, (uint64_t)n_nodes),
-               (int)test_rng_below(r, (uint64_t)n_nodes));
+    case 0: {
+      /* An eighth of them self-loops. */
+      int a = (int)test_rng_below(r, (uint64_t)n_nodes);
+      int b = test_rng_below(r, 8) == 0 ? a : (int)test_rng_below(r, (uint64_t)n_nodes);
+      snprintf(sql, sizeof sql, "INSERT INTO c VALUES (%d, %d, 1)", a, b);
       break;
+    }
     case 1:
       snprintf(sql, sizeof sql,
                "INSERT INTO c SELECT %s, 1 FROM c LIMIT 1 OFFSET abs(random()) %% max(1, (SELECT count(*) FROM c))",
@@ -505,8 +508,9 @@ static void cycle_case(int directed, uint64_t salt) {
   if (strncmp(on, "cuda", 4) != 0) fail_msg("cycle counts of a CUDA graph run on %s", on);
   free(on);
   compare_cycle_counts(db, 3, k_to, "from scratch");
-  const int sizes[] = {1, 2, 5, 40, 3, 1};
-  for (int b = 0; b < (quick ? 3 : 6); b++) {
+  /* Kept counts follow each batch on a snapshot patched batch after batch. */
+  const int sizes[] = {1, 2, 5, 40, 3, 1, 200, 17, 1, 90};
+  for (int b = 0; b < (quick ? 3 : 10); b++) {
     cycle_batch(db, &r, sizes[b], n);
     char when[40];
     snprintf(when, sizeof when, "after batch %d", b + 1);
@@ -629,6 +633,15 @@ static void test_host_loop_gives_the_same_trees(void **state) {
   }
   int rc = run_child("--cases", "DYNG_CUDA_HOST_LOOP=1");
   if (rc != 0) fail_msg("the cases with DYNG_CUDA_HOST_LOOP=1 failed (status %d; see the log)", rc);
+}
+
+/* The cycle cases again, with the snapshot built anew at every batch and
+** the changed edges found on the host (the path taken when a patch is not
+** possible). */
+static void test_cycle_counts_with_snapshots_built_anew(void **state) {
+  (void)state;
+  int rc = run_child("--cycles", "DYNG_CUDA_CYCLES_REBUILD=1");
+  if (rc != 0) fail_msg("the cycle cases with DYNG_CUDA_CYCLES_REBUILD=1 failed (status %d; see the log)", rc);
 }
 
 /* A graph the device cannot hold: in the child, every device allocation
@@ -1101,7 +1114,12 @@ static void mosp_case(int n_w, int directed, int integer, int zeros, uint64_t sa
   int exact = 0, total = 0;
   for (int round = 0; round < rounds; round++) {
     for (int i = 0; i < pairs; i++) {
-      char *zs = query_text(db, "SELECT src FROM m ORDER BY random() LIMIT 1");
+      /* A source in the main part (not n + 1, from which n + 2 is reached),
+      ** picked by the test's seed. */
+      char pick[200];
+      snprintf(pick, sizeof pick, "SELECT src FROM m WHERE src < %d LIMIT 1 OFFSET %d", n,
+               (int)test_rng_below(&r, (uint64_t)query_i64(db, "SELECT count(*) FROM m") / 2));
+      char *zs = query_text(db, pick);
       sqlite3_int64 s = zs ? strtoll(zs, NULL, 10) : 0;
       free(zs);
       sqlite3_int64 t = i == 0 ? s : i == 1 ? n + 2 : (sqlite3_int64)test_rng_below(&r, (uint64_t)n);
@@ -1185,11 +1203,19 @@ static void test_mosp_path_longer_than_first_room(void **state) {
 }
 
 int main(int argc, char **argv) {
-  /* The children of test_host_loop_gives_the_same_trees and
-  ** test_graph_too_large_for_the_device. */
+  /* The children of test_host_loop_gives_the_same_trees,
+  ** test_cycle_counts_with_snapshots_built_anew and the tests of a full
+  ** device. */
   if (argc == 2 && strcmp(argv[1], "--too-large") == 0) return child_too_large();
   if (argc == 2 && strcmp(argv[1], "--full-later") == 0) return child_full_later();
   if (argc == 2 && strcmp(argv[1], "--mosp-full") == 0) return child_mosp_full();
+  if (argc == 2 && strcmp(argv[1], "--cycles") == 0) {
+    const struct CMUnitTest cases[] = {
+        cmocka_unit_test(test_cycle_counts_undirected_graph),
+        cmocka_unit_test(test_cycle_counts_directed_graph),
+    };
+    return cmocka_run_group_tests(cases, NULL, NULL) ? 1 : 0;
+  }
   if (argc == 2 && strcmp(argv[1], "--cases") == 0) {
     const struct CMUnitTest cases[] = {
         cmocka_unit_test(test_sparse_directed_integer),   cmocka_unit_test(test_sparse_undirected_real),
@@ -1226,6 +1252,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_cycle_counts_directed_graph),
       cmocka_unit_test(test_long_cycle_counts_small_sparse_graph),
       cmocka_unit_test(test_facebook_cycle_counts_when_present),
+      cmocka_unit_test(test_cycle_counts_with_snapshots_built_anew),
       cmocka_unit_test(test_host_loop_gives_the_same_trees),
       cmocka_unit_test(test_graph_too_large_for_the_device),
       cmocka_unit_test(test_device_full_after_attach),
