@@ -11,8 +11,10 @@
 #include "engine/graph.h"
 #include "engine/error.h"
 #include "engine/idmap.h"
+#include "engine/parallel.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -294,6 +296,15 @@ int dyng_graph_reserve(dyng_graph *g, size_t n_edges) {
   return DYNG_OK;
 }
 
+/* Sets up index v (inside the per-vertex arrays' room) as the vertex of
+** node `id`, with no edges. */
+static void dyng__vertex_init(dyng_graph *g, uint32_t v, int64_t id) {
+  g->node_id[v] = id;
+  g->out.off[v] = g->out.deg[v] = g->out.cap[v] = 0;
+  if (g->directed) g->in.deg[v] = 0;
+  if (g->in_built) g->in.off[v] = g->in.cap[v] = 0;
+}
+
 /* The vertex of node `id`, created (with no edges) when new. */
 static int dyng__vertex_get_or_create(dyng_graph *g, int64_t id, uint32_t *v) {
   int inserted;
@@ -302,11 +313,7 @@ static int dyng__vertex_get_or_create(dyng_graph *g, int64_t id, uint32_t *v) {
   if (rc) return rc;
   rc = dyng_idmap_get_or_put(g->vmap, id, g->n_vert, v, &inserted);
   if (rc) return rc;
-  uint32_t nv = g->n_vert++;
-  g->node_id[nv] = id;
-  g->out.off[nv] = g->out.deg[nv] = g->out.cap[nv] = 0;
-  if (g->directed) g->in.deg[nv] = 0;
-  if (g->in_built) g->in.off[nv] = g->in.cap[nv] = 0;
+  dyng__vertex_init(g, g->n_vert++, id);
   return DYNG_OK;
 }
 
@@ -490,15 +497,59 @@ static void dyng__note_out(dyng_graph *g, size_t pos) {
   c->out_pos[c->n_out_pos++] = (uint32_t)pos;
 }
 
-/* Moves the entry at `from` to `to` (both in pool a) and tells its edge. */
-static inline void dyng__adj_move(dyng_graph *g, dyng__adj *a, size_t from, size_t to) {
-  if (a == &g->out) dyng__note_out(g, to);
+/* Copies the entry at `from` to `to` (both in pool a) and tells its edge. */
+static inline void dyng__entry_copy(dyng_graph *g, dyng__adj *a, size_t from, size_t to) {
   uint32_t r = a->ref[from];
   a->nbr[to] = a->nbr[from];
   a->ref[to] = r;
   if (a->has_w)
     for (int k = 0; k < g->n_obj; k++) a->w[k][to] = a->w[k][from];
   g->e_pos[r & 1u][r >> 1] = (uint32_t)to;
+}
+
+/* Writes a new entry at position p of pool a: neighbour, ref (slot << 1 |
+** side), and for a pool with weights the edge's (w, n_weights of them; all
+** 1 when the graph is unweighted).  The caller tells the edge (e_pos). */
+static inline void dyng__entry_put(dyng_graph *g, dyng__adj *a, size_t p, uint32_t nbr,
+                                   uint32_t ref, const double *w) {
+  a->nbr[p] = nbr;
+  a->ref[p] = ref;
+  /* + 0.0 turns -0.0 into 0.0 (see dyng_graph_load_edge). */
+  if (a->has_w)
+    for (int k = 0; k < g->n_obj; k++) a->w[k][p] = g->n_weights ? w[k] + 0.0 : 1.0;
+}
+
+/* Moves the entry at `from` to `to` (both in pool a), noting the write. */
+static inline void dyng__adj_move(dyng_graph *g, dyng__adj *a, size_t from, size_t to) {
+  if (a == &g->out) dyng__note_out(g, to);
+  dyng__entry_copy(g, a, from, to);
+}
+
+/* The room a segment of `cap` entries gets when it moves because it must
+** hold `need`: at least twice as much, and 4.  0 past DYNG_MAX_INDEX. */
+static inline size_t dyng__moved_cap(uint32_t cap, size_t need) {
+  size_t c = (size_t)cap * 2;
+  if (c < need) c = need;
+  if (c < 4) c = 4;
+  return c > (size_t)DYNG_MAX_INDEX ? 0 : c;
+}
+
+/* Makes pool a hold at least `need` entries, growing it by half at least. */
+static int dyng__pool_fit(dyng_graph *g, dyng__adj *a, size_t need) {
+  if (need <= a->size) return DYNG_OK;
+  size_t size = a->size + a->size / 2;
+  if (size < need) size = need;
+  return dyng__adj_pool_resize(a, a->has_w ? g->n_obj : 0, size);
+}
+
+/* 1 when pool a should be compacted.  Segments at least double when they
+** move, so abandoned room stays below half of the pool; compact at a third.
+** Moved segments also scatter neighbouring vertices' lists over the pool,
+** which slows every traversal (Dijkstra by half once a quarter of a grid's
+** vertices moved), so compact too when an eighth of the vertices moved:
+** O(V + E) for at least V/8 moves. */
+static inline int dyng__compact_due(const dyng_graph *g, const dyng__adj *a) {
+  return a->garbage > 4096 && (a->garbage * 3 > a->used || (size_t)a->moved * 8 > g->n_vert);
 }
 
 /* Rewrites a pool with its segments in vertex order and fresh slack.  On
@@ -546,22 +597,16 @@ static void dyng__adj_compact(dyng_graph *g, dyng__adj *a) {
 static int dyng__adj_reserve(dyng_graph *g, dyng__adj *a, uint32_t v, uint32_t extra) {
   size_t need = (size_t)a->deg[v] + extra;
   if (need <= a->cap[v]) return DYNG_OK;
-  size_t cap = (size_t)a->cap[v] * 2;
-  if (cap < need) cap = need;
-  if (cap < 4) cap = 4;
-  if (cap > (size_t)DYNG_MAX_INDEX) return DYNG_ETOOBIG;
+  size_t cap = dyng__moved_cap(a->cap[v], need);
+  if (!cap) return DYNG_ETOOBIG;
   /* The last segment of the pool grows in place. */
   if ((size_t)a->off[v] + a->cap[v] == a->used && a->off[v] + cap <= a->size) {
     a->used = a->off[v] + cap;
     a->cap[v] = (uint32_t)cap;
     return DYNG_OK;
   }
-  if (a->used + cap > a->size) {
-    size_t size = a->size + a->size / 2;
-    if (size < a->used + cap) size = a->used + cap;
-    int rc = dyng__adj_pool_resize(a, a->has_w ? g->n_obj : 0, size);
-    if (rc) return rc;
-  }
+  int rc = dyng__pool_fit(g, a, a->used + cap);
+  if (rc) return rc;
   size_t to = a->used, from = a->off[v];
   for (uint32_t i = 0; i < a->deg[v]; i++) dyng__adj_move(g, a, from + i, to + i);
   a->garbage += a->cap[v];
@@ -569,14 +614,9 @@ static int dyng__adj_reserve(dyng_graph *g, dyng__adj *a, uint32_t v, uint32_t e
   a->cap[v] = (uint32_t)cap;
   a->used += cap;
   a->moved++;
-  /* Segments at least double when they move, so abandoned room stays below
-  ** half of the pool; compact at a third.  Moved segments also scatter
-  ** neighbouring vertices' lists over the pool, which slows every traversal
-  ** (Dijkstra by half once a quarter of a grid's vertices moved), so compact
-  ** too when an eighth of the vertices moved: O(V + E) for at least V/8
-  ** moves.  Compaction trims every segment's slack, so v's room is checked
-  ** again afterwards. */
-  if (a->garbage > 4096 && (a->garbage * 3 > a->used || (size_t)a->moved * 8 > g->n_vert)) {
+  /* Compaction trims every segment's slack, so v's room is checked again
+  ** afterwards. */
+  if (dyng__compact_due(g, a)) {
     dyng__adj_compact(g, a);
     if (a->deg[v] + (size_t)extra > a->cap[v]) return dyng__adj_reserve(g, a, v, extra);
   }
@@ -638,17 +678,12 @@ static int dyng__insert_edge(dyng_graph *g, int64_t rowid, int64_t src, int64_t 
   g->e_dst[slot] = vd;
   uint32_t p = g->out.off[vs] + g->out.deg[vs]++;
   dyng__note_out(g, p);
-  g->out.nbr[p] = vd;
-  g->out.ref[p] = slot << 1;
-  for (int k = 0; k < g->n_obj; k++) g->out.w[k][p] = g->n_weights ? w[k] + 0.0 : 1.0;
+  dyng__entry_put(g, &g->out, p, vd, slot << 1, w);
   g->e_pos[0][slot] = p;
   if (DYNG__HAS_IN_ENTRIES(g)) {
     uint32_t q = in->off[vd] + in->deg[vd]++;
     if (in == &g->out) dyng__note_out(g, q);
-    in->nbr[q] = vs;
-    in->ref[q] = (slot << 1) | 1u;
-    if (in->has_w)
-      for (int k = 0; k < g->n_obj; k++) in->w[k][q] = g->n_weights ? w[k] + 0.0 : 1.0;
+    dyng__entry_put(g, in, q, vs, (slot << 1) | 1u, w);
     g->e_pos[1][slot] = q;
   } else {
     in->deg[vd]++;
@@ -660,13 +695,20 @@ static int dyng__insert_edge(dyng_graph *g, int64_t rowid, int64_t src, int64_t 
   return DYNG_OK;
 }
 
+/* Fills a change record for the edge (slot, src, dst, rowid) whose out
+** entry is at position `pos` (its weights are read there). */
+static void dyng__record_at(const dyng_graph *g, uint32_t slot, uint32_t src, uint32_t dst,
+                            int64_t rowid, uint32_t pos, dyng_edge_change *c) {
+  c->slot = slot;
+  c->src = src;
+  c->dst = dst;
+  c->rowid = rowid;
+  for (int k = 0; k < g->n_obj; k++) c->w[k] = g->out.w[k][pos];
+}
+
 /* Fills a change record for the edge in `slot`. */
 static void dyng__record(const dyng_graph *g, uint32_t slot, dyng_edge_change *c) {
-  c->slot = slot;
-  c->src = g->e_src[slot];
-  c->dst = g->e_dst[slot];
-  c->rowid = g->e_rowid[slot];
-  for (int k = 0; k < g->n_obj; k++) c->w[k] = g->out.w[k][g->e_pos[0][slot]];
+  dyng__record_at(g, slot, g->e_src[slot], g->e_dst[slot], g->e_rowid[slot], g->e_pos[0][slot], c);
 }
 
 void dyng_changes_free(dyng_changes *c) {
@@ -709,10 +751,622 @@ static void dyng__prefetch_places(const dyng_graph *g, const dyng__op *op) {
     dyng__prefetch_vertex(DYNG__ADJ_IN(g), v);
 }
 
+/* ---- applying a large batch on several threads ------------------------ */
+
+/* The team path: what dyng_graph_apply_tracked does for a large batch when
+** more than one thread may run, with the same result as the loop above but
+** for the positions of adjacency entries inside the segments (still the
+** same for the same graph and batch, whatever the threads' timing), and
+** all or nothing: every allocation comes before the graph changes.
+**
+**   1. lookup (per operation, in parallel): the rowid's slot, that edge's
+**      ends and entry positions, the new edge's vertices;
+**   2. claim (in order): edge slots from the free stack as the loop would
+**      take them, new vertices and new rowids into the maps (undone on
+**      failure);
+**   3. mark (in order): the touched vertices, numbered by first appearance,
+**      and per vertex and pool its events: positions of removed entries,
+**      then added entries in operation order;
+**   4. plan (per touched vertex, in parallel): whether its segment moves
+**      and how many out positions it writes; in order: where moved
+**      segments go (after the pool's end, in touched order) and each
+**      vertex's share of changes->out_pos;  then the room (pools, out_pos);
+**   5. slots (per operation, in parallel): change records, edge slots;
+**   6. segments (per touched vertex, in parallel): entries, degrees;
+**   7. in order: removed rowids leave the map, the free stack, counters,
+**      and compaction when due.
+**
+** A segment that stays fills the holes below its new degree with the
+** entries above it, then with the added ones; one that moves is copied in
+** order without its removed entries, the added ones after. */
+
+/* Batches of at least this many operations take the team path when more
+** than one thread may run (below it the loop is faster). */
+#define DYNG__TEAM_MIN_OPS 2048
+
+/* dyng__graph_set_team_min's override; 0: none. */
+static _Atomic size_t dyng__team_min = 0;
+
+void dyng__graph_set_team_min(size_t n_ops) { atomic_store(&dyng__team_min, n_ops); }
+
+/* 1 when a batch of n_ops operations takes the team path. */
+static int dyng__use_team(size_t n_ops) {
+  size_t forced = atomic_load(&dyng__team_min);
+  if (n_ops == 0 || n_ops > (size_t)DYNG_MAX_INDEX / 4) return 0;
+  if (forced) return n_ops >= forced;
+  return n_ops >= DYNG__TEAM_MIN_OPS && dyng_threads() > 1;
+}
+
+/* One operation of the batch, as the team path works it out. */
+typedef struct dyng__step {
+  uint32_t old_slot;     /* slot of the edge it removes; DYNG_NONE: none */
+  uint32_t old_end[2];   /* that edge's source and destination */
+  uint32_t old_pos[2];   /* positions of its side-0 and side-1 entries */
+  uint32_t old_at[2];    /* touched index of each of its ends */
+  uint32_t slot;         /* slot of the edge it adds; DYNG_NONE: none */
+  uint32_t end[2];       /* that edge's source and destination */
+  uint32_t at[2];        /* touched index of each of its ends */
+  uint32_t removed_at;   /* index of its records in changes */
+  uint32_t added_at;
+  int keep_old_slot;     /* a later insert of the batch reuses old_slot */
+} dyng__step;
+
+/* One pool's changes at one touched vertex. */
+typedef struct dyng__seg_plan {
+  uint32_t first;    /* its events (in dyng__team.event): the positions of */
+  uint32_t n_rm;     /* the entries removed, sorted once planned, then */
+  uint32_t n_add;    /* the entries added, op << 1 | side, in op order */
+  uint32_t fill_rm, fill_add; /* events filled so far (while marking) */
+  uint32_t to;       /* where the segment moves; DYNG_NONE: it stays */
+  uint32_t cap;      /* its room there */
+  uint32_t n_writes; /* positions it writes */
+} dyng__seg_plan;
+
+/* A vertex the batch touches. */
+typedef struct dyng__touched {
+  uint32_t v;
+  uint32_t out_at;        /* its first position in changes->out_pos */
+  dyng__seg_plan seg[2];  /* 0: the out pool; 1: a directed graph's in pool */
+} dyng__touched;
+
+/* What the passes share. */
+typedef struct dyng__team {
+  dyng_graph *g;
+  const dyng_batch *b;
+  dyng_changes *changes;  /* NULL: nothing recorded */
+  uint32_t *out_pos;      /* changes->out_pos, or NULL when not recorded */
+  dyng__step *step;       /* per operation */
+  dyng__touched *touched;
+  uint32_t n_touched;
+  uint32_t *touch_key;    /* vertex -> touched index: open addressing, */
+  uint32_t *touch_val;    /* DYNG_NONE keys are empty */
+  size_t touch_mask;
+  uint32_t *event;
+  uint32_t n_events;
+  uint32_t *pushed;       /* ops whose removed slot went on the free stack */
+  uint32_t n_pushed;
+  uint32_t free_top;      /* free stack entries below these left */
+  uint32_t n_new_slots;
+  int64_t *new_node;      /* node ids of new vertices, in index order */
+  uint32_t n_new_nodes;
+  size_t n_claimed;       /* operations whose claim succeeded */
+  size_t grown[2];        /* per pool: entries the moved segments take */
+  size_t garbage[2];      /* per pool: entries they leave behind */
+  uint32_t moved[2];      /* per pool: segments that move */
+  _Atomic long live_delta; /* change of n_live */
+  dyng_team team;
+} dyng__team;
+
+/* Runs fn over items 0..n-1 on the engine's threads, `chunk` at a time. */
+static void dyng__team_each(dyng__team *t, size_t n, uint32_t chunk,
+                            void (*fn)(void *ctx, int thread)) {
+  dyng_team_init(&t->team, (uint32_t)n, chunk, 0, NULL);
+  (void)dyng_team_run(&t->team, fn, t);
+}
+
+/* 1. The places of every operation, read-only. */
+static void dyng__team_lookup(void *ctx, int thread) {
+  dyng__team *t = ctx;
+  const dyng_graph *g = t->g;
+  const dyng__op *ops = t->b->ops;
+  uint32_t begin, end;
+  (void)thread;
+  while (dyng_team_take(&t->team, &begin, &end)) {
+    for (uint32_t i = begin; i < end; i++) {
+      const dyng__op *op = &ops[i];
+      dyng__step *s = &t->step[i];
+      uint32_t slot;
+      if (i + DYNG__PREFETCH_FAR < end) dyng__prefetch_keys(g, &ops[i + DYNG__PREFETCH_FAR]);
+      if (i + DYNG__PREFETCH_NEAR < end) dyng__prefetch_places(g, &ops[i + DYNG__PREFETCH_NEAR]);
+      s->old_slot = s->slot = DYNG_NONE;
+      s->keep_old_slot = 0;
+      if (dyng_idmap_get(g->emap, op->rowid, &slot) == DYNG_OK) {
+        s->old_slot = slot;
+        s->old_end[0] = g->e_src[slot];
+        s->old_end[1] = g->e_dst[slot];
+        s->old_pos[0] = g->e_pos[0][slot];
+        s->old_pos[1] = DYNG__HAS_IN_ENTRIES(g) ? g->e_pos[1][slot] : DYNG_NONE;
+      }
+      if (op->is_insert) {
+        if (dyng_idmap_get(g->vmap, op->src, &s->end[0]) != DYNG_OK) s->end[0] = DYNG_NONE;
+        if (dyng_idmap_get(g->vmap, op->dst, &s->end[1]) != DYNG_OK) s->end[1] = DYNG_NONE;
+      }
+    }
+  }
+}
+
+/* 2's undo: the new rowids and node ids leave the maps again. */
+static void dyng__team_unclaim(dyng__team *t) {
+  dyng_graph *g = t->g;
+  for (size_t i = 0; i < t->n_claimed; i++)
+    if (t->b->ops[i].is_insert && t->step[i].old_slot == DYNG_NONE)
+      dyng_idmap_remove(g->emap, t->b->ops[i].rowid);
+  for (uint32_t k = 0; k < t->n_new_nodes; k++) dyng_idmap_remove(g->vmap, t->new_node[k]);
+  t->n_claimed = 0;
+  t->n_new_nodes = 0;
+}
+
+/* The vertex of node `id` for a claim: `found` from the lookup, else new
+** (index n_vert + its rank among the new ones) or made new by an earlier
+** operation of the batch. */
+static int dyng__team_vertex(dyng__team *t, int64_t id, uint32_t *v) {
+  dyng_graph *g = t->g;
+  int inserted;
+  if (*v != DYNG_NONE) return DYNG_OK;
+  uint32_t next = g->n_vert + t->n_new_nodes;
+  if (next > DYNG_MAX_INDEX - 1) return DYNG_ETOOBIG;
+  int rc = dyng_idmap_get_or_put(g->vmap, id, next, v, &inserted);
+  if (rc) return rc;
+  if (inserted) t->new_node[t->n_new_nodes++] = id;
+  return DYNG_OK;
+}
+
+/* 2. Slots, vertices and rowids, in operation order.  Stats as the loop
+** counts them.  On failure the maps are as they were. */
+static int dyng__team_claim(dyng__team *t, dyng_apply_stats *st) {
+  dyng_graph *g = t->g;
+  const dyng__op *ops = t->b->ops;
+  size_t n = t->b->n_ops;
+  t->free_top = (uint32_t)g->n_free;
+  for (size_t i = 0; i < n; i++) {
+    const dyng__op *op = &ops[i];
+    dyng__step *s = &t->step[i];
+    if (i + DYNG__PREFETCH_FAR < n && ops[i + DYNG__PREFETCH_FAR].is_insert)
+      dyng_idmap_prefetch(g->emap, ops[i + DYNG__PREFETCH_FAR].rowid);
+    if (s->old_slot != DYNG_NONE) {
+      s->removed_at = (uint32_t)st->deleted++;
+      t->pushed[t->n_pushed++] = (uint32_t)i;
+    } else if (!op->is_insert) {
+      st->missing++;
+    }
+    if (!op->is_insert) continue;
+    int rc = dyng__team_vertex(t, op->src, &s->end[0]);
+    if (!rc) rc = dyng__team_vertex(t, op->dst, &s->end[1]);
+    if (rc) {
+      dyng__team_unclaim(t);
+      return rc;
+    }
+    /* The free stack: what this batch pushed, then what was there. */
+    if (t->n_pushed) {
+      dyng__step *freed = &t->step[t->pushed[--t->n_pushed]];
+      freed->keep_old_slot = 1;
+      s->slot = freed->old_slot;
+    } else if (t->free_top) {
+      s->slot = g->free_slot[--t->free_top];
+    } else {
+      s->slot = g->n_slots + t->n_new_slots++;
+    }
+    if (s->old_slot == DYNG_NONE) {
+      uint32_t got;
+      int inserted;
+      rc = dyng_idmap_get_or_put(g->emap, op->rowid, s->slot, &got, &inserted);
+      if (rc) {
+        dyng__team_unclaim(t);
+        return rc;
+      }
+    }
+    t->n_claimed = i + 1;
+    s->added_at = (uint32_t)st->inserted++;
+  }
+  t->n_claimed = n;
+  return DYNG_OK;
+}
+
+/* The touched index of vertex v, made when new. */
+static uint32_t dyng__team_touch(dyng__team *t, uint32_t v) {
+  size_t i = (size_t)(((uint64_t)v * 0x9e3779b97f4a7c15ULL) >> 32) & t->touch_mask;
+  while (t->touch_key[i] != v) {
+    if (t->touch_key[i] == DYNG_NONE) {
+      uint32_t at = t->n_touched++;
+      t->touch_key[i] = v;
+      t->touch_val[i] = at;
+      memset(&t->touched[at], 0, sizeof t->touched[at]);
+      t->touched[at].v = v;
+      return at;
+    }
+    i = (i + 1) & t->touch_mask;
+  }
+  return t->touch_val[i];
+}
+
+/* The pool side-1 entries live in, as an index of dyng__touched.seg. */
+#define DYNG__SIDE1_SEG(g) ((g)->directed ? 1 : 0)
+
+/* 3. The touched vertices and their events, in operation order. */
+static void dyng__team_mark(dyng__team *t) {
+  dyng_graph *g = t->g;
+  const dyng__op *ops = t->b->ops;
+  size_t n = t->b->n_ops;
+  int seg1 = DYNG__SIDE1_SEG(g), events1 = DYNG__HAS_IN_ENTRIES(g);
+  for (size_t i = 0; i < n; i++) {
+    dyng__step *s = &t->step[i];
+    for (int side = 0; side < 2; side++) {
+      int sg = side ? seg1 : 0;
+      if (s->old_slot != DYNG_NONE) {
+        s->old_at[side] = dyng__team_touch(t, s->old_end[side]);
+        t->touched[s->old_at[side]].seg[sg].n_rm++;
+      }
+      if (ops[i].is_insert) {
+        s->at[side] = dyng__team_touch(t, s->end[side]);
+        t->touched[s->at[side]].seg[sg].n_add++;
+      }
+    }
+  }
+  /* A directed graph without its in pool keeps only in-degrees: no events. */
+  uint32_t next = 0;
+  for (uint32_t k = 0; k < t->n_touched; k++)
+    for (int sg = 0; sg < (g->directed && events1 ? 2 : 1); sg++) {
+      dyng__seg_plan *p = &t->touched[k].seg[sg];
+      p->first = next;
+      next += p->n_rm + p->n_add;
+    }
+  t->n_events = next;
+  for (size_t i = 0; i < n; i++) {
+    const dyng__step *s = &t->step[i];
+    for (int side = 0; side < (events1 ? 2 : 1); side++) {
+      int sg = side ? seg1 : 0;
+      if (s->old_slot != DYNG_NONE) {
+        dyng__seg_plan *p = &t->touched[s->old_at[side]].seg[sg];
+        t->event[p->first + p->fill_rm++] = s->old_pos[side];
+      }
+      if (ops[i].is_insert) {
+        dyng__seg_plan *p = &t->touched[s->at[side]].seg[sg];
+        t->event[p->first + p->n_rm + p->fill_add++] = (uint32_t)i << 1 | (uint32_t)side;
+      }
+    }
+  }
+}
+
+static int dyng__u32_cmp(const void *pa, const void *pb) {
+  uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+/* Sorts x[0..n-1] ascending. */
+static void dyng__sort_u32(uint32_t *x, uint32_t n) {
+  if (n > 16) {
+    qsort(x, n, sizeof *x, dyng__u32_cmp);
+    return;
+  }
+  for (uint32_t i = 1; i < n; i++) {
+    uint32_t v = x[i], j = i;
+    for (; j > 0 && x[j - 1] > v; j--) x[j] = x[j - 1];
+    x[j] = v;
+  }
+}
+
+/* 4. Per touched vertex: sorts its removed positions, decides whether each
+** segment moves (to = 0 marks a move until offsets are handed out) and
+** counts the positions it writes. */
+static void dyng__team_plan(void *ctx, int thread) {
+  dyng__team *t = ctx;
+  dyng_graph *g = t->g;
+  uint32_t begin, end;
+  (void)thread;
+  while (dyng_team_take(&t->team, &begin, &end)) {
+    for (uint32_t k = begin; k < end; k++) {
+      dyng__touched *x = &t->touched[k];
+      for (int sg = 0; sg < 2; sg++) {
+        dyng__seg_plan *p = &x->seg[sg];
+        p->to = DYNG_NONE;
+        p->n_writes = 0;
+        if (sg == 1 && !g->in_built) continue;
+        const dyng__adj *a = sg ? &g->in : &g->out;
+        uint32_t *rm = t->event + p->first;
+        uint32_t d0 = a->deg[x->v], d1 = d0 - p->n_rm + p->n_add, end_pos = a->off[x->v] + d1;
+        dyng__sort_u32(rm, p->n_rm);
+        if (d1 > a->cap[x->v]) {
+          size_t cap = dyng__moved_cap(a->cap[x->v], d1);
+          if (!cap) dyng_team_fail(&t->team, DYNG_ETOOBIG);
+          p->to = 0;
+          p->cap = (uint32_t)cap;
+          p->n_writes = d1;
+        } else {
+          /* Entries above the new end that stay move down into holes. */
+          uint32_t rm_above = 0;
+          for (uint32_t r = p->n_rm; r > 0 && rm[r - 1] >= end_pos; r--) rm_above++;
+          p->n_writes = p->n_add + (d0 > d1 ? d0 - d1 - rm_above : 0);
+        }
+      }
+    }
+  }
+}
+
+/* 4, in order: moved segments' offsets after each pool's end, shares of
+** out_pos; then the room for both.  On failure nothing changed. */
+static int dyng__team_place(dyng__team *t) {
+  dyng_graph *g = t->g;
+  size_t n_out = 0;
+  for (uint32_t k = 0; k < t->n_touched; k++) {
+    dyng__touched *x = &t->touched[k];
+    for (int sg = 0; sg < 2; sg++) {
+      dyng__seg_plan *p = &x->seg[sg];
+      const dyng__adj *a = sg ? &g->in : &g->out;
+      if (p->to == DYNG_NONE) continue;
+      if (a->used + t->grown[sg] + p->cap > (size_t)UINT32_MAX) return DYNG_ETOOBIG;
+      p->to = (uint32_t)(a->used + t->grown[sg]);
+      t->grown[sg] += p->cap;
+      t->garbage[sg] += a->cap[x->v];
+      t->moved[sg]++;
+    }
+    x->out_at = (uint32_t)n_out;
+    n_out += x->seg[0].n_writes;
+  }
+  int rc = dyng__pool_fit(g, &g->out, g->out.used + t->grown[0]);
+  if (!rc && g->in_built) rc = dyng__pool_fit(g, &g->in, g->in.used + t->grown[1]);
+  if (rc) return rc;
+  dyng_changes *c = t->changes;
+  if (c && dyng_grow((void **)&c->out_pos, &c->cap_out_pos, n_out, sizeof *c->out_pos) == DYNG_OK) {
+    c->n_out_pos = n_out;
+    t->out_pos = c->out_pos;
+  } else if (c) {
+    c->out_pos_complete = 0;
+  }
+  return DYNG_OK;
+}
+
+/* 5. Per operation: its change records and its edge slots.  A slot the
+** batch frees and reuses is written by the insert only. */
+static void dyng__team_slots(void *ctx, int thread) {
+  dyng__team *t = ctx;
+  dyng_graph *g = t->g;
+  const dyng_batch *b = t->b;
+  dyng_changes *c = t->changes;
+  uint32_t begin, end;
+  (void)thread;
+  while (dyng_team_take(&t->team, &begin, &end)) {
+    for (uint32_t i = begin; i < end; i++) {
+      const dyng__op *op = &b->ops[i];
+      const dyng__step *s = &t->step[i];
+      if (s->old_slot != DYNG_NONE) {
+        if (c)
+          dyng__record_at(g, s->old_slot, s->old_end[0], s->old_end[1], op->rowid, s->old_pos[0],
+                          &c->removed[s->removed_at]);
+        if (!s->keep_old_slot) g->e_src[s->old_slot] = g->e_dst[s->old_slot] = DYNG_NONE;
+      }
+      if (!op->is_insert) continue;
+      g->e_rowid[s->slot] = op->rowid;
+      g->e_src[s->slot] = s->end[0];
+      g->e_dst[s->slot] = s->end[1];
+      if (c) {
+        dyng_edge_change *r = &c->added[s->added_at];
+        r->slot = s->slot;
+        r->src = s->end[0];
+        r->dst = s->end[1];
+        r->rowid = op->rowid;
+        for (int k = 0; k < g->n_obj; k++)
+          r->w[k] = g->n_weights ? b->w[op->seq * (size_t)b->n_weights + k] + 0.0 : 1.0;
+      }
+    }
+  }
+}
+
+/* Writes the added entry `code` (op << 1 | side) at position p of pool a. */
+static void dyng__team_put(dyng__team *t, dyng__adj *a, uint32_t code, uint32_t p) {
+  dyng_graph *g = t->g;
+  uint32_t i = code >> 1, side = code & 1u;
+  const dyng__step *s = &t->step[i];
+  const double *w = g->n_weights ? t->b->w + t->b->ops[i].seq * (size_t)g->n_weights : NULL;
+  dyng__entry_put(g, a, p, s->end[!side], (s->slot << 1) | side, w);
+  g->e_pos[side][s->slot] = p;
+}
+
+/* 6 for one pool of one vertex; `note` gets the positions written (NULL:
+** not noted). */
+static void dyng__team_segment(dyng__team *t, dyng__adj *a, uint32_t v, const dyng__seg_plan *p,
+                               uint32_t *note) {
+  dyng_graph *g = t->g;
+  const uint32_t *rm = t->event + p->first, *add = rm + p->n_rm;
+  uint32_t off = a->off[v], d0 = a->deg[v], d1 = d0 - p->n_rm + p->n_add, n_note = 0;
+  if (p->to != DYNG_NONE) {
+    uint32_t to = p->to, k = 0, r = 0;
+    for (uint32_t q = off; q < off + d0; q++) {
+      if (r < p->n_rm && rm[r] == q) {
+        r++;
+        continue;
+      }
+      dyng__entry_copy(g, a, q, to + k);
+      if (note) note[n_note++] = to + k;
+      k++;
+    }
+    for (uint32_t j = 0; j < p->n_add; j++, k++) {
+      dyng__team_put(t, a, add[j], to + k);
+      if (note) note[n_note++] = to + k;
+    }
+    a->off[v] = to;
+    a->cap[v] = p->cap;
+  } else {
+    /* Spots below the new end: holes (ascending), then past the old end.
+    ** Fillers: entries above the new end (ascending), then added ones. */
+    uint32_t new_end = off + d1, old_end = off + d0;
+    uint32_t hole = 0, fresh = old_end, tail = new_end, above = 0, j = 0;
+    while (above < p->n_rm && rm[above] < new_end) above++;
+    for (;;) {
+      while (tail < old_end && above < p->n_rm && rm[above] == tail) above++, tail++;
+      int from_tail = tail < old_end;
+      if (!from_tail && j == p->n_add) break;
+      uint32_t spot = hole < p->n_rm && rm[hole] < new_end ? rm[hole++] : fresh++;
+      if (from_tail) dyng__entry_copy(g, a, tail++, spot);
+      else dyng__team_put(t, a, add[j++], spot);
+      if (note) note[n_note++] = spot;
+    }
+  }
+  a->deg[v] = d1;
+}
+
+/* 6. Per touched vertex: its segments and whether it is still live. */
+static void dyng__team_segments(void *ctx, int thread) {
+  dyng__team *t = ctx;
+  dyng_graph *g = t->g;
+  uint32_t begin, end;
+  long live_delta = 0;
+  (void)thread;
+  while (dyng_team_take(&t->team, &begin, &end)) {
+    for (uint32_t k = begin; k < end; k++) {
+      const dyng__touched *x = &t->touched[k];
+      uint32_t v = x->v, *note = t->out_pos ? t->out_pos + x->out_at : NULL;
+      int was_live = dyng__live(g, v);
+      dyng__team_segment(t, &g->out, v, &x->seg[0], note);
+      if (g->in_built) dyng__team_segment(t, &g->in, v, &x->seg[1], NULL);
+      else if (g->directed) g->in.deg[v] = g->in.deg[v] + x->seg[1].n_add - x->seg[1].n_rm;
+      live_delta += dyng__live(g, v) - was_live;
+    }
+  }
+  atomic_fetch_add(&t->live_delta, live_delta);
+}
+
+static void dyng__team_free(dyng__team *t) {
+  dyng_free(t->step);
+  dyng_free(t->pushed);
+  dyng_free(t->new_node);
+  dyng_free(t->touched);
+  dyng_free(t->touch_key);
+  dyng_free(t->touch_val);
+  dyng_free(t->event);
+}
+
+/* The team path of dyng_graph_apply_tracked (see above); `changes` is
+** reserved and emptied (or NULL). */
+static int dyng__apply_team(dyng_graph *g, dyng_batch *b, dyng_apply_stats *st,
+                            dyng_changes *changes) {
+  dyng__team t;
+  size_t n = b->n_ops;
+  int rc;
+  memset(&t, 0, sizeof t);
+  t.g = g;
+  t.b = b;
+  t.changes = changes;
+  atomic_init(&t.live_delta, 0);
+  t.step = dyng_malloc(n * sizeof *t.step);
+  t.pushed = dyng_malloc(n * sizeof *t.pushed);
+  t.new_node = dyng_malloc(2 * n * sizeof *t.new_node);
+  if (!t.step || !t.pushed || !t.new_node) {
+    dyng__team_free(&t);
+    return DYNG_ENOMEM;
+  }
+  dyng__team_each(&t, n, 1024, dyng__team_lookup);
+  if ((rc = dyng__team_claim(&t, st)) != 0) {
+    dyng__team_free(&t);
+    return rc;
+  }
+  /* Room for the new vertices and slots, and the marking's tables. */
+  size_t n_new_vert = (size_t)g->n_vert + t.n_new_nodes;
+  size_t n_ends = 2 * (st->deleted + st->inserted), cells = 16;
+  while (cells < 2 * n_ends) cells *= 2;
+  rc = dyng__vert_reserve(g, n_new_vert ? n_new_vert : 1);
+  if (!rc) rc = dyng__slot_reserve(g, (size_t)g->n_slots + t.n_new_slots);
+  if (!rc) {
+    t.touched = dyng_malloc((n_ends ? n_ends : 1) * sizeof *t.touched);
+    t.event = dyng_malloc((n_ends ? n_ends : 1) * sizeof *t.event);
+    t.touch_key = dyng_malloc(cells * sizeof *t.touch_key);
+    t.touch_val = dyng_malloc(cells * sizeof *t.touch_val);
+    if (!t.touched || !t.event || !t.touch_key || !t.touch_val) rc = DYNG_ENOMEM;
+  }
+  if (rc) {
+    dyng__team_unclaim(&t);
+    dyng__team_free(&t);
+    return rc;
+  }
+  /* New vertices sit past n_vert until the batch is in. */
+  for (uint32_t k = 0; k < t.n_new_nodes; k++) dyng__vertex_init(g, g->n_vert + k, t.new_node[k]);
+  memset(t.touch_key, 0xff, cells * sizeof *t.touch_key);
+  t.touch_mask = cells - 1;
+  dyng__team_mark(&t);
+  dyng__team_each(&t, t.n_touched, 256, dyng__team_plan);
+  rc = atomic_load(&t.team.rc);
+  if (!rc) rc = dyng__team_place(&t);
+  if (rc) {
+    dyng__team_unclaim(&t);
+    dyng__team_free(&t);
+    return rc;
+  }
+
+  /* Nothing below can fail. */
+  dyng__team_each(&t, n, 1024, dyng__team_slots);
+  dyng__team_each(&t, t.n_touched, 64, dyng__team_segments);
+  for (size_t i = 0; i < n; i++) {
+    const dyng__step *s = &t.step[i];
+    if (s->old_slot != DYNG_NONE && !b->ops[i].is_insert) dyng_idmap_remove(g->emap, b->ops[i].rowid);
+  }
+  g->n_free = t.free_top;
+  for (uint32_t k = 0; k < t.n_pushed; k++) g->free_slot[g->n_free++] = t.step[t.pushed[k]].old_slot;
+  g->n_slots += t.n_new_slots;
+  g->n_vert = (uint32_t)n_new_vert;
+  g->n_edges = (uint32_t)(g->n_edges + st->inserted - st->deleted);
+  g->n_live = (uint32_t)((long)g->n_live + atomic_load(&t.live_delta));
+  for (int sg = 0; sg < 2; sg++) {
+    dyng__adj *a = sg ? &g->in : &g->out;
+    a->used += t.grown[sg];
+    a->garbage += t.garbage[sg];
+    a->moved += t.moved[sg];
+  }
+  if (changes) {
+    changes->n_removed = st->deleted;
+    changes->n_added = st->inserted;
+  }
+  if (dyng__compact_due(g, &g->out)) dyng__adj_compact(g, &g->out);
+  if (g->in_built && dyng__compact_due(g, &g->in)) dyng__adj_compact(g, &g->in);
+  dyng__team_free(&t);
+  return DYNG_OK;
+}
+
+/* The loop of dyng_graph_apply_tracked: one operation after the other,
+** each edge reserving what it needs before it changes anything. */
+static int dyng__apply_loop(dyng_graph *g, dyng_batch *b, dyng_apply_stats *st,
+                            dyng_changes *changes) {
+  int rc = DYNG_OK;
+  g->recording = changes;
+  for (size_t i = 0; i < b->n_ops; i++) {
+    const dyng__op *op = &b->ops[i];
+    uint32_t slot;
+    /* The operations touch random places of a large graph: start loading
+    ** what later ones will read, in stages, each stage's addresses found
+    ** from what the one before brought in. */
+    if (i + DYNG__PREFETCH_FAR < b->n_ops) dyng__prefetch_keys(g, &b->ops[i + DYNG__PREFETCH_FAR]);
+    if (i + DYNG__PREFETCH_NEAR < b->n_ops) dyng__prefetch_places(g, &b->ops[i + DYNG__PREFETCH_NEAR]);
+    if (dyng_idmap_get(g->emap, op->rowid, &slot) == DYNG_OK) {
+      if (changes) dyng__record(g, slot, &changes->removed[changes->n_removed++]);
+      dyng__delete_slot(g, slot);
+      st->deleted++;
+    } else if (!op->is_insert) {
+      st->missing++;
+    }
+    if (op->is_insert) {
+      const double *w = g->n_weights ? b->w + op->seq * (size_t)b->n_weights : NULL;
+      rc = dyng__insert_edge(g, op->rowid, op->src, op->dst, w, &slot);
+      if (rc) break;
+      if (changes) dyng__record(g, slot, &changes->added[changes->n_added++]);
+      st->inserted++;
+    }
+  }
+  g->recording = NULL;
+  return rc;
+}
+
 int dyng_graph_apply_tracked(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats,
                              dyng_changes *changes) {
   dyng_apply_stats st = {0, 0, 0};
-  int rc = DYNG_OK;
+  int rc;
   if (!g->sealed) return DYNG_ESTATE;
   if (b->n_weights != g->n_weights) return DYNG_EINVAL;
   dyng_batch_normalize(b);
@@ -729,31 +1383,12 @@ int dyng_graph_apply_tracked(dyng_graph *g, dyng_batch *b, dyng_apply_stats *sta
       changes->cap = cap;
     }
   }
-  g->recording = changes;
-  for (size_t i = 0; i < b->n_ops; i++) {
-    const dyng__op *op = &b->ops[i];
-    uint32_t slot;
-    /* The operations touch random places of a large graph: start loading
-    ** what later ones will read, in stages, each stage's addresses found
-    ** from what the one before brought in. */
-    if (i + DYNG__PREFETCH_FAR < b->n_ops) dyng__prefetch_keys(g, &b->ops[i + DYNG__PREFETCH_FAR]);
-    if (i + DYNG__PREFETCH_NEAR < b->n_ops) dyng__prefetch_places(g, &b->ops[i + DYNG__PREFETCH_NEAR]);
-    if (dyng_idmap_get(g->emap, op->rowid, &slot) == DYNG_OK) {
-      if (changes) dyng__record(g, slot, &changes->removed[changes->n_removed++]);
-      dyng__delete_slot(g, slot);
-      st.deleted++;
-    } else if (!op->is_insert) {
-      st.missing++;
-    }
-    if (op->is_insert) {
-      const double *w = g->n_weights ? b->w + op->seq * (size_t)b->n_weights : NULL;
-      rc = dyng__insert_edge(g, op->rowid, op->src, op->dst, w, &slot);
-      if (rc) break;
-      if (changes) dyng__record(g, slot, &changes->added[changes->n_added++]);
-      st.inserted++;
-    }
+  if (dyng__use_team(b->n_ops)) {
+    rc = dyng__apply_team(g, b, &st, changes);
+    if (rc) memset(&st, 0, sizeof st); /* nothing was applied */
+  } else {
+    rc = dyng__apply_loop(g, b, &st, changes);
   }
-  g->recording = NULL;
   if (stats) *stats = st;
   return rc;
 }
