@@ -91,6 +91,106 @@ struct dyng_graph {
 /* 1 when edges have side-1 adjacency entries (undirected, or in pool built). */
 #define DYNG__HAS_IN_ENTRIES(g) (!(g)->directed || (g)->in_built)
 
+/* ---- sorting on several threads -------------------------------------- */
+
+/* A least-significant-digit radix sort of (key, value) pairs, stable, 8 bits
+** a pass and only over the bytes where the keys differ.  The input is cut
+** into fixed chunks; each pass counts every chunk's digits and then moves
+** every chunk's pairs, the chunks handed to the engine's threads (the
+** result does not depend on which thread takes which). */
+typedef struct dyng__radix {
+  uint64_t *key, *key_to;   /* the pairs, and room for as many */
+  uint32_t *val, *val_to;   /* values; NULL: keys only */
+  size_t n;
+  uint32_t chunk, n_chunks; /* items per chunk, chunks */
+  uint32_t *count;          /* per chunk, per digit: count, then first place */
+  int shift;                /* the digit of this pass */
+  dyng_team team;
+} dyng__radix;
+
+/* Chunks of at least this many pairs (and at most 64 chunks a thread). */
+#define DYNG__RADIX_CHUNK 8192
+
+static void dyng__radix_count(void *ctx, int thread) {
+  dyng__radix *r = ctx;
+  uint32_t c, end;
+  (void)thread;
+  while (dyng_team_take(&r->team, &c, &end))
+    for (; c < end; c++) {
+      uint32_t *count = r->count + (size_t)c * 256;
+      size_t lo = (size_t)c * r->chunk, hi = lo + r->chunk < r->n ? lo + r->chunk : r->n;
+      memset(count, 0, 256 * sizeof *count);
+      for (size_t i = lo; i < hi; i++) count[(r->key[i] >> r->shift) & 255]++;
+    }
+}
+
+static void dyng__radix_move(void *ctx, int thread) {
+  dyng__radix *r = ctx;
+  uint32_t c, end;
+  (void)thread;
+  while (dyng_team_take(&r->team, &c, &end))
+    for (; c < end; c++) {
+      uint32_t *place = r->count + (size_t)c * 256;
+      size_t lo = (size_t)c * r->chunk, hi = lo + r->chunk < r->n ? lo + r->chunk : r->n;
+      for (size_t i = lo; i < hi; i++) {
+        uint32_t to = place[(r->key[i] >> r->shift) & 255]++;
+        r->key_to[to] = r->key[i];
+        if (r->val) r->val_to[to] = r->val[i];
+      }
+    }
+}
+
+/* Sorts key[0..n-1] (and val with it, when not NULL) with the room key_to
+** (val_to) of as many.  The result is in *key (*val): the arrays may have
+** traded places.  Returns DYNG_ENOMEM (nothing sorted) when the counts
+** cannot be allocated. */
+static int dyng__radix_sort(uint64_t **key, uint64_t **key_to, uint32_t **val, uint32_t **val_to,
+                            size_t n) {
+  dyng__radix r;
+  uint64_t differ = 0;
+  for (size_t i = 1; i < n; i++) differ |= (*key)[i] ^ (*key)[0];
+  if (!differ) return DYNG_OK;
+  size_t chunk = n / (64 * (size_t)dyng_threads()) + 1;
+  if (chunk < DYNG__RADIX_CHUNK) chunk = DYNG__RADIX_CHUNK;
+  r.n = n;
+  r.chunk = (uint32_t)chunk;
+  r.n_chunks = (uint32_t)((n + chunk - 1) / chunk);
+  r.count = dyng_malloc((size_t)r.n_chunks * 256 * sizeof *r.count);
+  if (!r.count) return DYNG_ENOMEM;
+  r.key = *key;
+  r.key_to = *key_to;
+  r.val = val ? *val : NULL;
+  r.val_to = val ? *val_to : NULL;
+  for (r.shift = 0; r.shift < 64; r.shift += 8) {
+    if (!((differ >> r.shift) & 255)) continue;
+    dyng_team_init(&r.team, r.n_chunks, 1, 0, NULL);
+    (void)dyng_team_run(&r.team, dyng__radix_count, &r);
+    uint32_t at = 0;
+    for (int d = 0; d < 256; d++)
+      for (uint32_t c = 0; c < r.n_chunks; c++) {
+        uint32_t *x = &r.count[(size_t)c * 256 + d], k = *x;
+        *x = at;
+        at += k;
+      }
+    dyng_team_init(&r.team, r.n_chunks, 1, 0, NULL);
+    (void)dyng_team_run(&r.team, dyng__radix_move, &r);
+    uint64_t *k = r.key;
+    r.key = r.key_to;
+    r.key_to = k;
+    uint32_t *v = r.val;
+    r.val = r.val_to;
+    r.val_to = v;
+  }
+  *key = r.key;
+  *key_to = r.key_to;
+  if (val) {
+    *val = r.val;
+    *val_to = r.val_to;
+  }
+  dyng_free(r.count);
+  return DYNG_OK;
+}
+
 /* ---- batches ---------------------------------------------------------- */
 
 dyng_batch *dyng_batch_new(int n_weights) {
@@ -158,11 +258,47 @@ static int dyng__op_cmp(const void *pa, const void *pb) {
   return a->seq < b->seq ? -1 : (a->seq > b->seq);
 }
 
+/* Batches of at least this many operations are sorted by dyng__radix_sort. */
+#define DYNG__RADIX_MIN_OPS 1024
+
+/* Sorts a batch's operations by rowid with dyng__radix_sort: operations of
+** one rowid are in seq order in the array already (they are recorded in
+** that order, and a normalized batch has one each), and the sort is stable.
+** DYNG_ENOMEM when out of memory (the batch is left as it was). */
+static int dyng__batch_radix_sort(dyng_batch *b) {
+  size_t n = b->n_ops;
+  uint64_t *key = dyng_malloc(n * sizeof *key), *key_to = dyng_malloc(n * sizeof *key_to);
+  uint32_t *at = dyng_malloc(n * sizeof *at), *at_to = dyng_malloc(n * sizeof *at_to);
+  dyng__op *ops = dyng_malloc(b->ops_cap * sizeof *ops);
+  int rc = key && key_to && at && at_to && ops ? DYNG_OK : DYNG_ENOMEM;
+  if (!rc) {
+    /* Flipping the sign bit orders int64 keys as unsigned ones. */
+    for (size_t i = 0; i < n; i++) {
+      key[i] = (uint64_t)b->ops[i].rowid ^ (UINT64_C(1) << 63);
+      at[i] = (uint32_t)i;
+    }
+    rc = dyng__radix_sort(&key, &key_to, &at, &at_to, n);
+  }
+  if (!rc) {
+    for (size_t i = 0; i < n; i++) ops[i] = b->ops[at[i]];
+    dyng__op *old = b->ops;
+    b->ops = ops;
+    ops = old;
+  }
+  dyng_free(key);
+  dyng_free(key_to);
+  dyng_free(at);
+  dyng_free(at_to);
+  dyng_free(ops);
+  return rc;
+}
+
 int dyng_batch_normalize(dyng_batch *b) {
   size_t n = b->n_ops, i, out = 0;
   for (i = 1; i < n; i++)
     if (dyng__op_cmp(&b->ops[i - 1], &b->ops[i]) > 0) break;
-  if (i < n) qsort(b->ops, n, sizeof *b->ops, dyng__op_cmp);
+  if (i < n && (n < DYNG__RADIX_MIN_OPS || n > UINT32_MAX || dyng__batch_radix_sort(b) != DYNG_OK))
+    qsort(b->ops, n, sizeof *b->ops, dyng__op_cmp);
   for (i = 0; i < n; i++) {
     if (i + 1 < n && b->ops[i + 1].rowid == b->ops[i].rowid) continue;
     b->ops[out++] = b->ops[i];
@@ -764,13 +900,15 @@ static void dyng__prefetch_places(const dyng_graph *g, const dyng__op *op) {
 **   2. claim (in order): edge slots from the free stack as the loop would
 **      take them, new vertices and new rowids into the maps (undone on
 **      failure);
-**   3. mark (in order): the touched vertices, numbered by first appearance,
-**      and per vertex and pool its events: positions of removed entries,
-**      then added entries in operation order;
-**   4. plan (per touched vertex, in parallel): whether its segment moves
-**      and how many out positions it writes; in order: where moved
-**      segments go (after the pool's end, in touched order) and each
-**      vertex's share of changes->out_pos;  then the room (pools, out_pos);
+**   3. group: per operation (in parallel) a key for each end of the edges
+**      it removes and adds, vertex above operation; the keys radix-sorted
+**      (dyng__radix_sort); in order, the touched vertices, in vertex order;
+**   4. plan (per touched vertex, in parallel): per pool its events, the
+**      positions of removed entries (sorted) then added entries (in
+**      operation order), whether its segment moves and how many out
+**      positions it writes; in order: where moved segments go (after the
+**      pool's end, in vertex order) and each vertex's share of
+**      changes->out_pos; then the room (pools, out_pos);
 **   5. slots (per operation, in parallel): change records, edge slots;
 **   6. segments (per touched vertex, in parallel): entries, degrees;
 **   7. in order: removed rowids leave the map, the free stack, counters,
@@ -802,21 +940,19 @@ typedef struct dyng__step {
   uint32_t old_slot;     /* slot of the edge it removes; DYNG_NONE: none */
   uint32_t old_end[2];   /* that edge's source and destination */
   uint32_t old_pos[2];   /* positions of its side-0 and side-1 entries */
-  uint32_t old_at[2];    /* touched index of each of its ends */
   uint32_t slot;         /* slot of the edge it adds; DYNG_NONE: none */
   uint32_t end[2];       /* that edge's source and destination */
-  uint32_t at[2];        /* touched index of each of its ends */
   uint32_t removed_at;   /* index of its records in changes */
   uint32_t added_at;
+  uint32_t event_at;     /* its first event (2 per edge it removes or adds) */
   int keep_old_slot;     /* a later insert of the batch reuses old_slot */
 } dyng__step;
 
 /* One pool's changes at one touched vertex. */
 typedef struct dyng__seg_plan {
   uint32_t first;    /* its events (in dyng__team.event): the positions of */
-  uint32_t n_rm;     /* the entries removed, sorted once planned, then */
-  uint32_t n_add;    /* the entries added, op << 1 | side, in op order */
-  uint32_t fill_rm, fill_add; /* events filled so far (while marking) */
+  uint32_t n_rm;     /* the entries removed, sorted, then the entries */
+  uint32_t n_add;    /* added, op << 1 | side, in op order */
   uint32_t to;       /* where the segment moves; DYNG_NONE: it stays */
   uint32_t cap;      /* its room there */
   uint32_t n_writes; /* positions it writes */
@@ -825,6 +961,7 @@ typedef struct dyng__seg_plan {
 /* A vertex the batch touches. */
 typedef struct dyng__touched {
   uint32_t v;
+  uint32_t first, n_events; /* its range of dyng__team.key */
   uint32_t out_at;        /* its first position in changes->out_pos */
   dyng__seg_plan seg[2];  /* 0: the out pool; 1: a directed graph's in pool */
 } dyng__touched;
@@ -836,12 +973,11 @@ typedef struct dyng__team {
   dyng_changes *changes;  /* NULL: nothing recorded */
   uint32_t *out_pos;      /* changes->out_pos, or NULL when not recorded */
   dyng__step *step;       /* per operation */
-  dyng__touched *touched;
+  dyng__touched *touched; /* in vertex order */
   uint32_t n_touched;
-  uint32_t *touch_key;    /* vertex -> touched index: open addressing, */
-  uint32_t *touch_val;    /* DYNG_NONE keys are empty */
-  size_t touch_mask;
-  uint32_t *event;
+  uint64_t *key, *key_to; /* per event: vertex << code_bits | op << 2 | kind */
+  int code_bits;
+  uint32_t *event;        /* per event, once planned: see dyng__seg_plan */
   uint32_t n_events;
   uint32_t *pushed;       /* ops whose removed slot went on the free stack */
   uint32_t n_pushed;
@@ -931,6 +1067,7 @@ static int dyng__team_claim(dyng__team *t, dyng_apply_stats *st) {
   for (size_t i = 0; i < n; i++) {
     const dyng__op *op = &ops[i];
     dyng__step *s = &t->step[i];
+    s->event_at = (uint32_t)(2 * (st->deleted + st->inserted));
     if (i + DYNG__PREFETCH_FAR < n && ops[i + DYNG__PREFETCH_FAR].is_insert)
       dyng_idmap_prefetch(g->emap, ops[i + DYNG__PREFETCH_FAR].rowid);
     if (s->old_slot != DYNG_NONE) {
@@ -972,69 +1109,50 @@ static int dyng__team_claim(dyng__team *t, dyng_apply_stats *st) {
   return DYNG_OK;
 }
 
-/* The touched index of vertex v, made when new. */
-static uint32_t dyng__team_touch(dyng__team *t, uint32_t v) {
-  size_t i = (size_t)(((uint64_t)v * 0x9e3779b97f4a7c15ULL) >> 32) & t->touch_mask;
-  while (t->touch_key[i] != v) {
-    if (t->touch_key[i] == DYNG_NONE) {
-      uint32_t at = t->n_touched++;
-      t->touch_key[i] = v;
-      t->touch_val[i] = at;
-      memset(&t->touched[at], 0, sizeof t->touched[at]);
-      t->touched[at].v = v;
-      return at;
-    }
-    i = (i + 1) & t->touch_mask;
-  }
-  return t->touch_val[i];
-}
-
 /* The pool side-1 entries live in, as an index of dyng__touched.seg. */
 #define DYNG__SIDE1_SEG(g) ((g)->directed ? 1 : 0)
 
-/* 3. The touched vertices and their events, in operation order. */
-static void dyng__team_mark(dyng__team *t) {
-  dyng_graph *g = t->g;
-  const dyng__op *ops = t->b->ops;
-  size_t n = t->b->n_ops;
-  int seg1 = DYNG__SIDE1_SEG(g), events1 = DYNG__HAS_IN_ENTRIES(g);
-  for (size_t i = 0; i < n; i++) {
-    dyng__step *s = &t->step[i];
-    for (int side = 0; side < 2; side++) {
-      int sg = side ? seg1 : 0;
+/* 3. Per operation: the keys of its events, kind 0/1 for the side-0/1
+** entry of the edge it removes, 2/3 for the edge it adds.  Sorted, they
+** group the events by vertex, in operation order. */
+static void dyng__team_keys(void *ctx, int thread) {
+  dyng__team *t = ctx;
+  uint32_t begin, end;
+  (void)thread;
+  while (dyng_team_take(&t->team, &begin, &end)) {
+    for (uint32_t i = begin; i < end; i++) {
+      const dyng__step *s = &t->step[i];
+      uint64_t *key = t->key + s->event_at;
+      uint64_t code = (uint64_t)i << 2;
       if (s->old_slot != DYNG_NONE) {
-        s->old_at[side] = dyng__team_touch(t, s->old_end[side]);
-        t->touched[s->old_at[side]].seg[sg].n_rm++;
+        *key++ = (uint64_t)s->old_end[0] << t->code_bits | code;
+        *key++ = (uint64_t)s->old_end[1] << t->code_bits | code | 1u;
       }
-      if (ops[i].is_insert) {
-        s->at[side] = dyng__team_touch(t, s->end[side]);
-        t->touched[s->at[side]].seg[sg].n_add++;
+      if (t->b->ops[i].is_insert) {
+        *key++ = (uint64_t)s->end[0] << t->code_bits | code | 2u;
+        *key++ = (uint64_t)s->end[1] << t->code_bits | code | 3u;
       }
     }
   }
-  /* A directed graph without its in pool keeps only in-degrees: no events. */
-  uint32_t next = 0;
-  for (uint32_t k = 0; k < t->n_touched; k++)
-    for (int sg = 0; sg < (g->directed && events1 ? 2 : 1); sg++) {
-      dyng__seg_plan *p = &t->touched[k].seg[sg];
-      p->first = next;
-      next += p->n_rm + p->n_add;
+}
+
+/* 3, in order: the touched vertices, from the sorted keys; first counts
+** them (touched NULL), then fills them in. */
+static uint32_t dyng__team_group(dyng__team *t, dyng__touched *touched) {
+  uint32_t n = 0;
+  for (uint32_t j = 0; j < t->n_events; j++) {
+    uint32_t v = (uint32_t)(t->key[j] >> t->code_bits);
+    if (j && v == (uint32_t)(t->key[j - 1] >> t->code_bits)) continue;
+    if (touched) {
+      if (n) touched[n - 1].n_events = j - touched[n - 1].first;
+      memset(&touched[n], 0, sizeof touched[n]);
+      touched[n].v = v;
+      touched[n].first = j;
     }
-  t->n_events = next;
-  for (size_t i = 0; i < n; i++) {
-    const dyng__step *s = &t->step[i];
-    for (int side = 0; side < (events1 ? 2 : 1); side++) {
-      int sg = side ? seg1 : 0;
-      if (s->old_slot != DYNG_NONE) {
-        dyng__seg_plan *p = &t->touched[s->old_at[side]].seg[sg];
-        t->event[p->first + p->fill_rm++] = s->old_pos[side];
-      }
-      if (ops[i].is_insert) {
-        dyng__seg_plan *p = &t->touched[s->at[side]].seg[sg];
-        t->event[p->first + p->n_rm + p->fill_add++] = (uint32_t)i << 1 | (uint32_t)side;
-      }
-    }
+    n++;
   }
+  if (touched && n) touched[n - 1].n_events = t->n_events - touched[n - 1].first;
+  return n;
 }
 
 static int dyng__u32_cmp(const void *pa, const void *pb) {
@@ -1055,9 +1173,9 @@ static void dyng__sort_u32(uint32_t *x, uint32_t n) {
   }
 }
 
-/* 4. Per touched vertex: sorts its removed positions, decides whether each
-** segment moves (to = 0 marks a move until offsets are handed out) and
-** counts the positions it writes. */
+/* 4. Per touched vertex: its events by pool, removed positions sorted;
+** whether each segment moves (to = 0 marks a move until offsets are handed
+** out) and the positions it writes. */
 static void dyng__team_plan(void *ctx, int thread) {
   dyng__team *t = ctx;
   dyng_graph *g = t->g;
@@ -1066,6 +1184,26 @@ static void dyng__team_plan(void *ctx, int thread) {
   while (dyng_team_take(&t->team, &begin, &end)) {
     for (uint32_t k = begin; k < end; k++) {
       dyng__touched *x = &t->touched[k];
+      /* Its events by pool: removed positions, then added entries. */
+      const uint64_t *key = t->key + x->first;
+      uint64_t code_mask = (UINT64_C(1) << t->code_bits) - 1;
+      int seg1 = DYNG__SIDE1_SEG(g);
+      for (uint32_t j = 0; j < x->n_events; j++) {
+        uint32_t kind = (uint32_t)key[j] & 3u;
+        dyng__seg_plan *p = &x->seg[kind & 1u ? seg1 : 0];
+        if (kind < 2) p->n_rm++;
+        else p->n_add++;
+      }
+      x->seg[0].first = x->first;
+      x->seg[1].first = x->first + x->seg[0].n_rm + x->seg[0].n_add;
+      uint32_t fill_rm[2] = {0, 0}, fill_add[2] = {0, 0};
+      for (uint32_t j = 0; j < x->n_events; j++) {
+        uint32_t code = (uint32_t)(key[j] & code_mask), kind = code & 3u, side = kind & 1u;
+        int sg = side ? seg1 : 0;
+        dyng__seg_plan *p = &x->seg[sg];
+        if (kind < 2) t->event[p->first + fill_rm[sg]++] = t->step[code >> 2].old_pos[side];
+        else t->event[p->first + p->n_rm + fill_add[sg]++] = (code >> 2) << 1 | side;
+      }
       for (int sg = 0; sg < 2; sg++) {
         dyng__seg_plan *p = &x->seg[sg];
         p->to = DYNG_NONE;
@@ -1240,8 +1378,8 @@ static void dyng__team_free(dyng__team *t) {
   dyng_free(t->pushed);
   dyng_free(t->new_node);
   dyng_free(t->touched);
-  dyng_free(t->touch_key);
-  dyng_free(t->touch_val);
+  dyng_free(t->key);
+  dyng_free(t->key_to);
   dyng_free(t->event);
 }
 
@@ -1269,18 +1407,29 @@ static int dyng__apply_team(dyng_graph *g, dyng_batch *b, dyng_apply_stats *st,
     dyng__team_free(&t);
     return rc;
   }
-  /* Room for the new vertices and slots, and the marking's tables. */
+  /* Room for the new vertices and slots, and the events' keys. */
   size_t n_new_vert = (size_t)g->n_vert + t.n_new_nodes;
-  size_t n_ends = 2 * (st->deleted + st->inserted), cells = 16;
-  while (cells < 2 * n_ends) cells *= 2;
+  t.n_events = (uint32_t)(2 * (st->deleted + st->inserted));
   rc = dyng__vert_reserve(g, n_new_vert ? n_new_vert : 1);
   if (!rc) rc = dyng__slot_reserve(g, (size_t)g->n_slots + t.n_new_slots);
   if (!rc) {
-    t.touched = dyng_malloc((n_ends ? n_ends : 1) * sizeof *t.touched);
-    t.event = dyng_malloc((n_ends ? n_ends : 1) * sizeof *t.event);
-    t.touch_key = dyng_malloc(cells * sizeof *t.touch_key);
-    t.touch_val = dyng_malloc(cells * sizeof *t.touch_val);
-    if (!t.touched || !t.event || !t.touch_key || !t.touch_val) rc = DYNG_ENOMEM;
+    size_t room = t.n_events ? t.n_events : 1;
+    t.key = dyng_malloc(room * sizeof *t.key);
+    t.key_to = dyng_malloc(room * sizeof *t.key_to);
+    t.event = dyng_malloc(room * sizeof *t.event);
+    if (!t.key || !t.key_to || !t.event) rc = DYNG_ENOMEM;
+  }
+  if (!rc) {
+    /* Keys: the vertex above the operation's code (op << 2 | kind). */
+    for (t.code_bits = 2; ((size_t)1 << t.code_bits) < 4 * n; t.code_bits++) {
+    }
+    dyng__team_each(&t, n, 1024, dyng__team_keys);
+    rc = dyng__radix_sort(&t.key, &t.key_to, NULL, NULL, t.n_events);
+  }
+  if (!rc) {
+    t.n_touched = dyng__team_group(&t, NULL);
+    t.touched = dyng_malloc((t.n_touched ? t.n_touched : 1) * sizeof *t.touched);
+    if (!t.touched) rc = DYNG_ENOMEM;
   }
   if (rc) {
     dyng__team_unclaim(&t);
@@ -1289,9 +1438,7 @@ static int dyng__apply_team(dyng_graph *g, dyng_batch *b, dyng_apply_stats *st,
   }
   /* New vertices sit past n_vert until the batch is in. */
   for (uint32_t k = 0; k < t.n_new_nodes; k++) dyng__vertex_init(g, g->n_vert + k, t.new_node[k]);
-  memset(t.touch_key, 0xff, cells * sizeof *t.touch_key);
-  t.touch_mask = cells - 1;
-  dyng__team_mark(&t);
+  dyng__team_group(&t, t.touched);
   dyng__team_each(&t, t.n_touched, 256, dyng__team_plan);
   rc = atomic_load(&t.team.rc);
   if (!rc) rc = dyng__team_place(&t);

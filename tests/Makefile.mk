@@ -64,7 +64,7 @@ tests_test_cycles_SOURCES = tests/test_cycles.c tests/test_util.h
 tests_test_cycles_CFLAGS = $(UNIT_CFLAGS)
 tests_test_cycles_LDADD = $(UNIT_LDADD)
 
-tests_test_alloc_SOURCES = tests/test_alloc.c tests/test_util.h
+tests_test_alloc_SOURCES = tests/test_alloc.c tests/engine_internal.h tests/test_util.h
 tests_test_alloc_CFLAGS = $(UNIT_CFLAGS)
 tests_test_alloc_LDADD = $(UNIT_LDADD)
 

@@ -378,6 +378,59 @@ static void run(const scenario *sc) {
   dyng_graph_free(team);
 }
 
+/* A large batch naming few rowids many times (sorted by the radix sort of
+** dyng_batch_normalize, extreme rowids included) leaves what its operations
+** one at a time leave. */
+static void test_large_batch_keeps_the_last_operation_of_each_rowid(void **state) {
+  static const int64_t extreme[] = {INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX};
+  const uint32_t n_rowids = 700, n_ops = 6000;
+  test_rng r;
+  rng_for(&r, 6);
+  int64_t rowid[700];
+  for (uint32_t i = 0; i < n_rowids; i++)
+    rowid[i] = i < 7 ? extreme[i] : (int64_t)(test_rng_next(&r) >> (i % 3 ? 1 : 40)) * (i % 2 ? 1 : -1);
+  dyng_graph *whole = NULL, *single = NULL;
+  assert_int_equal(dyng_graph_new(&whole, 1, 1), DYNG_OK);
+  assert_int_equal(dyng_graph_new(&single, 1, 1), DYNG_OK);
+  assert_int_equal(dyng_graph_seal(whole), DYNG_OK);
+  assert_int_equal(dyng_graph_seal(single), DYNG_OK);
+  dyng_batch *b = dyng_batch_new(1), *one = dyng_batch_new(1);
+  assert_true(b && one);
+  for (uint32_t j = 0; j < n_ops; j++) {
+    int64_t id = rowid[test_rng_below(&r, n_rowids)];
+    double w = (double)j;
+    dyng_batch_clear(one);
+    if (test_rng_below(&r, 3) == 0) {
+      assert_int_equal(dyng_batch_delete(b, id), DYNG_OK);
+      assert_int_equal(dyng_batch_delete(one, id), DYNG_OK);
+    } else {
+      int64_t s = (int64_t)test_rng_below(&r, 50), t = (int64_t)test_rng_below(&r, 50);
+      assert_int_equal(dyng_batch_insert(b, id, s, t, &w), DYNG_OK);
+      assert_int_equal(dyng_batch_insert(one, id, s, t, &w), DYNG_OK);
+    }
+    assert_int_equal(dyng_graph_apply(single, one, NULL), DYNG_OK);
+  }
+  assert_int_equal(dyng_graph_apply(whole, b, NULL), DYNG_OK);
+  assert_true(dyng_batch_size(b) <= n_rowids);
+  check_adjacency(whole);
+  assert_int_equal(dyng_graph_n_edges(whole), dyng_graph_n_edges(single));
+  for (uint32_t i = 0; i < n_rowids; i++) {
+    uint32_t sw, ss;
+    int rw = dyng_graph_edge(whole, rowid[i], &sw), rs = dyng_graph_edge(single, rowid[i], &ss);
+    assert_int_equal(rw, rs);
+    if (rw != DYNG_OK) continue;
+    assert_int_equal(dyng_graph_node_id(whole, dyng_graph_edge_src(whole, sw)),
+                     dyng_graph_node_id(single, dyng_graph_edge_src(single, ss)));
+    assert_int_equal(dyng_graph_node_id(whole, dyng_graph_edge_dst(whole, sw)),
+                     dyng_graph_node_id(single, dyng_graph_edge_dst(single, ss)));
+    assert_true(dyng_graph_edge_weight(whole, sw, 0) == dyng_graph_edge_weight(single, ss, 0));
+  }
+  dyng_batch_free(b);
+  dyng_batch_free(one);
+  dyng_graph_free(whole);
+  dyng_graph_free(single);
+}
+
 static void test_team_apply_matches_loop_directed(void **state) {
   scenario sc = {1, 0, 2, 0, 1};
   run(&sc);
@@ -411,6 +464,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_team_apply_matches_loop_directed_in_adjacency_built_halfway, teardown),
       cmocka_unit_test_teardown(test_team_apply_matches_loop_undirected, teardown),
       cmocka_unit_test_teardown(test_team_apply_matches_loop_undirected_unweighted, teardown),
+      cmocka_unit_test_teardown(test_large_batch_keeps_the_last_operation_of_each_rowid, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
