@@ -5,7 +5,7 @@
 ** what ext/cache.c's policy (a budgeted update that may give up) costs.
 **
 **   bench_dyn DB.db [--runs N] [--sizes K1,K2,...] [--inserts random|local]
-**             [--verbose]
+**             [--apply-only] [--threads T] [--verbose]
 **
 ** DB.db holds the table edges(src, dst, length, minutes, toll) that
 ** gen_graph writes; it is only read.  The program works on the engine
@@ -62,7 +62,13 @@
 ** above the smallest one whose budgeted update gave up in this run, the
 ** recompute time; below it, the policy's (its update never gave up there).
 **
-** How it works: one process, one thread, SQLite only to read the table.
+** --apply-only times nothing but the batches themselves: per size and run,
+** draw, apply (dyng_graph_apply_tracked) and restore (the inverse batch,
+** also timed); no source, no trees.  --threads T caps the engine's threads
+** at T (dyng_set_max_threads), which a batch's apply uses.
+**
+** How it works: one process, SQLite only to read the table; the engine's
+** threads only where --threads allows them.
 ** The graph's memory layout does change
 ** with the batches (moved adjacency segments, reused edge slots), so a
 ** from-scratch tree is timed on the graph of the table before the batches
@@ -71,6 +77,7 @@
 #include "bench/bench_util.h"
 #include "engine/error.h"
 #include "engine/graph.h"
+#include "engine/parallel.h"
 #include "engine/sssp.h"
 
 #include <sqlite3.h>
@@ -179,7 +186,7 @@ static uint32_t check_trees(const dyng_graph_view *g, const dyng_sssp_tree *upd,
 static void usage(void) {
   fprintf(stderr,
           "usage: bench_dyn DB.db [--runs N] [--sizes K1,K2,...] [--inserts random|local] "
-          "[--verbose]\n");
+          "[--apply-only] [--threads T] [--verbose]\n");
   exit(2);
 }
 
@@ -195,9 +202,65 @@ typedef struct size_result {
   double *cut;            /* deletes that hit a tree edge */
 } size_result;
 
+/* --apply-only: the apply and restore times of batches of each size; the
+** graph is checked and must hold its edges again at the end. */
+static void apply_only(dyng_graph *g, rowid_pool *pool, const long *sizes, int n_sizes, int runs,
+                       int local, int verbose, const char *db_label) {
+  size_t n_edges = dyng_graph_n_edges(g);
+  dyng_batch *batch = dyng_batch_new(N_WEIGHTS);
+  if (!batch) die("dyng_batch_new: out of memory");
+  dyng_changes changes;
+  memset(&changes, 0, sizeof changes);
+  uint64_t rng = 20240601;
+  double *t_apply = xmalloc((size_t)runs * sizeof(double));
+  double *t_restore = xmalloc((size_t)runs * sizeof(double));
+  report rep;
+  report_init(&rep, db_label);
+  printf("| %s: batch | apply ms | restore ms | runs |\n", db_label);
+  printf("| ---: | ---: | ---: | ---: |\n");
+  for (int si = 0; si < n_sizes; si++) {
+    long k = sizes[si];
+    char name[32], metric[64];
+    size_name(k, name, sizeof name);
+    for (int r = 0; r < runs; r++) {
+      long n_del = k / 2, n_ins = k - n_del;
+      draw_batch(g, pool, batch, n_del, n_ins, local, &rng);
+      dyng_apply_stats st;
+      double t0 = now_s();
+      int rc = dyng_graph_apply_tracked(g, batch, &st, &changes);
+      t_apply[r] = now_s() - t0;
+      if (rc) die("dyng_graph_apply_tracked: %s", dyng_strerror(rc));
+      if (st.deleted != (size_t)n_del || st.inserted != (size_t)n_ins || st.missing)
+        die("batch %s: applied %zu inserts and %zu deletes (%zu missing), drew %ld and %ld", name,
+            st.inserted, st.deleted, st.missing, n_ins, n_del);
+      t0 = now_s();
+      restore_graph(g, pool, batch, &changes);
+      t_restore[r] = now_s() - t0;
+      if (verbose)
+        printf("batch %s run %d: apply %.3f ms, restore %.3f ms\n", name, r + 1,
+               1e3 * t_apply[r], 1e3 * t_restore[r]);
+    }
+    printf("| %ld | %.4g | %.4g | %d |\n", k, 1e3 * median_of(t_apply, runs),
+           1e3 * median_of(t_restore, runs), runs);
+    snprintf(metric, sizeof metric, "apply_%s", name);
+    report_add(&rep, metric, "ms", 1e3, t_apply, runs, NULL);
+    snprintf(metric, sizeof metric, "restore_%s", name);
+    report_add(&rep, metric, "ms", 1e3, t_restore, runs, NULL);
+  }
+  if (dyng_graph_check(g) != 0) die("dyng_graph_check failed after the batches");
+  if (dyng_graph_n_edges(g) != n_edges)
+    die("%u edges after restoring the graph, %zu before", dyng_graph_n_edges(g), n_edges);
+  printf("\n");
+  report_print_lines(&rep);
+  free(t_apply);
+  free(t_restore);
+  dyng_changes_free(&changes);
+  dyng_batch_free(batch);
+}
+
 int main(int argc, char **argv) {
   const char *db_path = NULL, *size_list = NULL;
-  int runs = 5, verbose = 0, local = 0;
+  int runs = 5, verbose = 0, local = 0, only_apply = 0, threads = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
       runs = atoi(argv[++i]);
@@ -207,14 +270,19 @@ int main(int argc, char **argv) {
       const char *mode = argv[++i];
       if (strcmp(mode, "local") == 0) local = 1;
       else if (strcmp(mode, "random") != 0) usage();
-    } else if (strcmp(argv[i], "--verbose") == 0)
+    } else if (strcmp(argv[i], "--apply-only") == 0)
+      only_apply = 1;
+    else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+      threads = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--verbose") == 0)
       verbose = 1;
     else if (argv[i][0] == '-' || db_path)
       usage();
     else
       db_path = argv[i];
   }
-  if (!db_path || runs < 1 || runs > 1000) usage();
+  if (!db_path || runs < 1 || runs > 1000 || threads < 0) usage();
+  dyng_set_max_threads(threads);
   if (access(db_path, R_OK) != 0) die("%s: %s", db_path, strerror(errno));
   const char *db_base = strrchr(db_path, '/') ? strrchr(db_path, '/') + 1 : db_path;
   /* BENCH lines of the local-insert workload say db=<name>+local. */
@@ -249,6 +317,18 @@ int main(int argc, char **argv) {
       sizes[n_sizes++] = default_sizes[i];
       if ((size_t)default_sizes[i] * RECOMPUTE_SHARE > n_edges) break;
     }
+  }
+
+  if (only_apply) {
+    printf("# bench_dyn --apply-only %s\n", db_path);
+    printf("sqlite %s; %zu edges, %u vertices; loaded (with in adjacency) in %.2f s; "
+           "%d threads; inserts %s\n",
+           sqlite3_libversion(), n_edges, dyng_graph_n_vertices(g), t_load, dyng_threads(),
+           local ? "local" : "random");
+    apply_only(g, &pool, sizes, n_sizes, runs, local, verbose, db_label);
+    dyng_graph_free(g);
+    free(pool.rowid);
+    return 0;
   }
 
   /* The source: of up to 8 rows' sources drawn with a fixed seed, the one

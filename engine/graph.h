@@ -85,8 +85,10 @@ int dyng_graph_seal(dyng_graph *g);
 
 /* Applies a batch (normalizing it first).  Each edge is inserted or deleted
 ** as a whole; on DYNG_ENOMEM part of the batch may have been applied and the
-** graph stays consistent, and the caller should reload it.  `stats` may be
-** NULL. */
+** graph stays consistent, and the caller should reload it.  A large batch
+** (thousands of operations) is applied on several threads when dyng_threads()
+** allows, with every allocation made first: its failure leaves the graph as
+** it was.  `stats` may be NULL. */
 int dyng_graph_apply(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats);
 
 /* The edges one batch removed and added, in the order it did so.  Owned by

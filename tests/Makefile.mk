@@ -28,7 +28,7 @@ endif
 EXTRA_DIST += tests/test_python.py tests/test_newer_sqlite.py tests/test_examples.sh tests/test_util.h tests/valgrind.supp
 
 if HAVE_CMOCKA
-UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles
+UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles
 SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_backends tests/test_gpu tests/test_read_edges \
 	tests/test_threads tests/test_oom
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
@@ -47,6 +47,11 @@ tests_test_graph_SOURCES = tests/test_graph.c tests/test_util.h
 tests_test_graph_CFLAGS = $(UNIT_CFLAGS)
 tests_test_graph_LDADD = $(UNIT_LDADD)
 
+# The team path of dyng_graph_apply_tracked against its loop.
+tests_test_apply_SOURCES = tests/test_apply.c tests/engine_internal.h tests/test_util.h
+tests_test_apply_CFLAGS = $(UNIT_CFLAGS)
+tests_test_apply_LDADD = $(UNIT_LDADD) $(OPENMP_CFLAGS)
+
 tests_test_sssp_SOURCES = tests/test_sssp.c tests/test_util.h
 tests_test_sssp_CFLAGS = $(UNIT_CFLAGS)
 tests_test_sssp_LDADD = $(UNIT_LDADD)
@@ -59,7 +64,7 @@ tests_test_cycles_SOURCES = tests/test_cycles.c tests/test_util.h
 tests_test_cycles_CFLAGS = $(UNIT_CFLAGS)
 tests_test_cycles_LDADD = $(UNIT_LDADD)
 
-tests_test_alloc_SOURCES = tests/test_alloc.c tests/test_util.h
+tests_test_alloc_SOURCES = tests/test_alloc.c tests/engine_internal.h tests/test_util.h
 tests_test_alloc_CFLAGS = $(UNIT_CFLAGS)
 tests_test_alloc_LDADD = $(UNIT_LDADD)
 

@@ -18,6 +18,7 @@
 #include "engine/graph.h"
 #include "engine/idmap.h"
 #include "engine/sssp.h"
+#include "engine_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -34,6 +35,7 @@ static void rng_for(test_rng *r, uint64_t salt) { test_rng_seed(r, g_seed ^ (sal
 static int teardown(void **state) {
   (void)state;
   dyng_alloc_fail_after(-1);
+  dyng__graph_set_team_min(0);
   return 0;
 }
 
@@ -493,11 +495,13 @@ static void verify_partial(const dyng_graph *g, const model *before, const model
 }
 
 /* run_apply with in_built: the in adjacency of a directed graph exists
-** before the batch, so its maintenance meets the failures too. */
-static void run_apply_with(int directed, uint64_t salt, int in_built);
-static void run_apply(int directed, uint64_t salt) { run_apply_with(directed, salt, 0); }
+** before the batch, so its maintenance meets the failures too.  With team,
+** the batch takes the team path (several threads), which must leave the
+** graph exactly as it was when it fails. */
+static void run_apply_with(int directed, uint64_t salt, int in_built, int team);
+static void run_apply(int directed, uint64_t salt) { run_apply_with(directed, salt, 0, 0); }
 
-static void run_apply_with(int directed, uint64_t salt, int in_built) {
+static void run_apply_with(int directed, uint64_t salt, int in_built, int team) {
   test_rng r;
   rng_for(&r, salt);
   model before;
@@ -514,6 +518,7 @@ static void run_apply_with(int directed, uint64_t salt, int in_built) {
     int *named = calloc(before.n_rowids, sizeof *named);
     assert_non_null(named);
     dyng_batch *b = growth_batch(&batch_rng, &before, &after, named);
+    dyng__graph_set_team_min(team ? 1 : SIZE_MAX);
     dyng_alloc_fail_after(n);
     int rc = dyng_graph_apply(g, b, NULL);
     dyng_alloc_fail_after(-1);
@@ -522,7 +527,8 @@ static void run_apply_with(int directed, uint64_t salt, int in_built) {
     } else {
       n_failures++;
       assert_int_equal(rc, DYNG_ENOMEM);
-      verify_partial(g, &before, &after, named);
+      if (team) verify(g, &before);
+      else verify_partial(g, &before, &after, named);
       /* The graph is still usable: the same batch again completes it. */
       assert_int_equal(dyng_graph_apply(g, b, NULL), DYNG_OK);
       verify(g, &after);
@@ -539,7 +545,10 @@ static void run_apply_with(int directed, uint64_t salt, int in_built) {
 
 static void test_failed_apply_keeps_edges_whole_directed(void **state) { run_apply(1, 8); }
 static void test_failed_apply_keeps_edges_whole_undirected(void **state) { run_apply(0, 9); }
-static void test_failed_apply_keeps_in_adjacency_whole(void **state) { run_apply_with(1, 11, 1); }
+static void test_failed_apply_keeps_in_adjacency_whole(void **state) { run_apply_with(1, 11, 1, 0); }
+static void test_failed_team_apply_leaves_graph_unchanged_directed(void **state) { run_apply_with(1, 12, 0, 1); }
+static void test_failed_team_apply_leaves_graph_unchanged_undirected(void **state) { run_apply_with(0, 13, 0, 1); }
+static void test_failed_team_apply_leaves_in_adjacency_unchanged(void **state) { run_apply_with(1, 14, 1, 1); }
 
 /* Building the in adjacency fails cleanly at every allocation, and works
 ** when retried. */
@@ -639,6 +648,9 @@ int main(void) {
       cmocka_unit_test_teardown(test_failed_apply_keeps_edges_whole_directed, teardown),
       cmocka_unit_test_teardown(test_failed_apply_keeps_edges_whole_undirected, teardown),
       cmocka_unit_test_teardown(test_failed_apply_keeps_in_adjacency_whole, teardown),
+      cmocka_unit_test_teardown(test_failed_team_apply_leaves_graph_unchanged_directed, teardown),
+      cmocka_unit_test_teardown(test_failed_team_apply_leaves_graph_unchanged_undirected, teardown),
+      cmocka_unit_test_teardown(test_failed_team_apply_leaves_in_adjacency_unchanged, teardown),
       cmocka_unit_test_teardown(test_build_in_survives_every_allocation_failure, teardown),
       cmocka_unit_test_teardown(test_dijkstra_survives_every_allocation_failure, teardown),
   };

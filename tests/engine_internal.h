@@ -1,0 +1,19 @@
+/*
+** tests/engine_internal.h: engine internals that unit tests reach (they are
+** built with -DDYNG_TEST); not part of any public header.
+*/
+#ifndef DYNG_ENGINE_INTERNAL_H
+#define DYNG_ENGINE_INTERNAL_H
+
+#ifndef DYNG_TEST
+#error "tests/engine_internal.h is for the unit tests"
+#endif
+
+#include <stddef.h>
+
+/* engine/graph.c: batches of at least n_ops operations are applied by the
+** team path (several threads), whatever the number of threads; SIZE_MAX:
+** never; 0: the engine decides again (size and threads). */
+void dyng__graph_set_team_min(size_t n_ops);
+
+#endif /* DYNG_ENGINE_INTERNAL_H */
