@@ -1247,6 +1247,7 @@ static int dyng__team_place(dyng__team *t) {
       t->garbage[sg] += a->cap[x->v];
       t->moved[sg]++;
     }
+    if (n_out > (size_t)UINT32_MAX) return DYNG_ETOOBIG; /* cannot happen: a pool's positions fit */
     x->out_at = (uint32_t)n_out;
     n_out += x->seg[0].n_writes;
   }
