@@ -115,8 +115,10 @@ struct DyngGraph {
   sqlite3_int64 nInserted;  /* edges inserted by batches */
   sqlite3_int64 nDeleted;   /* edges deleted by batches */
   sqlite3_int64 nRevert;    /* batches that undid rolled-back entries */
+  double readMs;            /* time spent reading log rows into batches */
   double applyMs;           /* time spent applying batches to the mirror */
   double backendMs;         /* time the backend spent following them */
+  double keptMs;            /* time kept trees and counts spent following them */
   sqlite3_int64 syncTime;   /* last sync that changed or confirmed the
                                mirror, ms since the epoch */
 };

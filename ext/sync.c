@@ -664,8 +664,10 @@ static int dyngApplyBatch(DyngGraph *pG, dyng_batch *pBatch, dyng_apply_stats *p
     return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
   if (pChanges && (pG->pTrees || dyngCountsKept(pG))) {
+    double t2 = dyngNowMs();
     dyngTreesUpdate(pG, pChanges);
     dyngCountsUpdate(pG, pChanges);
+    pG->keptMs += dyngNowMs() - t2;
   }
   pG->nInserted += (sqlite3_int64)pStats->inserted;
   pG->nDeleted += (sqlite3_int64)pStats->deleted;
@@ -757,6 +759,7 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
   sqlite3_int64 iLast = pG->iLogSeq, iPrev = -1;
   int bCorrupt = 0;
   if (!pBatch) return SQLITE_NOMEM;
+  double t0 = dyngNowMs();
   if (bRecord && !(pSeen = dyng_idmap_new(64))) erc = DYNG_ENOMEM;
   while (rc == SQLITE_ROW && erc == DYNG_OK) {
     DyngLogRow r;
@@ -842,6 +845,7 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
     *pzErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
                              sqlite3_errmsg(pG->pConn->db));
   if (rc == SQLITE_OK && erc != DYNG_OK) rc = dyngEngineFailure(pG, erc, pzErr);
+  pG->readMs += dyngNowMs() - t0;
   dyng_apply_stats st = {0, 0, 0};
   if (rc == SQLITE_OK) rc = dyngApplyBatch(pG, pBatch, &st, pzErr);
   dyng_batch_free(pBatch);
@@ -1028,8 +1032,8 @@ int dyngGraphSync(DyngGraph *pG, char **pzErr) {
 /*
 ** dyng_update(graph[, 'reload']): brings the graph up to date now (or
 ** reloads it from the table) and returns what that took, as JSON:
-** {"graph", "inserted", "deleted", "batches", "reloads", "ms", "apply_ms",
-** "backend_ms", "trees", "cycle_counts"}.
+** {"graph", "inserted", "deleted", "batches", "reloads", "ms", "read_ms", "apply_ms",
+** "backend_ms", "kept_ms", "trees", "cycle_counts"}.
 */
 static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   DyngConn *pConn = sqlite3_user_data(ctx);
@@ -1050,12 +1054,12 @@ static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   char *zErr = NULL;
   double t0 = dyngNowMs();
   sqlite3_int64 nIns = 0, nDel = 0, nBatch = 0, nLoad = 0, iStamp = pConn->iUpdateStamp;
-  double applyMs = 0, backendMs = 0;
+  double readMs = 0, applyMs = 0, backendMs = 0, keptMs = 0;
   int rc = dyngGraphOpen(pConn, "dyng_update", (const char *)sqlite3_value_text(argv[0]), 0, &pG,
                          &zErr);
   if (rc == SQLITE_OK) {
     nIns = pG->nInserted, nDel = pG->nDeleted, nBatch = pG->nBatch, nLoad = pG->nLoad;
-    applyMs = pG->applyMs, backendMs = pG->backendMs;
+    readMs = pG->readMs, applyMs = pG->applyMs, backendMs = pG->backendMs, keptMs = pG->keptMs;
     rc = bReload ? dyngGraphLoad(pG, 0, &zErr) : dyngGraphSync(pG, &zErr);
   }
   if (rc != SQLITE_OK) {
@@ -1071,8 +1075,10 @@ static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   json_object_set_new(pObj, "batches", json_integer(pG->nBatch - nBatch));
   json_object_set_new(pObj, "reloads", json_integer(pG->nLoad - nLoad));
   json_object_set_new(pObj, "ms", json_real(dyngNowMs() - t0));
+  json_object_set_new(pObj, "read_ms", json_real(pG->readMs - readMs));
   json_object_set_new(pObj, "apply_ms", json_real(pG->applyMs - applyMs));
   json_object_set_new(pObj, "backend_ms", json_real(pG->backendMs - backendMs));
+  json_object_set_new(pObj, "kept_ms", json_real(pG->keptMs - keptMs));
   json_object_set_new(pObj, "trees", pG->pGraph ? dyngTreesJson(pG, iStamp) : json_array());
   json_object_set_new(pObj, "cycle_counts", dyngCountsJson(pG, iStamp));
   char *zJson = json_dumps(pObj, JSON_COMPACT | JSON_REAL_PRECISION(6));

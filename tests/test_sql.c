@@ -753,6 +753,21 @@ static void test_update_function_reports_what_it_did(void **state) {
   assert_non_null(strstr(z, "\"reloads\":0"));
   assert_non_null(strstr(z, "\"ms\":"));
   sqlite3_free(z);
+  /* The parts (reading the log, the apply, the backend, kept answers) are
+  ** each at least 0 and within the whole; with a tree kept, kept_ms
+  ** covers its update. */
+  check_sssp(db, "net", "roads", "toll", 2, 1);
+  exec_ok(db, "INSERT INTO roads VALUES (5, 6, 1, 1, 1)");
+  char sql[600];
+  snprintf(sql, sizeof sql,
+           "WITH r(j) AS MATERIALIZED (SELECT dyng_update('net')) SELECT json_extract(j, '$.read_ms') >= 0 AND "
+           "json_extract(j, '$.apply_ms') >= 0 AND json_extract(j, '$.backend_ms') >= 0 AND "
+           "json_extract(j, '$.kept_ms') >= 0 AND json_extract(j, '$.kept_ms') >= "
+           "(SELECT coalesce(sum(json_extract(t.value, '$.ms')), 0) FROM json_each(j, '$.trees') AS t) AND "
+           "json_extract(j, '$.read_ms') + json_extract(j, '$.apply_ms') + json_extract(j, '$.backend_ms') + "
+           "json_extract(j, '$.kept_ms') <= json_extract(j, '$.ms') AND json_array_length(j, '$.trees') >= 1 "
+           "FROM r");
+  assert_int_equal(query_int(db, sql), 1);
   assert_int_equal(query_int(db, "SELECT json_extract(dyng_update('net', 'reload'), '$.reloads')"), 1);
   check_sssp(db, "net", "roads", "toll", 2, 1);
   exec_fails(db, "SELECT dyng_update('nope')", "dyng_update", "no graph named 'nope'", NULL);
