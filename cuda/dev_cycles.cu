@@ -154,19 +154,12 @@ __device__ __forceinline__ uint32_t d_find(const uint32_t *nbr, uint32_t b, uint
   return NONE;
 }
 
-/* First position in keys[0 .. n) holding a value >= t. */
-__device__ __forceinline__ uint32_t d_lower(const unsigned long long *keys, uint32_t n, unsigned long long t) {
-  uint32_t b = 0, e = n;
-  while (b < e) {
-    uint32_t mid = b + (e - b) / 2;
-    if (keys[mid] < t) b = mid + 1;
-    else e = mid;
-  }
-  return b;
-}
+/* T itself, in a parameter that does not take part in deducing T. */
+template <typename T> struct Same { typedef T type; };
 
-/* First position in a[0 .. n) holding a value >= t. */
-__device__ __forceinline__ uint32_t d_lower32(const uint32_t *a, uint32_t n, uint32_t t) {
+/* First position in a[0 .. n) holding a value >= t (a sorted). */
+template <typename T>
+__device__ __forceinline__ uint32_t d_lower(const T *a, uint32_t n, typename Same<T>::type t) {
   uint32_t b = 0, e = n;
   while (b < e) {
     uint32_t mid = b + (e - b) / 2;
@@ -692,14 +685,14 @@ __global__ void __launch_bounds__(256) k_patch_keep(const unsigned long long *ke
   for (size_t base = (size_t)blockIdx.x * KEEP_TILE; base < n_ent; base += (size_t)gridDim.x * KEEP_TILE) {
     const size_t end = base + KEEP_TILE < n_ent ? base + KEEP_TILE : n_ent;
     __syncthreads();
-    if (threadIdx.x == 0) r[0] = d_lower32(gone, ng, (uint32_t)base);
-    if (threadIdx.x == 1) r[1] = d_lower32(gone, ng, (uint32_t)end);
+    if (threadIdx.x == 0) r[0] = d_lower(gone, ng, (uint32_t)base);
+    if (threadIdx.x == 1) r[1] = d_lower(gone, ng, (uint32_t)end);
     if (threadIdx.x == 2) r[2] = d_lower(ikey, ni, key[base]);
     if (threadIdx.x == 3) r[3] = d_lower(ikey, ni, key[end - 1] + 1);
     __syncthreads();
     const uint32_t g0 = r[0], g1 = r[1], i0 = r[2], i1 = r[3];
     for (size_t i = base + threadIdx.x; i < end; i += blockDim.x) {
-      const uint32_t g = g0 + d_lower32(gone + g0, g1 - g0, (uint32_t)i);
+      const uint32_t g = g0 + d_lower(gone + g0, g1 - g0, (uint32_t)i);
       if (g < g1 && gone[g] == i) continue;
       const unsigned long long k = key[i];
       const size_t p = i - g + i0 + d_lower(ikey + i0, i1 - i0, k);
@@ -716,7 +709,7 @@ __global__ void k_patch_add(const unsigned long long *key, uint32_t n_ent, const
                             uint32_t *onbr, uint8_t *oarc) {
   for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < ni; j += (size_t)gridDim.x * blockDim.x) {
     const uint32_t q = d_lower(key, n_ent, ikey[j]);
-    const size_t p = q - d_lower32(gone, ng, q) + j;
+    const size_t p = q - d_lower(gone, ng, q) + j;
     okey[p] = ikey[j];
     onbr[p] = (uint32_t)ikey[j];
     oarc[p] = iarc[j];
@@ -829,7 +822,7 @@ __global__ void k_pair_keys(const uint32_t *rs, const uint32_t *rd, uint32_t nr,
 
 /* counts[2]: the replaced places (gone, sorted, NONE last) that are real. */
 __global__ void k_count_gone(const uint32_t *gone, uint32_t n2, int *counts) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) counts[2] = (int)d_lower32(gone, n2, NONE);
+  if (blockIdx.x == 0 && threadIdx.x == 0) counts[2] = (int)d_lower(gone, n2, NONE);
 }
 
 /* The changed edges of the pairs [0, np) in one mode: undirected, the
