@@ -35,6 +35,12 @@
 **               from the previous reload, so its update includes what the
 **               first change after a load costs; batch1_update_steady is a
 **               second 1-change batch applied right after the first.
+**               For the 50,000-change batch, before its update: the bare
+**               read of its log rows (count(*), sum(src), sum(dst), the
+**               floor bench_gpu compares dyng_update with) and a read that
+**               decodes every column dyng_update needs (sums of seq, op,
+**               edge, src, dst and the weights); and the update's own
+**               reading of them (read_ms of its report).
 **   e2e         S is the middle node id (the centre of a square grid), T the
 **               50th nearest node by length.  Q is SELECT dist FROM
 **               dyng_sssp('bench_g', S) WHERE node = T (the search stops at
@@ -119,7 +125,7 @@ static void step_done(sqlite3 *db, sqlite3_stmt *st) {
 /* The JSON of dyng_update: {graph, inserted, deleted, batches, reloads, ms}. */
 typedef struct update_result {
   long long inserted, deleted, batches, reloads;
-  double ms;
+  double ms, read_ms;
   char json[256];
 } update_result;
 
@@ -143,6 +149,7 @@ static void parse_update(update_result *u, const char *json) {
   u->batches = (long long)json_number(json, "batches");
   u->reloads = (long long)json_number(json, "reloads");
   u->ms = json_number(json, "ms");
+  u->read_ms = json_number(json, "read_ms");
 }
 
 /* Steps a prepared SELECT dyng_update(...) once: the JSON in *u, the
@@ -322,18 +329,47 @@ typedef struct batch_ctx {
   sqlite3_stmt *update; /* SELECT dyng_update(GRAPH) */
   change *chg;          /* room for the largest batch */
   int64_t n_edges;
+  sqlite3_stmt *log_max;  /* SELECT max(seq) of the graph's change log */
+  sqlite3_stmt *read_bare, *read_all; /* the log rows after ?1: two columns, all */
 } batch_ctx;
+
+/* What reading a batch's log rows costs: SQLite alone, decoding two
+** columns (the floor bench_gpu compares dyng_update with) and every column
+** dyng_update needs, and dyng_update's own reading (read_ms). */
+typedef struct read_times {
+  double bare, all, update;
+} read_times;
+
+/* Steps a one-row SELECT bound to ?1 = pos; the seconds it took. */
+static double timed_read(sqlite3 *db, sqlite3_stmt *st, long long pos) {
+  sqlite3_bind_int64(st, 1, pos);
+  double t0 = now_s();
+  int rc = sqlite3_step(st);
+  double t = now_s() - t0;
+  if (rc != SQLITE_ROW) die("%s: %s", sqlite3_sql(st), sqlite3_errmsg(db));
+  sqlite3_reset(st);
+  return t;
+}
 
 /* Draws n changes, writes them (*t_write) and applies them with
 ** dyng_update (the seconds returned), checking its JSON and the graph's
 ** edge count; `what` and `run` name the batch in a failure. */
-static double write_and_apply(batch_ctx *c, int n, const char *what, int run, double *t_write) {
+static double write_and_apply(batch_ctx *c, int n, const char *what, int run, double *t_write,
+                              read_times *rt) {
   int n_kind[3];
   update_result u;
   draw_changes(c->db, c->book, c->chg, n, n_kind);
+  if (sqlite3_step(c->log_max) != SQLITE_ROW) die("%s", sqlite3_errmsg(c->db));
+  long long pos = sqlite3_column_int64(c->log_max, 0);
+  sqlite3_reset(c->log_max);
   *t_write = write_changes(c->db, c->w, c->chg, n);
   c->n_edges += n_kind[CHANGE_INSERT] - n_kind[CHANGE_DELETE];
+  if (rt) {
+    rt->bare = timed_read(c->db, c->read_bare, pos);
+    rt->all = timed_read(c->db, c->read_all, pos);
+  }
   double t = timed_update(c->db, c->update, &u);
+  if (rt) rt->update = u.read_ms / 1e3;
   long long want_ins = n_kind[CHANGE_INSERT] + n_kind[CHANGE_UPDATE];
   long long want_del = n_kind[CHANGE_UPDATE] + n_kind[CHANGE_DELETE];
   if (u.reloads != 0 || u.batches != 1 || u.inserted != want_ins || u.deleted != want_del)
@@ -397,6 +433,7 @@ enum {
   T_QUERY_IDLE, T_INSERT, T_QUERY_AFTER, T_SYNC_SHARE, T_INSERT_TO_ANSWER,
   T_INSERT_STEADY, T_QUERY_AFTER_STEADY, T_SYNC_SHARE_STEADY, T_INSERT_TO_ANSWER_STEADY,
   T_RELOAD_QUERY,
+  T_READ_BARE, T_READ_ALL, T_READ_UPDATE, /* the largest batch's log rows */
   T_COUNT
 };
 
@@ -557,15 +594,25 @@ int main(int argc, char **argv) {
                          "VALUES (?1, ?2, ?3, ?4, 0)");
   w.update = prepare(db, "UPDATE edges SET length = ?1, minutes = ?2 WHERE rowid = ?3");
   w.delete_ = prepare(db, "DELETE FROM edges WHERE rowid = ?1");
-  batch_ctx bc = {db, &book, &w, st_update, NULL, n_edges};
+  batch_ctx bc = {db, &book, &w, st_update, NULL, n_edges, NULL, NULL, NULL};
+  bc.log_max = prepare(db, "SELECT coalesce(max(seq), 0) FROM " GRAPH "_log");
+  bc.read_bare = prepare(db, "SELECT count(*), sum(src), sum(dst) FROM " GRAPH "_log WHERE seq > ?1");
+  bc.read_all = prepare(db, "SELECT count(*), sum(seq), sum(op), sum(edge), sum(src), sum(dst), sum(w0), "
+                            "sum(w1), sum(w2) FROM " GRAPH "_log WHERE seq > ?1");
   bc.chg = xmalloc((size_t)batch_size[N_BATCH - 1] * sizeof *bc.chg);
   for (int r = 0; r < runs; r++) {
     for (int b = 0; b < N_BATCH; b++) {
-      t[T_UPDATE + b][r] =
-          write_and_apply(&bc, batch_size[b], batch_name[b], r + 1, &t[T_WRITE + b][r]);
+      read_times rt;
+      t[T_UPDATE + b][r] = write_and_apply(&bc, batch_size[b], batch_name[b], r + 1, &t[T_WRITE + b][r],
+                                           b == N_BATCH - 1 ? &rt : NULL);
+      if (b == N_BATCH - 1) {
+        t[T_READ_BARE][r] = rt.bare;
+        t[T_READ_ALL][r] = rt.all;
+        t[T_READ_UPDATE][r] = rt.update;
+      }
       if (b == 0)
         t[T_UPDATE1_STEADY][r] =
-            write_and_apply(&bc, 1, "batch1 (steady)", r + 1, &t[T_WRITE1_STEADY][r]);
+            write_and_apply(&bc, 1, "batch1 (steady)", r + 1, &t[T_WRITE1_STEADY][r], NULL);
       t[T_RELOAD + b][r] = timed_update(db, st_reload, &u);
       if (u.reloads != 1)
         die("%s run %d: dyng_update(..., 'reload') gave %s", batch_name[b], r + 1, u.json);
@@ -715,6 +762,15 @@ int main(int argc, char **argv) {
       report_ratio(&rep, "batch1_reload_over_update_steady", m[T_RELOAD] / m[T_UPDATE1_STEADY]);
   }
 
+  snprintf(name, sizeof name, "%s_log_read_bare", batch_name[N_BATCH - 1]);
+  report_add(&rep, name, "ms", 1e3, t[T_READ_BARE], runs, "count(*), sum(src), sum(dst)");
+  snprintf(name, sizeof name, "%s_log_read_all", batch_name[N_BATCH - 1]);
+  snprintf(ratio, sizeof ratio, "every column: %.2fx bare", m[T_READ_ALL] / m[T_READ_BARE]);
+  report_add(&rep, name, "ms", 1e3, t[T_READ_ALL], runs, ratio);
+  snprintf(name, sizeof name, "%s_update_read", batch_name[N_BATCH - 1]);
+  snprintf(ratio, sizeof ratio, "dyng_update's read_ms: %.2fx bare", m[T_READ_UPDATE] / m[T_READ_BARE]);
+  report_add(&rep, name, "ms", 1e3, t[T_READ_UPDATE], runs, ratio);
+
   report_add(&rep, "e2e_query_idle", "ms", 1e3, t[T_QUERY_IDLE], runs, "Q alone");
   report_add(&rep, "e2e_insert", "ms", 1e3, t[T_INSERT], runs, "autocommit, one row");
   snprintf(ratio, sizeof ratio, "(reload + Q) / this = %.0f", m[T_RELOAD_QUERY] / m[T_QUERY_AFTER]);
@@ -773,6 +829,9 @@ int main(int argc, char **argv) {
   sqlite3_finalize(w.insert);
   sqlite3_finalize(w.update);
   sqlite3_finalize(w.delete_);
+  sqlite3_finalize(bc.log_max);
+  sqlite3_finalize(bc.read_bare);
+  sqlite3_finalize(bc.read_all);
   if (sqlite3_close(db) != SQLITE_OK) die("sqlite3_close: %s", sqlite3_errmsg(db));
   for (int k = 0; k < T_COUNT; k++) free(t[k]);
   free(bc.chg);
