@@ -114,15 +114,6 @@ static void tree_summary(sqlite3 *db, const char *g, long long s, const char *ob
   sqlite3_finalize(st);
 }
 
-/* Opens the scratch database with the extension loaded. */
-static sqlite3 *open_scratch(const char *path, const char *ext) {
-  sqlite3 *db = NULL;
-  if (sqlite3_open(path, &db) != SQLITE_OK) die("cannot open %s", path);
-  char *why = NULL;
-  if (!load_extension(db, ext, &why)) die("cannot load %s: %s", ext, why);
-  return db;
-}
-
 /* A deleted row, to be inserted again. */
 typedef struct closed_edge {
   long long src, dst;
@@ -283,14 +274,8 @@ int main(int argc, char **argv) {
   if (!db_path || runs < 1 || batch < 2) die("usage: bench_gpu DB.db [--runs N] [--batch K] [--inserts random|reopen] [--extension PATH] [--no-cpu] [--mosp]");
   const char *scratch = scratch_name();
   copy_file(db_path, scratch);
-  sqlite3 *db = open_scratch(scratch, ext);
-  char *be = sql_text(db, "SELECT json_extract(dyng_config(), '$.backend.name')");
-  if (!be || strncmp(be, "cuda", 4) != 0) {
-    char *reason = sql_text(db, "SELECT json_extract(dyng_config(), '$.backend.reason')");
-    printf("bench_gpu: no usable GPU backend: %s\n", reason ? reason : "?");
-    return 77;
-  }
-  free(be);
+  sqlite3 *db = open_with_extension(scratch, ext);
+  if (!cuda_backend_or_say_why(db, "bench_gpu")) return 77;
   sql_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
   report r;
   report_init(&r, strrchr(db_path, '/') ? strrchr(db_path, '/') + 1 : db_path);
@@ -314,7 +299,7 @@ int main(int argc, char **argv) {
   if (cpu) report_add(&r, "create_cpu", "ms", 1e3, &t_create_cpu, 1, NULL);
   report_add(&r, "create_cuda", "ms", 1e3, &t_create_cuda, 1, NULL);
   if (mosp) {
-    sqlite3 *db2 = open_scratch(scratch, ext);
+    sqlite3 *db2 = open_with_extension(scratch, ext);
     run_mosp(db, db2, &r, runs, batch, cpu);
     printf("\n| %s | median | min | max | n | ratio |\n| --- | ---: | ---: | ---: | ---: | --- |\n", r.db);
     report_print_rows(&r);
@@ -366,7 +351,7 @@ int main(int argc, char **argv) {
 
   /* The second connection, for the recomputes: its own mirror of gg, no
   ** kept trees. */
-  sqlite3 *db2 = open_scratch(scratch, ext);
+  sqlite3 *db2 = open_with_extension(scratch, ext);
   sql_exec(db2, "SELECT dyng_config('cache_mb', 0)");
   free(sql_text(db2, "SELECT dyng_update('gg')"));
 

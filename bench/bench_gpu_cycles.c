@@ -216,17 +216,8 @@ int main(int argc, char **argv) {
   size_t len = strlen(src);
   int is_db = len > 3 && !strcmp(src + len - 3, ".db");
   if (is_db) copy_file(src, scratch);
-  sqlite3 *db = NULL;
-  if (sqlite3_open(scratch, &db) != SQLITE_OK) die("cannot open %s", scratch);
-  char *why = NULL;
-  if (!load_extension(db, ext, &why)) die("cannot load %s: %s", ext, why);
-  char *be = sql_text(db, "SELECT json_extract(dyng_config(), '$.backend.name')");
-  if (!be || strncmp(be, "cuda", 4) != 0) {
-    char *reason = sql_text(db, "SELECT json_extract(dyng_config(), '$.backend.reason')");
-    printf("bench_gpu_cycles: no usable GPU backend: %s\n", reason ? reason : "?");
-    return 77;
-  }
-  free(be);
+  sqlite3 *db = open_with_extension(scratch, ext);
+  if (!cuda_backend_or_say_why(db, "bench_gpu_cycles")) return 77;
   sql_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
   if (!is_db) {
     sql_exec(db, "CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL)");

@@ -61,10 +61,7 @@ int main(int argc, char **argv) {
   snprintf(cmd, sizeof cmd, "gzip -c '%s' > '%s'", g_files[0], g_files[1]);
   if (system(cmd) != 0) die("gzip failed");
 
-  sqlite3 *db = NULL;
-  if (sqlite3_open(":memory:", &db) != SQLITE_OK) die("cannot open a database");
-  char *why = NULL;
-  if (!load_extension(db, ext, &why)) die("cannot load %s: %s", ext, why);
+  sqlite3 *db = open_with_extension(":memory:", ext);
   report r;
   report_init(&r, "random edges");
   sqlite3_stmt *st = prepare(db, "SELECT count(*), sum(src), sum(dst), sum(weight) FROM dyng_read_edges(?)");

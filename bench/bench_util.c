@@ -90,6 +90,25 @@ int load_extension(sqlite3 *db, const char *path, char **why) {
   return 1;
 }
 
+sqlite3 *open_with_extension(const char *path, const char *ext) {
+  sqlite3 *db = NULL;
+  if (sqlite3_open(path, &db) != SQLITE_OK) die("cannot open %s", path);
+  char *why = NULL;
+  if (!load_extension(db, ext, &why)) die("cannot load %s: %s", ext, why);
+  return db;
+}
+
+int cuda_backend_or_say_why(sqlite3 *db, const char *prog) {
+  char *be = sql_text(db, "SELECT json_extract(dyng_config(), '$.backend.name')");
+  int cuda = be && strncmp(be, "cuda", 4) == 0;
+  free(be);
+  if (cuda) return 1;
+  char *reason = sql_text(db, "SELECT json_extract(dyng_config(), '$.backend.reason')");
+  printf("%s: no usable GPU backend: %s\n", prog, reason ? reason : "?");
+  free(reason);
+  return 0;
+}
+
 void copy_file(const char *from, const char *to) {
   FILE *in = fopen(from, "rb");
   if (!in) die("%s: %s", from, strerror(errno));

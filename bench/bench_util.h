@@ -94,6 +94,15 @@ char *json_path_text(sqlite3 *db, const char *json, const char *path);
 ** the caller sqlite3_free()s) otherwise. */
 int load_extension(sqlite3 *db, const char *path, char **why);
 
+/* Opens the database at path with the extension at ext loaded; dies on
+** error. */
+sqlite3 *open_with_extension(const char *path, const char *ext);
+
+/* 1 when db's connection chose a CUDA backend; else 0, after printing
+** "<prog>: no usable GPU backend: <dyng_config()'s reason>" (the caller then
+** exits 77, a skip). */
+int cuda_backend_or_say_why(sqlite3 *db, const char *prog);
+
 /* Copies the file `from` to `to` (created or truncated); dies on error. */
 void copy_file(const char *from, const char *to);
 
