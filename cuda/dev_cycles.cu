@@ -890,12 +890,6 @@ __global__ void k_tasks(const unsigned long long *ck, const uint8_t *cs, uint32_
 /* ---- the host side ------------------------------------------------------- */
 
 
-/* DYNG_CUDA_PROFILE=1: a line on stderr per update of a count. */
-static int cycles_profile(void) {
-  const char *z = getenv("DYNG_CUDA_PROFILE");
-  return z && strcmp(z, "1") == 0;
-}
-
 static void report_progress(const dyng_cancel *cancel, uint64_t done, uint64_t total) {
   if (cancel && cancel->progress) cancel->progress(cancel->ctx, done, total);
 }
@@ -950,8 +944,10 @@ static cudaError_t arrays_reserve(SnapArrays *a, size_t n_ent, size_t n) {
   arrays_free(a);
   const size_t ce = n_ent + n_ent / 16 + 1024, co = n + 1 + n / 16 + 1024;
   cudaError_t e;
-  if ((e = dev_malloc((void **)&a->key, ce * 8)) != cudaSuccess || (e = dev_malloc((void **)&a->nbr, ce * 4)) != cudaSuccess ||
-      (e = dev_malloc((void **)&a->arc, ce)) != cudaSuccess || (e = dev_malloc((void **)&a->off, co * 4)) != cudaSuccess) {
+  if ((e = dev_malloc((void **)&a->key, ce * 8)) != cudaSuccess ||
+      (e = dev_malloc((void **)&a->nbr, ce * 4)) != cudaSuccess ||
+      (e = dev_malloc((void **)&a->arc, ce)) != cudaSuccess ||
+      (e = dev_malloc((void **)&a->off, co * 4)) != cudaSuccess) {
     arrays_free(a);
     return e;
   }
@@ -1261,9 +1257,9 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g) {
   /* The merge. */
   TRY(arrays_reserve(&c->spare, n_new, n), "cycle snapshot");
   if (c->n_ent) {
-    k_patch_keep<<<grid_for(((size_t)c->n_ent + KEEP_TILE - 1) / KEEP_TILE * 256, 256), 256, 0, st->stream>>>(c->cur.key, c->cur.arc, c->n_ent, pb.gones, ng,
-                                                                   pb.ik, ni, c->spare.key, c->spare.nbr,
-                                                                   c->spare.arc);
+    const unsigned grid = grid_for(((size_t)c->n_ent + KEEP_TILE - 1) / KEEP_TILE * 256, 256);
+    k_patch_keep<<<grid, 256, 0, st->stream>>>(c->cur.key, c->cur.arc, c->n_ent, pb.gones, ng, pb.ik, ni, c->spare.key,
+                                               c->spare.nbr, c->spare.arc);
     TRY(cudaGetLastError(), "cycle snapshot: keep");
   }
   if (ni) {
@@ -1286,11 +1282,8 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g) {
 ** one batch behind (the batch `changes`, as graph_update had it), else
 ** built anew. */
 static int snap_current(DevState *st, DevCycles *c, const dyng_graph_view *view, const dyng_changes *changes) {
-  /* DYNG_CUDA_CYCLES_REBUILD=1 (for tests): never patched. */
-  const char *z = getenv("DYNG_CUDA_CYCLES_REBUILD");
-  const int rebuild = z && strcmp(z, "1") == 0;
-  if (!rebuild && c->valid && c->behind && changes && changes == c->batch_seen && changes->n_removed == c->batch_removed &&
-      changes->n_added == c->batch_added) {
+  if (!dev_cycles_rebuild_on() && c->valid && c->behind && changes && changes == c->batch_seen &&
+      changes->n_removed == c->batch_removed && changes->n_added == c->batch_added) {
     int rc = snap_patch(st, c, view);
     if (rc == DYNG_OK || rc == DYNG_EINVAL) return rc;
     st->err[0] = 0; /* built anew below */
@@ -1408,8 +1401,8 @@ static int count_on_device(DevState *st, const dyng_graph_view *view, int k, int
   const uint32_t n = c->n;
   if (k == 3) {
     rc = run_ranges(st, cancel, c->n_ent, 1u << 16, [&](uint32_t lo, uint32_t hi) {
-      k_triangles<<<grid_for(((size_t)hi - lo) * 32, 256), 256, 0, st->stream>>>(c->cur.off, c->cur.nbr, c->cur.arc, n, lo, hi,
-                                                                                   directed, c->ctr);
+      k_triangles<<<grid_for(((size_t)hi - lo) * 32, 256), 256, 0, st->stream>>>(c->cur.off, c->cur.nbr, c->cur.arc, n,
+                                                                                   lo, hi, directed, c->ctr);
     });
   } else if (k == 4) {
     /* Counters for as many blocks as 256 MiB holds (at least one). */
@@ -1422,7 +1415,8 @@ static int count_on_device(DevState *st, const dyng_graph_view *view, int k, int
     TRY(cudaMemsetAsync(c->scratch, 0, blocks * per_block * 4, st->stream), "cycle count");
     rc = run_ranges(st, cancel, n, 256, [&](uint32_t lo, uint32_t hi) {
       unsigned grid = (unsigned)std::min<size_t>(blocks, (size_t)hi - lo);
-      k_quads<<<grid, 256, 0, st->stream>>>(c->cur.off, c->cur.nbr, c->cur.arc, n, lo, hi, directed, c->scratch, c->ctr);
+      k_quads<<<grid, 256, 0, st->stream>>>(c->cur.off, c->cur.nbr, c->cur.arc, n, lo, hi, directed, c->scratch,
+                                            c->ctr);
     });
   } else {
     WalkArgs a = walk_args(c, k, directed);
@@ -1737,14 +1731,15 @@ static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng
   } else {
     rc = run_walkers(st, c, a, cancel, h); /* synchronizes: buf may go */
   }
-  if (rc && cycles_profile())
+  if (rc && dev_profile_on())
     fprintf(stderr, "dyng cuda: %d-cycles%s update: %s after %.3f ms of search (%u changed edges)\n", k,
             directed ? " (directed)" : "", rc == DYNG_EINTERRUPTED ? "stopped" : "failed", dev_now_ms() - t2, nc);
   if (rc) return rc;
   delta->lost = h[C_SUM0];
   delta->gained = h[C_SUM1];
-  if (cycles_profile())
-    fprintf(stderr, "dyng cuda: %d-cycles%s update: snapshot %s %.3f ms, %u changed edges (%s) %.3f ms, search %.3f ms\n",
+  if (dev_profile_on())
+    fprintf(stderr,
+            "dyng cuda: %d-cycles%s update: snapshot %s %.3f ms, %u changed edges (%s) %.3f ms, search %.3f ms\n",
             k, directed ? " (directed)" : "", patched ? (on_device ? "patched" : "built") : "kept", t1 - t0, nc,
             on_device ? "device" : "host", t2 - t1, dev_now_ms() - t2);
   return DYNG_OK;

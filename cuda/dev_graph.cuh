@@ -114,6 +114,9 @@ static inline double dev_now_ms(void) {
 
 /* Options read once from the environment (dev_sssp.cu). */
 int dev_profile_on(void);
+/* DYNG_CUDA_CYCLES_REBUILD=1 (for tests): cycle counts build their
+** snapshot anew at every batch instead of patching it. */
+int dev_cycles_rebuild_on(void);
 
 /* A CUDA error as a dyng error code, with the message kept in `err`. */
 int dev_fail(cudaError_t e, const char *what, char *err, size_t n_err);

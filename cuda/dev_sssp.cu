@@ -73,15 +73,17 @@ struct DevOptions {
   int blocks_per_sm;  /* DYNG_CUDA_LOOP_BLOCKS: blocks per SM of the device-side loops */
   double delta;       /* DYNG_CUDA_DELTA: the bucket width, in mean weights */
   size_t max_alloc;   /* DYNG_CUDA_MAX_ALLOC: the largest device allocation allowed */
+  int cycles_rebuild; /* DYNG_CUDA_CYCLES_REBUILD=1: cycle snapshots never patched */
 };
 
 static DevOptions read_options(void) {
-  DevOptions o = {0, 0, 2, 4.0, (size_t)-1};
+  DevOptions o = {0, 0, 2, 4.0, (size_t)-1, 0};
   const char *z;
   if ((z = getenv("DYNG_CUDA_PROFILE")) && strcmp(z, "1") == 0) o.profile = 1;
   if ((z = getenv("DYNG_CUDA_HOST_LOOP")) && strcmp(z, "1") == 0) o.host_loop = 1;
   if ((z = getenv("DYNG_CUDA_LOOP_BLOCKS")) && atoi(z) > 0) o.blocks_per_sm = atoi(z);
   if ((z = getenv("DYNG_CUDA_DELTA")) && atof(z) > 0) o.delta = atof(z);
+  if ((z = getenv("DYNG_CUDA_CYCLES_REBUILD")) && strcmp(z, "1") == 0) o.cycles_rebuild = 1;
   if ((z = getenv("DYNG_CUDA_MAX_ALLOC")) && *z) {
     char *end = NULL;
     unsigned long long x = strtoull(z, &end, 10);
@@ -96,6 +98,8 @@ static const DevOptions &options(void) {
 }
 
 int dev_profile_on(void) { return options().profile; }
+
+int dev_cycles_rebuild_on(void) { return options().cycles_rebuild; }
 
 cudaError_t dev_malloc(void **p, size_t bytes) {
   if (bytes > options().max_alloc) {
