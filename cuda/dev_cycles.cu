@@ -71,6 +71,7 @@
 #define NO_KEY 0xffffffffffffffffULL
 #define MAX_K DYNG_CYCLES_MAX_K
 #define TARGET_MS 20.0 /* what one launch should take */
+#define HUB_LIST 256u  /* 4-cycles from scratch: lists this long are hubs' */
 
 enum { S_REMOVED = 1, S_ADDED = 2 }; /* a changed edge's status */
 
@@ -125,6 +126,10 @@ struct DevCycles {
   size_t cap_pbuf;
   uint32_t pbuf_m;           /* records PatchBufs was laid out for */
   size_t pbuf_cub;           /* and the cub work space it has */
+  void *tbuf;                /* a snapshot build's temporaries: see SnapTemp */
+  size_t cap_tbuf;
+  void *pieces;              /* per batch, triangles: see k_delta3 */
+  size_t cap_pieces;
   int pairs_ready;           /* the pairs of the batch last patched are in pbuf */
   uint32_t n_pairs;
   size_t bytes;              /* device bytes held apart from the snapshot's */
@@ -200,20 +205,30 @@ __device__ __forceinline__ void d_warp_add(unsigned long long *ctr, int c, unsig
 
 /* ---- building the snapshot ----------------------------------------------- */
 
-/* Every entry of the out-adjacency as (owner << 32 | other end) with its
+/* The fewest bits b with n < 2^b: sort keys packed as x << b | y for
+** labels or indices below n take 2b bits (cub's radix sorts then make
+** fewer passes than over 64), and NO_KEY's low 2b bits (all ones) stay
+** above every real key. */
+static int key_bits(uint32_t n) {
+  int b = 1;
+  while (b < 32 && (n >> b) != 0) b++;
+  return b;
+}
+
+/* Every entry of the out-adjacency as (owner << b | other end) with its
 ** arcs; positions between segments, self-loops and ends out of range give
 ** NO_KEY.  A directed graph's arc goes in at both ends (slots 2p, 2p + 1);
 ** an undirected graph already has an entry at each end. */
 __global__ void k_emit(const uint32_t *off, const uint32_t *deg, const uint32_t *nbr, const uint32_t *owner,
-                       uint32_t n, size_t n_pos, int directed, unsigned long long *key, uint8_t *arc) {
+                       uint32_t n, size_t n_pos, int directed, int b, unsigned long long *key, uint8_t *arc) {
   for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_pos; p += (size_t)gridDim.x * blockDim.x) {
     uint32_t o = owner[p], y = nbr[p];
     int ok = o < n && p >= off[o] && p < (size_t)off[o] + deg[o] && y < n && y != o;
-    unsigned long long k1 = ok ? (unsigned long long)o << 32 | y : NO_KEY;
+    unsigned long long k1 = ok ? (unsigned long long)o << b | y : NO_KEY;
     if (directed) {
       key[2 * p] = k1;
       arc[2 * p] = ARC_OUT;
-      key[2 * p + 1] = ok ? (unsigned long long)y << 32 | o : NO_KEY;
+      key[2 * p + 1] = ok ? (unsigned long long)y << b | o : NO_KEY;
       arc[2 * p + 1] = ARC_IN;
     } else {
       key[p] = k1;
@@ -222,31 +237,47 @@ __global__ void k_emit(const uint32_t *off, const uint32_t *deg, const uint32_t 
   }
 }
 
-/* off[v] = first of the sorted keys[0 .. m) owned by v or later, v <= n. */
-__global__ void k_starts(const unsigned long long *key, uint32_t m, uint32_t n, uint32_t *off) {
+/* off[v] = first of the sorted keys[0 .. m) (x << shift | y) owned by v or
+** later, v <= n. */
+__global__ void k_starts(const unsigned long long *key, uint32_t m, uint32_t n, int shift, uint32_t *off) {
   for (size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x; v <= n; v += (size_t)gridDim.x * blockDim.x)
-    off[v] = d_lower(key, m, (unsigned long long)v << 32);
+    off[v] = d_lower(key, m, (unsigned long long)v << shift);
 }
 
-/* Sort keys for the labels: non-increasing degree, then index. */
-__global__ void k_degree_keys(const uint32_t *off, uint32_t n, unsigned long long *dk) {
+/* The number of merged entries: the runs, less the last if it is NO_KEY. */
+__global__ void k_real_runs(const unsigned long long *key, int *runs) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) runs[1] = runs[0] - (runs[0] > 0 && key[runs[0] - 1] == NO_KEY);
+}
+
+/* Sort keys (2b bits) for the labels: non-increasing degree, then index
+** (a simple degree is below n). */
+__global__ void k_degree_keys(const uint32_t *off, uint32_t n, int b, unsigned long long *dk) {
   for (size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x; v < n; v += (size_t)gridDim.x * blockDim.x)
-    dk[v] = (unsigned long long)(0xffffffffu - (off[v + 1] - off[v])) << 32 | v;
+    dk[v] = (unsigned long long)(n - (off[v + 1] - off[v])) << b | v;
 }
 
-__global__ void k_labels(const unsigned long long *dk, uint32_t n, uint32_t *label) {
+__global__ void k_labels(const unsigned long long *dk, uint32_t n, int b, uint32_t *label) {
+  const unsigned long long mask = (1ULL << b) - 1;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    label[(uint32_t)dk[i]] = (uint32_t)i;
+    label[dk[i] & mask] = (uint32_t)i;
 }
 
-__global__ void k_relabel(const unsigned long long *in, uint32_t m, const uint32_t *label, unsigned long long *out) {
+__global__ void k_relabel(const unsigned long long *in, uint32_t m, const uint32_t *label, int b,
+                          unsigned long long *out) {
+  const unsigned long long mask = (1ULL << b) - 1;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < m; i += (size_t)gridDim.x * blockDim.x)
-    out[i] = (unsigned long long)label[(uint32_t)(in[i] >> 32)] << 32 | label[(uint32_t)in[i]];
+    out[i] = (unsigned long long)label[in[i] >> b] << b | label[in[i] & mask];
 }
 
-__global__ void k_low_half(const unsigned long long *key, uint32_t m, uint32_t *nbr) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < m; i += (size_t)gridDim.x * blockDim.x)
-    nbr[i] = (uint32_t)key[i];
+/* Packed keys x << b | y (NO_KEY stays) as x << 32 | y; nbr, when given,
+** gets y. */
+__global__ void k_unpack(const unsigned long long *in, uint32_t m, int b, unsigned long long *out, uint32_t *nbr) {
+  const unsigned long long mask = (1ULL << b) - 1;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < m; i += (size_t)gridDim.x * blockDim.x) {
+    const unsigned long long k = in[i];
+    out[i] = k == NO_KEY ? NO_KEY : (k >> b) << 32 | (k & mask);
+    if (nbr) nbr[i] = (uint32_t)(k & mask);
+  }
 }
 
 /* Bitwise or of two entries' arcs (merging parallel entries). */
@@ -284,13 +315,46 @@ __global__ void k_triangles(const uint32_t *off, const uint32_t *nbr, const uint
   d_warp_add(ctr, C_SUM0, sum);
 }
 
-/* 4-cycles from the roots [lo, hi), one block each, u the smallest label of
-** the cycle and w the opposite vertex.  Undirected: each pair of wedges
-** u - v - w, u - x - w is a cycle; the counter of w counts the wedges, and
-** the values before each increment sum to the pairs.  Directed: a[w] counts
+/* 4-cycles with smallest label u and opposite vertex w, by wedges
+** u - v - w with v, w > u.  Undirected: each pair of wedges u - v - w,
+** u - x - w is a cycle; the counter of w counts the wedges, and the values
+** before each increment sum to the pairs.  Directed: a[w] counts
 ** u -> v -> w, b[w] counts w -> x -> u, the cycles are the sum of a[w] b[w]
-** (C_SUM0) less the pairs with v = x (C_SUM1).  Each block has its counters
-** (words per block: n, or 2n directed), all 0 between roots. */
+** (C_SUM0) less the pairs with v = x (C_SUM1).  The counters of a root
+** (words: n, or 2n directed) are all 0 before it, and cleared after.
+**
+** A phase over the wedges through the centre v (entry fuv of u's list)
+** for the lane's share of v's list: undirected, 0 counts and 1 clears;
+** directed, 0 counts a and b, 1 sums, 2 clears. */
+__device__ __forceinline__ void d_quad_wedges(const uint32_t *off, const uint32_t *nbr, const uint8_t *arc, uint32_t u,
+                                              uint32_t v, uint8_t fuv, int directed, int phase, uint32_t *a,
+                                              uint32_t *b, uint32_t lane, unsigned long long &sum,
+                                              unsigned long long &same) {
+  const uint32_t ve = off[v + 1];
+  for (uint32_t j = d_after(nbr, off[v], ve, u) + lane; j < ve; j += 32) {
+    const uint32_t w = nbr[j];
+    if (!directed) {
+      if (phase == 0) sum += atomicAdd(&a[w], 1u);
+      else a[w] = 0;
+      continue;
+    }
+    const uint8_t fvw = arc[j];
+    const bool fwd = (fuv & ARC_OUT) && (fvw & ARC_OUT), back = (fvw & ARC_IN) && (fuv & ARC_IN);
+    if (phase == 0) {
+      if (fwd) atomicAdd(&a[w], 1u);
+      if (back) atomicAdd(&b[w], 1u);
+      same += fwd && back;
+    } else if (phase == 1) {
+      if (fwd) sum += b[w];
+    } else {
+      a[w] = 0;
+      b[w] = 0;
+    }
+  }
+}
+
+/* 4-cycles from the roots [lo, hi), one block each, in its own counters
+** (scratch, per block). */
 __global__ void k_quads(const uint32_t *off, const uint32_t *nbr, const uint8_t *arc, uint32_t n, uint32_t lo,
                         uint32_t hi, int directed, uint32_t *scratch, unsigned long long *ctr) {
   uint32_t *a = scratch + (size_t)blockIdx.x * n * (directed ? 2 : 1), *b = a + n;
@@ -299,36 +363,46 @@ __global__ void k_quads(const uint32_t *off, const uint32_t *nbr, const uint8_t 
   for (uint32_t u = lo + blockIdx.x; u < hi; u += gridDim.x) {
     const uint32_t ub = d_after(nbr, off[u], off[u + 1], u), ue = off[u + 1];
     for (int phase = 0; phase < (directed ? 3 : 2); phase++) {
-      for (uint32_t i = ub + warp; i < ue; i += n_warps) {
-        const uint32_t v = nbr[i];
-        const uint8_t fuv = arc[i];
-        const uint32_t ve = off[v + 1];
-        for (uint32_t j = d_after(nbr, off[v], ve, u) + lane; j < ve; j += 32) {
-          const uint32_t w = nbr[j];
-          if (!directed) {
-            if (phase == 0) sum += atomicAdd(&a[w], 1u);
-            else a[w] = 0;
-            continue;
-          }
-          const uint8_t fvw = arc[j];
-          const bool fwd = (fuv & ARC_OUT) && (fvw & ARC_OUT), back = (fvw & ARC_IN) && (fuv & ARC_IN);
-          if (phase == 0) {
-            if (fwd) atomicAdd(&a[w], 1u);
-            if (back) atomicAdd(&b[w], 1u);
-            same += fwd && back;
-          } else if (phase == 1) {
-            if (fwd) sum += b[w];
-          } else {
-            a[w] = 0;
-            b[w] = 0;
-          }
-        }
-      }
+      for (uint32_t i = ub + warp; i < ue; i += n_warps)
+        d_quad_wedges(off, nbr, arc, u, nbr[i], arc[i], directed, phase, a, b, lane, sum, same);
       __syncthreads();
     }
   }
   d_warp_add(ctr, C_SUM0, sum);
   d_warp_add(ctr, C_SUM1, same);
+}
+
+/* One phase of the hub roots [r0, r1), all blocks together: a warp per
+** entry (u, v) of their lists, root u's counters at scratch's block u - r0.
+** The phases are separate launches (the counts of a root are complete
+** only when all its wedges are in). */
+__global__ void k_quads_hubs(const uint32_t *off, const uint32_t *nbr, const uint8_t *arc, uint32_t n, uint32_t r0,
+                             uint32_t r1, int directed, int phase, uint32_t *scratch, unsigned long long *ctr) {
+  const uint32_t lane = threadIdx.x & 31;
+  const size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+  const size_t words = (size_t)n * (directed ? 2 : 1);
+  unsigned long long sum = 0, same = 0;
+  for (size_t p = off[r0] + (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32; p < off[r1]; p += warps) {
+    const uint32_t u = r0 + d_owner(off + r0, r1 - r0, (uint32_t)p), v = nbr[p];
+    if (v <= u) continue;
+    uint32_t *a = scratch + (size_t)(u - r0) * words;
+    d_quad_wedges(off, nbr, arc, u, v, arc[p], directed, phase, a, a + n, lane, sum, same);
+  }
+  d_warp_add(ctr, C_SUM0, sum);
+  d_warp_add(ctr, C_SUM1, same);
+}
+
+/* The first label whose list is shorter than d (labels go by
+** non-increasing degree), in *out. */
+__global__ void k_first_shorter(const uint32_t *off, uint32_t n, uint32_t d, uint32_t *out) {
+  if (blockIdx.x || threadIdx.x) return;
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (off[mid + 1] - off[mid] >= d) lo = mid + 1;
+    else hi = mid;
+  }
+  *out = lo;
 }
 
 /* ---- walkers: k >= 5 from scratch, every k per batch ----------------------- */
@@ -573,20 +647,39 @@ __device__ __forceinline__ bool d_admits_step(const WalkArgs &a, const Search &r
   return r.fwd ? d_admits(a, r.phase, r.rank, x, y) : d_admits(a, r.phase, r.rank, y, x);
 }
 
-/* Triangles through the changed edges [lo, hi), one warp each: the entries
-** y of F's list that close to L. */
-__global__ void k_delta3(WalkArgs a, uint32_t lo, uint32_t hi) {
+/* Triangles through a changed edge: the entries y of F's list that close
+** to L.  Its list is cut into pieces of PIECE entries, one warp each, so
+** that an edge between two hubs does not hold up the launch: pieces[t] is
+** the number of pieces of the changed edges up to t. */
+#define PIECE 256u
+
+__global__ void k_pieces(WalkArgs a, uint32_t nc, unsigned long long *pieces) {
+  for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < nc; t += (size_t)gridDim.x * blockDim.x) {
+    const Search r = d_search(a, (uint32_t)t);
+    const List l = d_list(a, r.F, r.before);
+    const uint32_t np = (l.stop - l.b + PIECE - 1) / PIECE;
+    pieces[t] = np ? np : 1;
+  }
+}
+
+/* The pieces of the changed edges [lo, hi) (pieces summed by cub). */
+__global__ void k_delta3(WalkArgs a, uint32_t lo, uint32_t hi, const unsigned long long *pieces) {
   const uint32_t lane = threadIdx.x & 31;
   const size_t warps = (size_t)gridDim.x * blockDim.x / 32;
+  const unsigned long long p0 = lo ? pieces[lo - 1] : 0, p1 = pieces[hi - 1];
   unsigned long long found[2] = {0, 0};
-  for (size_t t = lo + (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32; t < hi; t += warps) {
-    const Search r = d_search(a, (uint32_t)t);
+  for (unsigned long long q = p0 + (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32; q < p1; q += warps) {
+    /* The changed edge t whose pieces hold q: the first with pieces[t] > q. */
+    const uint32_t t = lo + d_lower(pieces + lo, hi - lo, q + 1);
+    const uint32_t first = (uint32_t)(q - (t ? pieces[t - 1] : 0));
+    const Search r = d_search(a, t);
     const List lf = d_list(a, r.F, r.before);
+    const uint32_t b = lf.b + first * PIECE, e = lf.stop < b + PIECE ? lf.stop : b + PIECE;
     unsigned long long n = 0;
-    for (uint32_t q = lf.b + lane; q < lf.stop; q += 32) {
+    for (uint32_t i = b + lane; i < e; i += 32) {
       uint32_t y;
       uint8_t f;
-      d_entry(a, lf, q, y, f);
+      d_entry(a, lf, i, y, f);
       /* The edges first (most candidates close no triangle), then whether
       ** the search may use them. */
       if (y == r.L || !d_has(a, f, r.step) || !d_has(a, d_arcs(a, r.before, r.L, y), r.close)) continue;
@@ -739,15 +832,16 @@ __device__ __forceinline__ uint32_t d_key_at(const unsigned long long *key, uint
 }
 
 /* What the batch did to each pair of vertices it touched (pairs[j] =
-** a << 32 | b, a < b, for j < *np; NO_KEY, last, stands for self-loops),
-** one warp each: the pair's labels, the
-** arcs of entry (la, lb) before (the snapshot) and after (the device copy
-** of the graph), the two entries as they are now and the snapshot places of
-** the two as they were.  Past *np: nothing (NO_KEY, NONE). */
+** a << b | b, a < b, for j < *np; NO_KEY, last, stands for self-loops),
+** one warp each: the pair's labels, the arcs of entry (la, lb) before (the
+** snapshot) and after (the device copy of the graph), the two entries as
+** they are now (keys la << b | lb) and the snapshot places of the two as
+** they were.  Past *np: nothing (NO_KEY, NONE). */
 struct PairArgs {
   const unsigned long long *pairs;
   const int *np;
   uint32_t m;
+  int b; /* the packing of pairs and pk */
   const uint32_t *label;
   uint32_t n_old;
   const unsigned long long *skey;
@@ -780,7 +874,7 @@ __global__ void k_pair_state(PairArgs a) {
       }
       continue;
     }
-    const uint32_t x = (uint32_t)(a.pairs[j] >> 32), y = (uint32_t)a.pairs[j];
+    const uint32_t x = (uint32_t)(a.pairs[j] >> a.b), y = (uint32_t)(a.pairs[j] & ((1ULL << a.b) - 1));
     const unsigned long long lx = x < a.n_old ? a.label[x] : x, ly = y < a.n_old ? a.label[y] : y;
     uint8_t nf;
     if (!a.graph_directed) {
@@ -797,9 +891,9 @@ __global__ void k_pair_state(PairArgs a) {
     a.lb[j] = (uint32_t)ly;
     a.oldf[j] = pxy != NONE ? a.sarc[pxy] : 0;
     a.newf[j] = nf;
-    a.pk[2 * j] = lx << 32 | ly;
+    a.pk[2 * j] = lx << a.b | ly;
     a.pf[2 * j] = nf;
-    a.pk[2 * j + 1] = ly << 32 | lx;
+    a.pk[2 * j + 1] = ly << a.b | lx;
     a.pf[2 * j + 1] = d_mirror(nf);
     a.gone[2 * j] = pxy;
     a.gone[2 * j + 1] = pyx;
@@ -807,16 +901,16 @@ __global__ void k_pair_state(PairArgs a) {
 }
 
 /* The batch's records (removed, then added; the device copy of the graph
-** followed it with them) as pairs: min << 32 | max, NO_KEY for a self-loop;
+** followed it with them) as pairs: min << b | max, NO_KEY for a self-loop;
 ** counts[5] set when a record names a vertex past n. */
 __global__ void k_pair_keys(const uint32_t *rs, const uint32_t *rd, uint32_t nr, const uint32_t *as, const uint32_t *ad,
-                            uint32_t na, uint32_t n, unsigned long long *key, int *counts) {
+                            uint32_t na, uint32_t n, int b, unsigned long long *key, int *counts) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)nr + na;
        i += (size_t)gridDim.x * blockDim.x) {
     const uint32_t x = i < nr ? rs[i] : as[i - nr], y = i < nr ? rd[i] : ad[i - nr];
     if (x >= n || y >= n) counts[5] = 1;
-    const unsigned long long a = x < y ? x : y, b = x < y ? y : x;
-    key[i] = a == b || b >= n ? NO_KEY : a << 32 | b;
+    const unsigned long long lo = x < y ? x : y, hi = x < y ? y : x;
+    key[i] = lo == hi || hi >= n ? NO_KEY : lo << b | hi;
   }
 }
 
@@ -827,11 +921,12 @@ __global__ void k_count_gone(const uint32_t *gone, uint32_t n2, int *counts) {
 
 /* The changed edges of the pairs [0, np) in one mode: undirected, the
 ** simple edge (an arc either way) went or came; directed, each arc.  Slots
-** 2j and 2j + 1 get their keys in labels and statuses (or NO_KEY), and the
-** overlay of the removed ones: entries (la, lb) and (lb, la) with the arcs
-** removed (or NO_KEY). */
+** 2j and 2j + 1 get their keys in labels (x << b | y) and statuses (or
+** NO_KEY), and the overlay of the removed ones: entries (la, lb) and
+** (lb, la) with the arcs removed (or NO_KEY). */
 __global__ void k_changed(const uint32_t *la, const uint32_t *lb, const uint8_t *oldf, const uint8_t *newf, uint32_t np,
-                          int directed, unsigned long long *ck, uint8_t *cs, unsigned long long *ok, uint8_t *oa) {
+                          int directed, int b, unsigned long long *ck, uint8_t *cs, unsigned long long *ok,
+                          uint8_t *oa) {
   for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < np; j += (size_t)gridDim.x * blockDim.x) {
     const unsigned long long x = la[j], y = lb[j];
     const uint8_t o = oldf[j], w = newf[j];
@@ -841,23 +936,23 @@ __global__ void k_changed(const uint32_t *la, const uint32_t *lb, const uint8_t 
       const bool before = o != 0, after = w != 0;
       removed = before && !after ? (ARC_OUT | ARC_IN) : 0;
       if (before != after) {
-        ck[2 * j] = x < y ? x << 32 | y : y << 32 | x;
+        ck[2 * j] = x < y ? x << b | y : y << b | x;
         cs[2 * j] = after ? S_ADDED : S_REMOVED;
       }
     } else {
       removed = (uint8_t)(o & ~w);
       if ((o ^ w) & ARC_OUT) {
-        ck[2 * j] = x << 32 | y;
+        ck[2 * j] = x << b | y;
         cs[2 * j] = (w & ARC_OUT) ? S_ADDED : S_REMOVED;
       }
       if ((o ^ w) & ARC_IN) {
-        ck[2 * j + 1] = y << 32 | x;
+        ck[2 * j + 1] = y << b | x;
         cs[2 * j + 1] = (w & ARC_IN) ? S_ADDED : S_REMOVED;
       }
     }
-    ok[2 * j] = removed ? x << 32 | y : NO_KEY;
+    ok[2 * j] = removed ? x << b | y : NO_KEY;
     oa[2 * j] = removed;
-    ok[2 * j + 1] = removed ? y << 32 | x : NO_KEY;
+    ok[2 * j + 1] = removed ? y << b | x : NO_KEY;
     oa[2 * j + 1] = d_mirror(removed);
   }
 }
@@ -968,18 +1063,45 @@ static void snap_free(DevCycles *c) {
   c->valid = 0;
 }
 
-/* The temporary buffers of one snapshot build. */
+/* The temporary arrays of one snapshot build, carved from c->tbuf, which
+** is kept for the next build when it is small (SNAP_TEMP_KEEP). */
 struct SnapTemp {
   unsigned long long *ka, *kb, *da, *db;
   uint8_t *fa, *fb;
   uint32_t *off0;
   int *runs;
   void *cub;
-  ~SnapTemp() {
-    cudaFree(ka), cudaFree(kb), cudaFree(da), cudaFree(db);
-    cudaFree(fa), cudaFree(fb), cudaFree(off0), cudaFree(runs), cudaFree(cub);
-  }
+  size_t cub_bytes, total;
 };
+#define SNAP_TEMP_KEEP ((size_t)64 << 20)
+
+static SnapTemp snap_temp_layout(char *base, size_t m, size_t n, size_t cub_bytes) {
+  SnapTemp t;
+  size_t at = 0;
+  auto take = [&](size_t bytes) {
+    char *p = base ? base + at : NULL;
+    at += (bytes + 255) / 256 * 256;
+    return p;
+  };
+  t.ka = (unsigned long long *)take(m * 8), t.kb = (unsigned long long *)take(m * 8);
+  t.fa = (uint8_t *)take(m), t.fb = (uint8_t *)take(m);
+  t.da = (unsigned long long *)take(n * 8), t.db = (unsigned long long *)take(n * 8);
+  t.off0 = (uint32_t *)take((n + 1) * 4);
+  t.runs = (int *)take(2 * sizeof(int));
+  t.cub = take(cub_bytes);
+  t.cub_bytes = cub_bytes;
+  t.total = at;
+  return t;
+}
+
+static void snap_temp_release(DevCycles *c) {
+  if (c->tbuf && c->cap_tbuf > SNAP_TEMP_KEEP) {
+    cudaFree(c->tbuf);
+    c->bytes -= c->cap_tbuf;
+    c->tbuf = NULL;
+    c->cap_tbuf = 0;
+  }
+}
 
 /* Builds the snapshot of the device's copy of the graph (see the top of
 ** the file) unless the kept one is current. */
@@ -995,43 +1117,40 @@ static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
     snprintf(st->err, sizeof st->err, "counting cycles: %zu entries are too many for the device snapshot", m);
     return DYNG_ENOMEM;
   }
-  SnapTemp t{};
   const size_t mm = m ? m : 1, nn = n ? n : 1;
-  TRY(dev_malloc((void **)&t.ka, mm * 8), "cycle snapshot");
-  TRY(dev_malloc((void **)&t.kb, mm * 8), "cycle snapshot");
-  TRY(dev_malloc((void **)&t.fa, mm), "cycle snapshot");
-  TRY(dev_malloc((void **)&t.fb, mm), "cycle snapshot");
-  TRY(dev_malloc((void **)&t.da, nn * 8), "cycle snapshot");
-  TRY(dev_malloc((void **)&t.db, nn * 8), "cycle snapshot");
-  TRY(dev_malloc((void **)&t.off0, (nn + 1) * 4), "cycle snapshot");
-  TRY(dev_malloc((void **)&t.runs, sizeof(int)), "cycle snapshot");
-  size_t need = 0, b1 = 0, b2 = 0, b3 = 0;
-  TRY(cub::DeviceRadixSort::SortPairs(NULL, b1, t.ka, t.kb, t.fa, t.fb, (int)mm, 0, 64, st->stream), "cub");
-  TRY(cub::DeviceReduce::ReduceByKey(NULL, b2, t.kb, t.ka, t.fb, t.fa, t.runs, ArcOr(), (int)mm, st->stream), "cub");
-  TRY(cub::DeviceRadixSort::SortKeys(NULL, b3, t.da, t.db, (int)nn, 0, 64, st->stream), "cub");
-  need = std::max(b1, std::max(b2, b3));
-  TRY(dev_malloc(&t.cub, need ? need : 1), "cycle snapshot");
+  const int b = key_bits(n), bits = 2 * b;
+  size_t b1 = 0, b2 = 0, b3 = 0;
+  {
+    SnapTemp q = snap_temp_layout(NULL, mm, nn, 0);
+    TRY(cub::DeviceRadixSort::SortPairs(NULL, b1, q.ka, q.kb, q.fa, q.fb, (int)mm, 0, bits, st->stream), "cub");
+    TRY(cub::DeviceReduce::ReduceByKey(NULL, b2, q.kb, q.ka, q.fb, q.fa, q.runs, ArcOr(), (int)mm, st->stream),
+        "cub");
+    TRY(cub::DeviceRadixSort::SortKeys(NULL, b3, q.da, q.db, (int)nn, 0, bits, st->stream), "cub");
+  }
+  const size_t need = std::max(b1, std::max(b2, b3));
+  size_t cap = c->cap_tbuf;
+  TRY(cyc_reserve(c, &c->tbuf, &cap, snap_temp_layout(NULL, mm, nn, need).total), "cycle snapshot");
+  c->cap_tbuf = cap;
+  SnapTemp t = snap_temp_layout((char *)c->tbuf, mm, nn, need);
 
-  /* Every arc at both ends, sorted and merged into simple entries. */
+  /* Every arc at both ends (keys x << b | y), sorted and merged into
+  ** simple entries. */
   uint32_t e1 = 0;
   if (m) {
     k_emit<<<grid_for(g->n_pos, 256), 256, 0, st->stream>>>(g->off, g->deg, g->nbr, g->owner, n, g->n_pos, directed,
-                                                              t.ka, t.fa);
+                                                              b, t.ka, t.fa);
     TRY(cudaGetLastError(), "cycle snapshot: emit");
     size_t bytes = need;
-    TRY(cub::DeviceRadixSort::SortPairs(t.cub, bytes, t.ka, t.kb, t.fa, t.fb, (int)m, 0, 64, st->stream), "sort");
+    TRY(cub::DeviceRadixSort::SortPairs(t.cub, bytes, t.ka, t.kb, t.fa, t.fb, (int)m, 0, bits, st->stream), "sort");
     bytes = need;
     TRY(cub::DeviceReduce::ReduceByKey(t.cub, bytes, t.kb, t.ka, t.fb, t.fa, t.runs, ArcOr(), (int)m, st->stream),
         "merge");
+    k_real_runs<<<1, 32, 0, st->stream>>>(t.ka, t.runs);
+    TRY(cudaGetLastError(), "cycle snapshot: merge");
     int runs = 0;
-    unsigned long long last = 0;
-    TRY(cudaMemcpyAsync(&runs, t.runs, sizeof runs, cudaMemcpyDeviceToHost, st->stream), "cycle snapshot");
+    TRY(cudaMemcpyAsync(&runs, t.runs + 1, sizeof runs, cudaMemcpyDeviceToHost, st->stream), "cycle snapshot");
     TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
-    if (runs > 0) {
-      TRY(cudaMemcpyAsync(&last, t.ka + runs - 1, 8, cudaMemcpyDeviceToHost, st->stream), "cycle snapshot");
-      TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
-    }
-    e1 = (uint32_t)(runs > 0 && last == NO_KEY ? runs - 1 : runs);
+    e1 = (uint32_t)runs;
   }
 
   /* Labels by non-increasing simple degree, ties by index. */
@@ -1045,31 +1164,34 @@ static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
     TRY(dev_malloc((void **)&c->label, (nn + nn / 16 + 1024) * 4), "cycle snapshot");
     c->cap_label = nn + nn / 16 + 1024;
   }
-  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(t.ka, e1, n, t.off0);
+  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(t.ka, e1, n, b, t.off0);
   TRY(cudaGetLastError(), "cycle snapshot: starts");
   if (n) {
-    k_degree_keys<<<grid_for(n, 256), 256, 0, st->stream>>>(t.off0, n, t.da);
+    k_degree_keys<<<grid_for(n, 256), 256, 0, st->stream>>>(t.off0, n, b, t.da);
     TRY(cudaGetLastError(), "cycle snapshot: degrees");
     size_t bytes = need;
-    TRY(cub::DeviceRadixSort::SortKeys(t.cub, bytes, t.da, t.db, (int)n, 0, 64, st->stream), "sort");
-    k_labels<<<grid_for(n, 256), 256, 0, st->stream>>>(t.db, n, c->label);
+    TRY(cub::DeviceRadixSort::SortKeys(t.cub, bytes, t.da, t.db, (int)n, 0, bits, st->stream), "sort");
+    k_labels<<<grid_for(n, 256), 256, 0, st->stream>>>(t.db, n, b, c->label);
     TRY(cudaGetLastError(), "cycle snapshot: labels");
   }
 
-  /* The entries relabelled, sorted once more. */
+  /* The entries relabelled, sorted once more, unpacked. */
   if (e1) {
-    k_relabel<<<grid_for(e1, 256), 256, 0, st->stream>>>(t.ka, e1, c->label, t.kb);
+    k_relabel<<<grid_for(e1, 256), 256, 0, st->stream>>>(t.ka, e1, c->label, b, t.kb);
     TRY(cudaGetLastError(), "cycle snapshot: relabel");
     size_t bytes = need;
-    TRY(cub::DeviceRadixSort::SortPairs(t.cub, bytes, t.kb, c->cur.key, t.fa, c->cur.arc, (int)e1, 0, 64,
-                                        st->stream),
+    TRY(cub::DeviceRadixSort::SortPairs(t.cub, bytes, t.kb, t.ka, t.fa, c->cur.arc, (int)e1, 0, bits, st->stream),
         "sort");
-    k_low_half<<<grid_for(e1, 256), 256, 0, st->stream>>>(c->cur.key, e1, c->cur.nbr);
+    k_unpack<<<grid_for(e1, 256), 256, 0, st->stream>>>(t.ka, e1, b, c->cur.key, c->cur.nbr);
     TRY(cudaGetLastError(), "cycle snapshot: lists");
   }
-  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(c->cur.key, e1, n, c->cur.off);
+  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(c->cur.key, e1, n, 32, c->cur.off);
   TRY(cudaGetLastError(), "cycle snapshot: starts");
-  TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
+  if (c->cap_tbuf > SNAP_TEMP_KEEP) {
+    /* cudaFree waits for the work above. */
+    TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
+    snap_temp_release(c);
+  }
   c->valid = 1;
   return DYNG_OK;
 }
@@ -1207,20 +1329,22 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g) {
   }
 
   /* The pairs, and what the batch did to each. */
-  const int m1 = (int)m, m2 = 2 * m1;
+  /* Keys of vertices and labels (both below n) packed in 2b bits. */
+  const int m1 = (int)m, m2 = 2 * m1, b = key_bits(n), gone_bits = key_bits(c->n_ent);
   size_t bytes;
   TRY(cudaMemsetAsync(pb.counts, 0, 8 * sizeof(int), st->stream), "cycle snapshot");
   k_pair_keys<<<grid_for(m, 256), 256, 0, st->stream>>>(db->rem_src, db->rem_dst, db->n_rem, db->add_src, db->add_dst,
-                                                         db->n_add, n, pb.kraw, pb.counts);
+                                                         db->n_add, n, b, pb.kraw, pb.counts);
   TRY(cudaGetLastError(), "cycle snapshot: pairs");
   bytes = pb.cub_bytes;
-  TRY(cub::DeviceRadixSort::SortKeys(pb.cub, bytes, pb.kraw, pb.pairs, m1, 0, 64, st->stream), "sort");
+  TRY(cub::DeviceRadixSort::SortKeys(pb.cub, bytes, pb.kraw, pb.pairs, m1, 0, 2 * b, st->stream), "sort");
   bytes = pb.cub_bytes;
   TRY(cub::DeviceSelect::Unique(pb.cub, bytes, pb.pairs, pb.kraw, pb.counts, m1, st->stream), "unique");
   PairArgs pa;
   pa.pairs = pb.kraw;
   pa.np = pb.counts;
   pa.m = (uint32_t)m;
+  pa.b = b;
   pa.label = c->label;
   pa.n_old = n_old;
   pa.skey = c->cur.key;
@@ -1237,13 +1361,15 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g) {
 
   /* The entries now, sorted, those that exist picked; the replaced places. */
   bytes = pb.cub_bytes;
-  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.pk, pb.pks, pb.pf, pb.pfs, m2, 0, 64, st->stream), "sort");
+  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.pk, pb.pks, pb.pf, pb.pfs, m2, 0, 2 * b, st->stream), "sort");
+  k_unpack<<<grid_for(m2, 256), 256, 0, st->stream>>>(pb.pks, (uint32_t)m2, b, pb.pks, NULL);
+  TRY(cudaGetLastError(), "cycle snapshot: entries");
   bytes = pb.cub_bytes;
   TRY(cub::DeviceSelect::Flagged(pb.cub, bytes, pb.pks, pb.pfs, pb.ik, pb.counts + 1, m2, st->stream), "select");
   bytes = pb.cub_bytes;
   TRY(cub::DeviceSelect::Flagged(pb.cub, bytes, pb.pfs, pb.pfs, pb.ia, pb.counts + 1, m2, st->stream), "select");
   bytes = pb.cub_bytes;
-  TRY(cub::DeviceRadixSort::SortKeys(pb.cub, bytes, pb.gone, pb.gones, m2, 0, 32, st->stream), "sort");
+  TRY(cub::DeviceRadixSort::SortKeys(pb.cub, bytes, pb.gone, pb.gones, m2, 0, gone_bits, st->stream), "sort");
   k_count_gone<<<1, 32, 0, st->stream>>>(pb.gones, (uint32_t)m2, pb.counts);
   TRY(cudaGetLastError(), "cycle snapshot: count");
   int counts[6];
@@ -1267,7 +1393,8 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g) {
                                                              c->spare.key, c->spare.nbr, c->spare.arc);
     TRY(cudaGetLastError(), "cycle snapshot: add");
   }
-  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(c->spare.key, (uint32_t)n_new, n, c->spare.off);
+  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(c->spare.key, (uint32_t)n_new, n, 32,
+                                                                  c->spare.off);
   TRY(cudaGetLastError(), "cycle snapshot: starts");
   std::swap(c->cur, c->spare);
   c->n = n;
@@ -1291,6 +1418,15 @@ static int snap_current(DevState *st, DevCycles *c, const dyng_graph_view *view,
   return snap_build(st, c, view);
 }
 
+/* The device's multiprocessors. */
+static cudaError_t sm_count(int *sms) {
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
+  if (*sms < 1) *sms = 1;
+  return e;
+}
+
 /* Reads the counters back (after the stream's work so far). */
 static int read_counters(DevState *st, DevCycles *c, unsigned long long *h) {
   TRY(cudaMemcpyAsync(h, c->ctr, C_WORDS * sizeof *h, cudaMemcpyDeviceToHost, st->stream), "cycle count");
@@ -1299,9 +1435,11 @@ static int read_counters(DevState *st, DevCycles *c, unsigned long long *h) {
 }
 
 /* Runs launch(lo, hi) over [0, total) in ranges sized for about TARGET_MS
-** each, asking `cancel` between them. */
+** each, asking `cancel` between them; the progress shown is shown_before +
+** lo of shown_total (default: lo of total). */
 template <typename Launch>
-static int run_ranges(DevState *st, const dyng_cancel *cancel, uint32_t total, uint32_t first, Launch launch) {
+static int run_ranges(DevState *st, const dyng_cancel *cancel, uint32_t total, uint32_t first, Launch launch,
+                      uint64_t shown_before = 0, uint64_t shown_total = 0) {
   uint64_t chunk = first ? first : 1;
   for (uint32_t lo = 0; lo < total;) {
     if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
@@ -1314,7 +1452,7 @@ static int run_ranges(DevState *st, const dyng_cancel *cancel, uint32_t total, u
     if (ms < TARGET_MS / 2 && chunk < (1u << 30)) chunk *= 2;
     else if (ms > TARGET_MS * 2 && chunk > 1) chunk /= 2;
     lo = hi;
-    report_progress(cancel, lo, total);
+    report_progress(cancel, shown_before + lo, shown_total ? shown_total : total);
   }
   return DYNG_OK;
 }
@@ -1323,10 +1461,9 @@ static int run_ranges(DevState *st, const dyng_cancel *cancel, uint32_t total, u
 ** steps sized for about TARGET_MS each, asking `cancel` between them.  The
 ** two sums are left in h[C_SUM0] and h[C_SUM1]. */
 static int run_walkers(DevState *st, DevCycles *c, WalkArgs a, const dyng_cancel *cancel, unsigned long long *h) {
-  int dev = 0, sms = 0;
-  TRY(cudaGetDevice(&dev), "cycle count");
-  TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cycle count");
-  uint64_t want = (uint64_t)(sms > 0 ? sms : 1) * 1024;
+  int sms = 0;
+  TRY(sm_count(&sms), "cycle count");
+  uint64_t want = (uint64_t)sms * 1024;
   uint64_t tasks = ((uint64_t)a.n_tasks + 127) / 128 * 128;
   uint32_t n_walkers = (uint32_t)std::max<uint64_t>(128, std::min(want, tasks));
   size_t cap = (size_t)c->cap_walkers * sizeof(Walker);
@@ -1388,9 +1525,14 @@ static int count_on_device(DevState *st, const dyng_graph_view *view, int k, int
   if (st->csr.n != view->n_vertices) return DYNG_EINVAL;
   const dyng_cancel *cancel = view->cancel;
   DevCycles *c = NULL;
+  const double t0 = dev_now_ms();
+  const int built = !(st->cycles && st->cycles->valid && !st->cycles->behind);
   int rc = cycles_of(st, &c);
   if (rc == DYNG_OK) rc = snap_build(st, c, view);
+  if (rc == DYNG_OK && dev_profile_on()) rc = dev_fail(cudaStreamSynchronize(st->stream), "cycle snapshot", st->err,
+                                                       sizeof st->err);
   if (rc) return rc;
+  const double t1 = dev_now_ms();
   if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
   if (!c->n_ent) {
     *count = 0;
@@ -1399,13 +1541,15 @@ static int count_on_device(DevState *st, const dyng_graph_view *view, int k, int
   unsigned long long h[C_WORDS];
   TRY(cudaMemsetAsync(c->ctr, 0, C_WORDS * sizeof(unsigned long long), st->stream), "cycle count");
   const uint32_t n = c->n;
+  /* A small snapshot's count takes one launch. */
+  const bool n_ent_small = c->n_ent <= (1u << 20);
   if (k == 3) {
-    rc = run_ranges(st, cancel, c->n_ent, 1u << 16, [&](uint32_t lo, uint32_t hi) {
+    rc = run_ranges(st, cancel, c->n_ent, n_ent_small ? c->n_ent : 1u << 18, [&](uint32_t lo, uint32_t hi) {
       k_triangles<<<grid_for(((size_t)hi - lo) * 32, 256), 256, 0, st->stream>>>(c->cur.off, c->cur.nbr, c->cur.arc, n,
                                                                                    lo, hi, directed, c->ctr);
     });
   } else if (k == 4) {
-    /* Counters for as many blocks as 256 MiB holds (at least one). */
+    /* Counters for as many roots as 256 MiB holds (at least one). */
     const size_t per_block = (size_t)n * (directed ? 2 : 1);
     size_t blocks = ((size_t)256 << 20) / (per_block * 4);
     blocks = std::max<size_t>(1, std::min<size_t>(blocks, 1024));
@@ -1413,11 +1557,34 @@ static int count_on_device(DevState *st, const dyng_graph_view *view, int k, int
     TRY(cyc_reserve(c, (void **)&c->scratch, &cap, blocks * per_block * 4), "cycle count: counters");
     c->cap_scratch = cap / 4;
     TRY(cudaMemsetAsync(c->scratch, 0, blocks * per_block * 4, st->stream), "cycle count");
-    rc = run_ranges(st, cancel, n, 256, [&](uint32_t lo, uint32_t hi) {
+    /* The hubs (lists of HUB_LIST entries or more) hold most of the wedges:
+    ** a block each would leave the first blocks running long after the
+    ** others, so all blocks share each group of hub roots. */
+    uint32_t hubs = 0;
+    int sms = 0;
+    TRY(sm_count(&sms), "cycle count");
+    /* C_NEXT, unused by this count, brings the number of hubs back. */
+    TRY(cudaMemsetAsync(c->ctr + C_NEXT, 0, sizeof(unsigned long long), st->stream), "cycle count");
+    k_first_shorter<<<1, 32, 0, st->stream>>>(c->cur.off, n, HUB_LIST, (uint32_t *)(c->ctr + C_NEXT));
+    TRY(cudaGetLastError(), "cycle count: hubs");
+    TRY(cudaMemcpyAsync(&hubs, c->ctr + C_NEXT, sizeof hubs, cudaMemcpyDeviceToHost, st->stream), "cycle count");
+    TRY(cudaStreamSynchronize(st->stream), "cycle count");
+    for (uint32_t r0 = 0; r0 < hubs && rc == DYNG_OK; r0 += (uint32_t)blocks) {
+      if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
+      const uint32_t r1 = (uint32_t)std::min<size_t>(hubs, r0 + blocks);
+      for (int phase = 0; phase < (directed ? 3 : 2); phase++) {
+        k_quads_hubs<<<grid_for((size_t)sms * 2048, 256), 256, 0, st->stream>>>(c->cur.off, c->cur.nbr, c->cur.arc, n, r0, r1,
+                                                                         directed, phase, c->scratch, c->ctr);
+        TRY(cudaGetLastError(), "cycle count: hubs");
+      }
+      TRY(cudaStreamSynchronize(st->stream), "cycle count");
+      report_progress(cancel, r1, n);
+    }
+    rc = run_ranges(st, cancel, n - hubs, n_ent_small ? n - hubs : 256, [&](uint32_t lo, uint32_t hi) {
       unsigned grid = (unsigned)std::min<size_t>(blocks, (size_t)hi - lo);
-      k_quads<<<grid, 256, 0, st->stream>>>(c->cur.off, c->cur.nbr, c->cur.arc, n, lo, hi, directed, c->scratch,
-                                            c->ctr);
-    });
+      k_quads<<<grid, 256, 0, st->stream>>>(c->cur.off, c->cur.nbr, c->cur.arc, n, hubs + lo, hubs + hi, directed,
+                                            c->scratch, c->ctr);
+    }, hubs, n);
   } else {
     WalkArgs a = walk_args(c, k, directed);
     a.n_tasks = c->n_ent;
@@ -1432,6 +1599,9 @@ static int count_on_device(DevState *st, const dyng_graph_view *view, int k, int
   if ((rc = read_counters(st, c, h)) != DYNG_OK) return rc;
   if (h[C_WRAP]) return DYNG_ETOOBIG;
   *count = h[C_SUM0] - h[C_SUM1]; /* C_SUM1: only the directed 4-cycles' pairs with v = x */
+  if (dev_profile_on())
+    fprintf(stderr, "dyng cuda: %d-cycles%s count: snapshot %s %.3f ms, count %.3f ms\n", k,
+            directed ? " (directed)" : "", built ? "built" : "kept", t1 - t0, dev_now_ms() - t1);
   return DYNG_OK;
 }
 
@@ -1658,13 +1828,17 @@ static int changed_on_device(DevState *st, DevCycles *c, int directed, WalkArgs 
   int rc;
   PatchBufs pb = patch_layout((char *)c->pbuf, c->pbuf_m, c->pbuf_cub);
   const int n2 = 2 * (int)np;
-  k_changed<<<grid_for(np, 256), 256, 0, st->stream>>>(pb.la, pb.lb, pb.oldf, pb.newf, np, directed, pb.ckr, pb.csr,
-                                                        pb.okr, pb.oar);
+  const int b = key_bits(c->n);
+  k_changed<<<grid_for(np, 256), 256, 0, st->stream>>>(pb.la, pb.lb, pb.oldf, pb.newf, np, directed, b, pb.ckr,
+                                                        pb.csr, pb.okr, pb.oar);
   TRY(cudaGetLastError(), "cycle update: changed edges");
   size_t bytes = pb.cub_bytes;
-  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.ckr, pb.ck, pb.csr, pb.cs, n2, 0, 64, st->stream), "sort");
+  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.ckr, pb.ck, pb.csr, pb.cs, n2, 0, 2 * b, st->stream), "sort");
   bytes = pb.cub_bytes;
-  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.okr, pb.ok, pb.oar, pb.oa, n2, 0, 64, st->stream), "sort");
+  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.okr, pb.ok, pb.oar, pb.oa, n2, 0, 2 * b, st->stream), "sort");
+  k_unpack<<<grid_for(n2, 256), 256, 0, st->stream>>>(pb.ck, (uint32_t)n2, b, pb.ck, NULL);
+  k_unpack<<<grid_for(n2, 256), 256, 0, st->stream>>>(pb.ok, (uint32_t)n2, b, pb.ok, NULL);
+  TRY(cudaGetLastError(), "cycle update: changed edges");
   k_count_changed<<<1, 32, 0, st->stream>>>(pb.ck, pb.ok, (uint32_t)n2, pb.counts);
   TRY(cudaGetLastError(), "cycle update: count");
   int counts[2];
@@ -1690,6 +1864,24 @@ static int changed_on_device(DevState *st, DevCycles *c, int directed, WalkArgs 
   a.t_phase = pb.tp;
   a.touched = c->touched;
   *pnc = nc;
+  return DYNG_OK;
+}
+
+/* The pieces of the nc changed edges' lists, summed (see k_delta3), in
+** c->pieces. */
+static int pieces_of(DevState *st, DevCycles *c, const WalkArgs &a, uint32_t nc, unsigned long long **out) {
+  size_t scan = 0;
+  unsigned long long *u = NULL;
+  TRY(cub::DeviceScan::InclusiveSum(NULL, scan, u, u, (int)nc, st->stream), "cub");
+  const size_t at = ((size_t)nc * 8 + 255) / 256 * 256;
+  size_t cap = c->cap_pieces;
+  TRY(cyc_reserve(c, &c->pieces, &cap, 2 * at + scan), "cycle update");
+  c->cap_pieces = cap;
+  unsigned long long *cnt = (unsigned long long *)c->pieces, *sum = (unsigned long long *)((char *)c->pieces + at);
+  k_pieces<<<grid_for(nc, 256), 256, 0, st->stream>>>(a, nc, cnt);
+  TRY(cudaGetLastError(), "cycle update: pieces");
+  TRY(cub::DeviceScan::InclusiveSum((char *)c->pieces + 2 * at, scan, cnt, sum, (int)nc, st->stream), "scan");
+  *out = sum;
   return DYNG_OK;
 }
 
@@ -1719,11 +1911,13 @@ static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng
   a.n_tasks = nc;
   unsigned long long h[C_WORDS];
   if (k <= 4) {
-    /* One warp (triangles) or block (4-cycles) per changed edge. */
+    /* Pieces of lists (triangles) or a block per changed edge (4-cycles). */
     a.ctr = c->ctr;
     TRY(cudaMemsetAsync(c->ctr, 0, C_WORDS * sizeof(unsigned long long), st->stream), "cycle update");
+    unsigned long long *pieces = NULL;
+    if (k == 3 && (rc = pieces_of(st, c, a, nc, &pieces)) != DYNG_OK) return rc;
     rc = run_ranges(st, cancel, nc, k == 3 ? 1u << 16 : 1u << 10, [&](uint32_t lo, uint32_t hi) {
-      if (k == 3) k_delta3<<<grid_for(((size_t)hi - lo) * 32, 256), 256, 0, st->stream>>>(a, lo, hi);
+      if (k == 3) k_delta3<<<grid_for(((size_t)hi - lo) * 32, 256), 256, 0, st->stream>>>(a, lo, hi, pieces);
       else k_delta4<<<grid_for(((size_t)hi - lo) * 128, 128), 128, 0, st->stream>>>(a, lo, hi);
     });
     if (rc == DYNG_OK) rc = read_counters(st, c, h); /* synchronizes: buf may go */
@@ -1789,5 +1983,7 @@ void dev_cycles_free(DevCycles *c) {
   cudaFree(c->scratch);
   cudaFree(c->batch);
   cudaFree(c->pbuf);
+  cudaFree(c->tbuf);
+  cudaFree(c->pieces);
   free(c);
 }

@@ -526,6 +526,62 @@ static void cycle_case(int directed, uint64_t salt) {
 static void test_cycle_counts_undirected_graph(void **state) { (void)state; cycle_case(0, 11); }
 static void test_cycle_counts_directed_graph(void **state) { (void)state; cycle_case(1, 12); }
 
+/* Counts around hubs whose lists are long (hundreds of entries): the
+** 4-cycles from hub roots, which all blocks share, and triangles through
+** changed edges between hubs, whose lists are cut into pieces; from
+** scratch and through batches that add and remove edges between hubs. */
+static void test_cycle_counts_around_big_hubs(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, test_seed() ^ 0xb16b0b);
+  const int quick = getenv("DYNG_TEST_QUICK") != NULL;
+  const int n = quick ? 700 : 1500, hubs = 5, per_hub = quick ? 300 : 600;
+  for (int directed = 0; directed < 2; directed++) {
+    sqlite3 *db = open_db();
+    exec_ok(db, "CREATE TABLE c(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL); BEGIN");
+    char sql[300];
+    for (int h = 0; h < hubs; h++)
+      for (int i = 0; i < per_hub; i++) {
+        int v = hubs + (int)test_rng_below(&r, (uint64_t)(n - hubs));
+        int out = test_rng_below(&r, 2) == 0;
+        snprintf(sql, sizeof sql, "INSERT INTO c VALUES (%d, %d, 1)", out ? h : v, out ? v : h);
+        exec_ok(db, sql);
+      }
+    for (int i = 0; i < 2 * n; i++) {
+      snprintf(sql, sizeof sql, "INSERT INTO c VALUES (%d, %d, 1)", (int)test_rng_below(&r, (uint64_t)n),
+               (int)test_rng_below(&r, (uint64_t)n));
+      exec_ok(db, sql);
+    }
+    exec_ok(db, "INSERT INTO c VALUES (0, 1, 1), (1, 2, 1), (2, 0, 1), (3, 4, 1); COMMIT");
+    snprintf(sql, sizeof sql,
+             "CREATE VIRTUAL TABLE gc USING dyng(edges=c, weights=a, directed=%d, backend=cpu);"
+             "CREATE VIRTUAL TABLE gg USING dyng(edges=c, weights=a, directed=%d, backend=cuda)",
+             directed, directed);
+    exec_ok(db, sql);
+    compare_cycle_counts(db, 3, 4, "hubs, from scratch");
+    for (int b = 0; b < (quick ? 2 : 4); b++) {
+      /* Edges between hubs come and go, with some random changes. */
+      exec_ok(db, "BEGIN");
+      for (int i = 0; i < 3; i++) {
+        int x = (int)test_rng_below(&r, hubs), y = (int)test_rng_below(&r, hubs);
+        snprintf(sql, sizeof sql, "INSERT INTO c VALUES (%d, %d, 1)", x, y);
+        exec_ok(db, sql);
+      }
+      exec_ok(db, "DELETE FROM c WHERE rowid = (SELECT min(rowid) FROM c WHERE src < 5 AND dst < 5)");
+      exec_ok(db, "COMMIT");
+      cycle_batch(db, &r, 20, n);
+      char when[40];
+      snprintf(when, sizeof when, "hubs, after batch %d", b + 1);
+      compare_cycle_counts(db, 3, 4, when);
+    }
+    sqlite3_int64 updates = kept_count_field(db, "gg", "updates");
+    printf("# hubs%s: CUDA kept counts: %lld updates, %lld recounts\n", directed ? " (directed)" : "",
+           (long long)updates, (long long)kept_count_field(db, "gg", "recounts"));
+    assert_true(updates > 0);
+    sqlite3_close(db);
+  }
+}
+
 /* k = 8..10 on a small sparse graph (a ring with chords, so that long
 ** cycles exist), from scratch and after a batch, both modes. */
 static void test_long_cycle_counts_small_sparse_graph(void **state) {
@@ -1213,6 +1269,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest cases[] = {
         cmocka_unit_test(test_cycle_counts_undirected_graph),
         cmocka_unit_test(test_cycle_counts_directed_graph),
+        cmocka_unit_test(test_cycle_counts_around_big_hubs),
     };
     return cmocka_run_group_tests(cases, NULL, NULL) ? 1 : 0;
   }
@@ -1250,6 +1307,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_weights_of_very_different_sizes),
       cmocka_unit_test(test_cycle_counts_undirected_graph),
       cmocka_unit_test(test_cycle_counts_directed_graph),
+      cmocka_unit_test(test_cycle_counts_around_big_hubs),
       cmocka_unit_test(test_long_cycle_counts_small_sparse_graph),
       cmocka_unit_test(test_facebook_cycle_counts_when_present),
       cmocka_unit_test(test_cycle_counts_with_snapshots_built_anew),
