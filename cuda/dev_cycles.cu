@@ -56,6 +56,7 @@
 
 #include <algorithm>
 #include <new>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -91,11 +92,9 @@ struct Walker {
   uint32_t path[MAX_K], pos[MAX_K], send[MAX_K], stop[MAX_K], obase[MAX_K];
 };
 
-/* A snapshot's lists: the sorted keys (x << 32 | y, labels), their
-** neighbour halves and arcs, and the list starts; room for cap_ent entries
-** and cap_off - 1 vertices. */
+/* A snapshot's lists (labels): the sorted neighbours and their arcs, and
+** the list starts; room for cap_ent entries and cap_off - 1 vertices. */
 struct SnapArrays {
-  unsigned long long *key;
   uint32_t *nbr;
   uint8_t *arc;
   uint32_t *off;
@@ -133,6 +132,8 @@ struct DevCycles {
   int pairs_ready;           /* the pairs of the batch last patched are in pbuf */
   uint32_t n_pairs;
   size_t bytes;              /* device bytes held apart from the snapshot's */
+  cudaStream_t stream;       /* the state's: where the buffers are allocated and freed */
+  int pooled;                /* from the device's stream-ordered pool (cyc_alloc) */
 };
 
 /* ---- device helpers ------------------------------------------------------ */
@@ -269,13 +270,13 @@ __global__ void k_relabel(const unsigned long long *in, uint32_t m, const uint32
     out[i] = (unsigned long long)label[in[i] >> b] << b | label[in[i] & mask];
 }
 
-/* Packed keys x << b | y (NO_KEY stays) as x << 32 | y; nbr, when given,
-** gets y. */
+/* Packed keys x << b | y (NO_KEY stays) as x << 32 | y into out, and y
+** into nbr, each when given. */
 __global__ void k_unpack(const unsigned long long *in, uint32_t m, int b, unsigned long long *out, uint32_t *nbr) {
   const unsigned long long mask = (1ULL << b) - 1;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < m; i += (size_t)gridDim.x * blockDim.x) {
     const unsigned long long k = in[i];
-    out[i] = k == NO_KEY ? NO_KEY : (k >> b) << 32 | (k & mask);
+    if (out) out[i] = k == NO_KEY ? NO_KEY : (k >> b) << 32 | (k & mask);
     if (nbr) nbr[i] = (uint32_t)(k & mask);
   }
 }
@@ -755,57 +756,70 @@ __global__ void k_label_new(uint32_t *label, uint32_t from, uint32_t to) {
     label[v] = (uint32_t)v;
 }
 
-/* Where each patched key pk[j] is in the snapshot, or NONE. */
-__global__ void k_patch_find(const unsigned long long *key, uint32_t n_ent, const unsigned long long *pk, uint32_t np,
-                             uint32_t *at) {
-  for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < np; j += (size_t)gridDim.x * blockDim.x) {
-    const uint32_t p = d_lower(key, n_ent, pk[j]);
-    at[j] = p < n_ent && key[p] == pk[j] ? p : NONE;
-  }
-}
-
-/* The snapshot's entries that stay, at their places among the new ones:
-** entry i moves back by the replaced entries before it (gone, sorted) and
-** on by the new keys below it (ikey, sorted).  A block takes a tile of
-** KEEP_TILE entries: four of its threads find the tile's ranges of gone
-** and ikey, and each entry then searches only those (a few, usually). */
+/* The snapshot's entries that stay (lists off, nbr, arc of n_old
+** vertices), at their places among the new ones: entry i of list x, key
+** x << 32 | nbr[i], moves back by the replaced entries before it (gone,
+** sorted) and on by the new keys below it (ikey, sorted).  A block takes a
+** tile of KEEP_TILE entries: a few of its threads find the tile's owners
+** and its ranges of gone and ikey, and each entry then searches only those
+** (a few, usually). */
 #define KEEP_TILE 2048
-__global__ void __launch_bounds__(256) k_patch_keep(const unsigned long long *key, const uint8_t *arc, uint32_t n_ent,
-                                                    const uint32_t *gone, uint32_t ng, const unsigned long long *ikey,
-                                                    uint32_t ni, unsigned long long *okey, uint32_t *onbr,
-                                                    uint8_t *oarc) {
-  __shared__ uint32_t r[4];
+__global__ void __launch_bounds__(256) k_patch_keep(const uint32_t *off, uint32_t n_old, const uint32_t *nbr,
+                                                    const uint8_t *arc, uint32_t n_ent, const uint32_t *gone,
+                                                    uint32_t ng, const unsigned long long *ikey, uint32_t ni,
+                                                    uint32_t *onbr, uint8_t *oarc) {
+  __shared__ uint32_t r[6];
   for (size_t base = (size_t)blockIdx.x * KEEP_TILE; base < n_ent; base += (size_t)gridDim.x * KEEP_TILE) {
     const size_t end = base + KEEP_TILE < n_ent ? base + KEEP_TILE : n_ent;
     __syncthreads();
     if (threadIdx.x == 0) r[0] = d_lower(gone, ng, (uint32_t)base);
     if (threadIdx.x == 1) r[1] = d_lower(gone, ng, (uint32_t)end);
-    if (threadIdx.x == 2) r[2] = d_lower(ikey, ni, key[base]);
-    if (threadIdx.x == 3) r[3] = d_lower(ikey, ni, key[end - 1] + 1);
+    if (threadIdx.x == 2) r[4] = d_owner(off, n_old, (uint32_t)base);
+    if (threadIdx.x == 3) r[5] = d_owner(off, n_old, (uint32_t)end - 1);
     __syncthreads();
-    const uint32_t g0 = r[0], g1 = r[1], i0 = r[2], i1 = r[3];
+    if (threadIdx.x == 0) r[2] = d_lower(ikey, ni, (unsigned long long)r[4] << 32 | nbr[base]);
+    if (threadIdx.x == 1) r[3] = d_lower(ikey, ni, ((unsigned long long)r[5] << 32 | nbr[end - 1]) + 1);
+    __syncthreads();
+    const uint32_t g0 = r[0], g1 = r[1], i0 = r[2], i1 = r[3], ob = r[4], oe = r[5];
     for (size_t i = base + threadIdx.x; i < end; i += blockDim.x) {
       const uint32_t g = g0 + d_lower(gone + g0, g1 - g0, (uint32_t)i);
       if (g < g1 && gone[g] == i) continue;
-      const unsigned long long k = key[i];
-      const size_t p = i - g + i0 + d_lower(ikey + i0, i1 - i0, k);
-      okey[p] = k;
-      onbr[p] = (uint32_t)k;
+      const uint32_t x = ob + d_owner(off + ob, oe - ob + 1, (uint32_t)i), y = nbr[i];
+      const size_t p = i - g + i0 + d_lower(ikey + i0, i1 - i0, (unsigned long long)x << 32 | y);
+      onbr[p] = y;
       oarc[p] = arc[i];
     }
   }
 }
 
+/* Where key x << 32 | y goes among the snapshot's entries (lists off, nbr
+** of n_old vertices, n_ent entries). */
+__device__ __forceinline__ uint32_t d_place(const uint32_t *off, uint32_t n_old, const uint32_t *nbr, uint32_t n_ent,
+                                            unsigned long long k) {
+  const uint32_t x = (uint32_t)(k >> 32);
+  if (x >= n_old) return n_ent;
+  return off[x] + d_lower(nbr + off[x], off[x + 1] - off[x], (uint32_t)k);
+}
+
 /* The new entries at their places. */
-__global__ void k_patch_add(const unsigned long long *key, uint32_t n_ent, const uint32_t *gone, uint32_t ng,
-                            const unsigned long long *ikey, const uint8_t *iarc, uint32_t ni, unsigned long long *okey,
-                            uint32_t *onbr, uint8_t *oarc) {
+__global__ void k_patch_add(const uint32_t *off, uint32_t n_old, const uint32_t *nbr, uint32_t n_ent,
+                            const uint32_t *gone, uint32_t ng, const unsigned long long *ikey, const uint8_t *iarc,
+                            uint32_t ni, uint32_t *onbr, uint8_t *oarc) {
   for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < ni; j += (size_t)gridDim.x * blockDim.x) {
-    const uint32_t q = d_lower(key, n_ent, ikey[j]);
+    const uint32_t q = d_place(off, n_old, nbr, n_ent, ikey[j]);
     const size_t p = q - d_lower(gone, ng, q) + j;
-    okey[p] = ikey[j];
     onbr[p] = (uint32_t)ikey[j];
     oarc[p] = iarc[j];
+  }
+}
+
+/* The patched lists' starts: v's list starts after the old entries of
+** lists before v, less those replaced, and the new keys below v << 32. */
+__global__ void k_patch_starts(const uint32_t *off, uint32_t n_old, uint32_t n_ent, uint32_t n, const uint32_t *gone,
+                               uint32_t ng, const unsigned long long *ikey, uint32_t ni, uint32_t *ooff) {
+  for (size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x; v <= n; v += (size_t)gridDim.x * blockDim.x) {
+    const uint32_t pos = v <= n_old ? off[v] : n_ent;
+    ooff[v] = pos - d_lower(gone, ng, pos) + d_lower(ikey, ni, (unsigned long long)v << 32);
   }
 }
 
@@ -825,18 +839,13 @@ __device__ __forceinline__ uint8_t d_mirror(uint8_t f) {
   return (uint8_t)(((f & ARC_OUT) ? ARC_IN : 0) | ((f & ARC_IN) ? ARC_OUT : 0));
 }
 
-/* Position of key k in the sorted key[0 .. n), or NONE. */
-__device__ __forceinline__ uint32_t d_key_at(const unsigned long long *key, uint32_t n, unsigned long long k) {
-  const uint32_t p = d_lower(key, n, k);
-  return p < n && key[p] == k ? p : NONE;
-}
-
 /* What the batch did to each pair of vertices it touched (pairs[j] =
 ** a << b | b, a < b, for j < *np; NO_KEY, last, stands for self-loops),
 ** one warp each: the pair's labels, the arcs of entry (la, lb) before (the
 ** snapshot) and after (the device copy of the graph), the two entries as
-** they are now (keys la << b | lb) and the snapshot places of the two as
-** they were.  Past *np: nothing (NO_KEY, NONE). */
+** they are now (keys la << b | lb, or NO_KEY when the pair has no edge
+** now) and the snapshot places of the two as they were.  Past *np:
+** nothing (NO_KEY, NONE). */
 struct PairArgs {
   const unsigned long long *pairs;
   const int *np;
@@ -844,7 +853,7 @@ struct PairArgs {
   int b; /* the packing of pairs and pk */
   const uint32_t *label;
   uint32_t n_old;
-  const unsigned long long *skey;
+  const uint32_t *soff, *snbr; /* the snapshot's lists */
   const uint8_t *sarc;
   uint32_t n_ent;
   const uint32_t *goff, *gdeg, *gnbr;
@@ -886,14 +895,15 @@ __global__ void k_pair_state(PairArgs a) {
       nf = (uint8_t)((xy ? ARC_OUT : 0) | (yx ? ARC_IN : 0));
     }
     if (lane) continue;
-    const uint32_t pxy = d_key_at(a.skey, a.n_ent, lx << 32 | ly), pyx = d_key_at(a.skey, a.n_ent, ly << 32 | lx);
+    const uint32_t pxy = lx < a.n_old ? d_find(a.snbr, a.soff[lx], a.soff[lx + 1], (uint32_t)ly) : NONE;
+    const uint32_t pyx = ly < a.n_old ? d_find(a.snbr, a.soff[ly], a.soff[ly + 1], (uint32_t)lx) : NONE;
     a.la[j] = (uint32_t)lx;
     a.lb[j] = (uint32_t)ly;
     a.oldf[j] = pxy != NONE ? a.sarc[pxy] : 0;
     a.newf[j] = nf;
-    a.pk[2 * j] = lx << a.b | ly;
+    a.pk[2 * j] = nf ? lx << a.b | ly : NO_KEY;
     a.pf[2 * j] = nf;
-    a.pk[2 * j + 1] = ly << a.b | lx;
+    a.pk[2 * j + 1] = nf ? ly << a.b | lx : NO_KEY;
     a.pf[2 * j + 1] = d_mirror(nf);
     a.gone[2 * j] = pxy;
     a.gone[2 * j + 1] = pyx;
@@ -914,9 +924,13 @@ __global__ void k_pair_keys(const uint32_t *rs, const uint32_t *rd, uint32_t nr,
   }
 }
 
-/* counts[2]: the replaced places (gone, sorted, NONE last) that are real. */
-__global__ void k_count_gone(const uint32_t *gone, uint32_t n2, int *counts) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) counts[2] = (int)d_lower(gone, n2, NONE);
+/* counts[1]: the entries now (sorted, NO_KEY last) that are real;
+** counts[2]: the replaced places (gone, sorted, NONE last) that are. */
+__global__ void k_count_patch(const unsigned long long *pks, const uint32_t *gone, uint32_t n2, int *counts) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    counts[1] = (int)d_lower(pks, n2, NO_KEY);
+    counts[2] = (int)d_lower(gone, n2, NONE);
+  }
 }
 
 /* The changed edges of the pairs [0, np) in one mode: undirected, the
@@ -1002,17 +1016,57 @@ static unsigned grid_for(size_t items, unsigned threads) {
     if (rc_ != DYNG_OK) return rc_;                                        \
   } while (0)
 
+/* Device memory of the cycle counts, in the order of the state's stream:
+** from the plugin's own stream-ordered pool where the device has pools, so
+** that a new graph's snapshot reuses what an earlier one freed (up to
+** POOL_KEEP bytes stay in the pool) instead of paying for cudaMalloc, and
+** cudaFree's wait for the whole device; else cudaMalloc and cudaFree.  The
+** pool lives as long as the process. */
+#define POOL_KEEP ((uint64_t)64 << 20)
+
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+static cudaMemPool_t pool;
+static int pool_made;
+
+static void pool_make(void) {
+  int dev = 0, pools = 0;
+  cudaMemPoolProps props;
+  memset(&props, 0, sizeof props);
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  if (cudaGetDevice(&dev) == cudaSuccess &&
+      cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, dev) == cudaSuccess && pools) {
+    props.location.id = dev;
+    if (cudaMemPoolCreate(&pool, &props) == cudaSuccess) {
+      uint64_t keep = POOL_KEEP;
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+      pool_made = 1;
+    }
+  }
+  cudaGetLastError(); /* a failed query leaves no error behind */
+}
+
+static cudaError_t cyc_alloc(DevCycles *c, void **p, size_t bytes) {
+  return c->pooled ? dev_malloc_async(p, bytes, pool, c->stream) : dev_malloc(p, bytes);
+}
+
+static void cyc_free(DevCycles *c, void *p) {
+  if (!p) return;
+  if (c->pooled) cudaFreeAsync(p, c->stream);
+  else cudaFree(p);
+}
+
 /* Replaces *p by a buffer of at least `bytes` (contents lost), counted in
 ** c->bytes. */
 static cudaError_t cyc_reserve(DevCycles *c, void **p, size_t *cap, size_t bytes) {
   if (*p && *cap >= bytes) return cudaSuccess;
   if (*p) {
-    cudaFree(*p);
+    cyc_free(c, *p);
     c->bytes -= *cap;
     *p = NULL;
     *cap = 0;
   }
-  cudaError_t e = dev_malloc(p, bytes ? bytes : 1);
+  cudaError_t e = cyc_alloc(c, p, bytes ? bytes : 1);
   if (e != cudaSuccess) {
     *p = NULL;
     return e;
@@ -1022,28 +1076,26 @@ static cudaError_t cyc_reserve(DevCycles *c, void **p, size_t *cap, size_t bytes
   return cudaSuccess;
 }
 
-static void arrays_free(SnapArrays *a) {
-  cudaFree(a->key);
-  cudaFree(a->nbr);
-  cudaFree(a->arc);
-  cudaFree(a->off);
+static void arrays_free(DevCycles *c, SnapArrays *a) {
+  cyc_free(c, a->nbr);
+  cyc_free(c, a->arc);
+  cyc_free(c, a->off);
   memset(a, 0, sizeof *a);
 }
 
-static size_t arrays_bytes(const SnapArrays *a) { return a->cap_ent * 13 + a->cap_off * 4; }
+static size_t arrays_bytes(const SnapArrays *a) { return a->cap_ent * 5 + a->cap_off * 4; }
 
 /* Makes *a hold at least n_ent entries and n + 1 list starts (contents
 ** lost when it grows), with some room to spare for later batches. */
-static cudaError_t arrays_reserve(SnapArrays *a, size_t n_ent, size_t n) {
-  if (a->key && a->cap_ent >= n_ent && a->cap_off >= n + 1) return cudaSuccess;
-  arrays_free(a);
+static cudaError_t arrays_reserve(DevCycles *c, SnapArrays *a, size_t n_ent, size_t n) {
+  if (a->nbr && a->cap_ent >= n_ent && a->cap_off >= n + 1) return cudaSuccess;
+  arrays_free(c, a);
   const size_t ce = n_ent + n_ent / 16 + 1024, co = n + 1 + n / 16 + 1024;
   cudaError_t e;
-  if ((e = dev_malloc((void **)&a->key, ce * 8)) != cudaSuccess ||
-      (e = dev_malloc((void **)&a->nbr, ce * 4)) != cudaSuccess ||
-      (e = dev_malloc((void **)&a->arc, ce)) != cudaSuccess ||
-      (e = dev_malloc((void **)&a->off, co * 4)) != cudaSuccess) {
-    arrays_free(a);
+  if ((e = cyc_alloc(c, (void **)&a->nbr, ce * 4)) != cudaSuccess ||
+      (e = cyc_alloc(c, (void **)&a->arc, ce)) != cudaSuccess ||
+      (e = cyc_alloc(c, (void **)&a->off, co * 4)) != cudaSuccess) {
+    arrays_free(c, a);
     return e;
   }
   a->cap_ent = ce;
@@ -1052,10 +1104,10 @@ static cudaError_t arrays_reserve(SnapArrays *a, size_t n_ent, size_t n) {
 }
 
 static void snap_free(DevCycles *c) {
-  arrays_free(&c->cur);
-  arrays_free(&c->spare);
-  cudaFree(c->label);
-  cudaFree(c->touched);
+  arrays_free(c, &c->cur);
+  arrays_free(c, &c->spare);
+  cyc_free(c, c->label);
+  cyc_free(c, c->touched);
   c->bytes -= c->cap_touched; /* counted by cyc_reserve */
   c->label = NULL;
   c->touched = NULL;
@@ -1096,7 +1148,7 @@ static SnapTemp snap_temp_layout(char *base, size_t m, size_t n, size_t cub_byte
 
 static void snap_temp_release(DevCycles *c) {
   if (c->tbuf && c->cap_tbuf > SNAP_TEMP_KEEP) {
-    cudaFree(c->tbuf);
+    cyc_free(c, c->tbuf);
     c->bytes -= c->cap_tbuf;
     c->tbuf = NULL;
     c->cap_tbuf = 0;
@@ -1108,7 +1160,7 @@ static void snap_temp_release(DevCycles *c) {
 static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
   if (c->valid && !c->behind) return DYNG_OK;
   c->valid = c->behind = c->pairs_ready = 0;
-  arrays_free(&c->spare);
+  arrays_free(c, &c->spare);
   const DevGraph *g = &st->csr;
   const uint32_t n = g->n;
   const int directed = view->directed != 0;
@@ -1156,12 +1208,12 @@ static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
   /* Labels by non-increasing simple degree, ties by index. */
   c->n = n;
   c->n_ent = e1;
-  TRY(arrays_reserve(&c->cur, e1, n), "cycle snapshot");
+  TRY(arrays_reserve(c, &c->cur, e1, n), "cycle snapshot");
   if (c->cap_label < nn) {
-    cudaFree(c->label);
+    cyc_free(c, c->label);
     c->label = NULL;
     c->cap_label = 0;
-    TRY(dev_malloc((void **)&c->label, (nn + nn / 16 + 1024) * 4), "cycle snapshot");
+    TRY(cyc_alloc(c, (void **)&c->label, (nn + nn / 16 + 1024) * 4), "cycle snapshot");
     c->cap_label = nn + nn / 16 + 1024;
   }
   k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(t.ka, e1, n, b, t.off0);
@@ -1182,14 +1234,14 @@ static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
     size_t bytes = need;
     TRY(cub::DeviceRadixSort::SortPairs(t.cub, bytes, t.kb, t.ka, t.fa, c->cur.arc, (int)e1, 0, bits, st->stream),
         "sort");
-    k_unpack<<<grid_for(e1, 256), 256, 0, st->stream>>>(t.ka, e1, b, c->cur.key, c->cur.nbr);
+    k_unpack<<<grid_for(e1, 256), 256, 0, st->stream>>>(t.ka, e1, b, NULL, c->cur.nbr);
     TRY(cudaGetLastError(), "cycle snapshot: lists");
   }
-  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(c->cur.key, e1, n, 32, c->cur.off);
+  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(t.ka, e1, n, b, c->cur.off);
   TRY(cudaGetLastError(), "cycle snapshot: starts");
   if (c->cap_tbuf > SNAP_TEMP_KEEP) {
-    /* cudaFree waits for the work above. */
-    TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
+    /* (cudaFree, unlike cudaFreeAsync, must not run ahead of the work.) */
+    if (!c->pooled) TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
     snap_temp_release(c);
   }
   c->valid = 1;
@@ -1203,8 +1255,8 @@ struct PatchBufs {
   uint32_t *la, *lb;                      /* m */
   uint8_t *oldf, *newf;                   /* m */
   int *counts;                            /* pairs, new entries, gone, changed, overlay */
-  unsigned long long *pk, *pks, *ik;      /* 2m: entries now, sorted, those that exist */
-  uint8_t *pf, *pfs, *ia;                 /* 2m: their arcs */
+  unsigned long long *pk, *pks;           /* 2m: entries now (NO_KEY: none), sorted */
+  uint8_t *pf, *pfs;                      /* 2m: their arcs */
   uint32_t *gone, *gones;                 /* 2m: replaced places, sorted */
   unsigned long long *ckr, *ck, *okr, *ok; /* 2m: changed edges and overlay, sorted */
   uint8_t *csr, *cs, *oar, *oa;           /* 2m: their statuses and arcs */
@@ -1229,8 +1281,7 @@ static PatchBufs patch_layout(char *base, size_t m, size_t cub_bytes) {
   b.oldf = (uint8_t *)take(m), b.newf = (uint8_t *)take(m);
   b.counts = (int *)take(8 * sizeof(int));
   b.pk = (unsigned long long *)take(m2 * 8), b.pks = (unsigned long long *)take(m2 * 8);
-  b.ik = (unsigned long long *)take(m2 * 8);
-  b.pf = (uint8_t *)take(m2), b.pfs = (uint8_t *)take(m2), b.ia = (uint8_t *)take(m2);
+  b.pf = (uint8_t *)take(m2), b.pfs = (uint8_t *)take(m2);
   b.gone = (uint32_t *)take(m2 * 4), b.gones = (uint32_t *)take(m2 * 4);
   b.ckr = (unsigned long long *)take(m2 * 8), b.ck = (unsigned long long *)take(m2 * 8);
   b.okr = (unsigned long long *)take(m2 * 8), b.ok = (unsigned long long *)take(m2 * 8);
@@ -1244,11 +1295,11 @@ static PatchBufs patch_layout(char *base, size_t m, size_t cub_bytes) {
   return b;
 }
 
-/* The work space cub needs for the patch's sorts and selections of m
+/* The work space cub needs for the patch's sorts and selection of m
 ** records. */
 static int patch_cub_bytes(DevState *st, size_t m, size_t *out) {
   const int n1 = (int)(m ? m : 1), n2 = 2 * n1;
-  size_t b[6] = {0, 0, 0, 0, 0, 0};
+  size_t b[4] = {0, 0, 0, 0};
   unsigned long long *k = NULL;
   uint8_t *f = NULL;
   uint32_t *u = NULL;
@@ -1257,9 +1308,7 @@ static int patch_cub_bytes(DevState *st, size_t m, size_t *out) {
   TRY(cub::DeviceSelect::Unique(NULL, b[1], k, k, cnt, n1, st->stream), "cub");
   TRY(cub::DeviceRadixSort::SortPairs(NULL, b[2], k, k, f, f, n2, 0, 64, st->stream), "cub");
   TRY(cub::DeviceRadixSort::SortKeys(NULL, b[3], u, u, n2, 0, 32, st->stream), "cub");
-  TRY(cub::DeviceSelect::Flagged(NULL, b[4], k, f, k, cnt, n2, st->stream), "cub");
-  TRY(cub::DeviceSelect::Flagged(NULL, b[5], f, f, f, cnt, n2, st->stream), "cub");
-  *out = *std::max_element(b, b + 6);
+  *out = *std::max_element(b, b + 4);
   return DYNG_OK;
 }
 
@@ -1313,14 +1362,14 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g) {
     if (c->cap_label < n) {
       const size_t cap = (size_t)n + n / 16 + 1024;
       uint32_t *l = NULL;
-      TRY(dev_malloc((void **)&l, cap * 4), "cycle snapshot");
+      TRY(cyc_alloc(c, (void **)&l, cap * 4), "cycle snapshot");
       cudaError_t e = cudaMemcpyAsync(l, c->label, (size_t)n_old * 4, cudaMemcpyDeviceToDevice, st->stream);
       if (e == cudaSuccess) e = cudaStreamSynchronize(st->stream);
       if (e != cudaSuccess) {
-        cudaFree(l);
+        cyc_free(c, l);
         return dev_fail(e, "cycle snapshot", st->err, sizeof st->err);
       }
-      cudaFree(c->label);
+      cyc_free(c, c->label);
       c->label = l;
       c->cap_label = cap;
     }
@@ -1347,7 +1396,8 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g) {
   pa.b = b;
   pa.label = c->label;
   pa.n_old = n_old;
-  pa.skey = c->cur.key;
+  pa.soff = c->cur.off;
+  pa.snbr = c->cur.nbr;
   pa.sarc = c->cur.arc;
   pa.n_ent = c->n_ent;
   pa.goff = st->csr.off;
@@ -1359,18 +1409,14 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g) {
   k_pair_state<<<grid_for(m * 32, 256), 256, 0, st->stream>>>(pa);
   TRY(cudaGetLastError(), "cycle snapshot: pairs");
 
-  /* The entries now, sorted, those that exist picked; the replaced places. */
+  /* The entries now, sorted (those that exist first); the replaced places. */
   bytes = pb.cub_bytes;
   TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.pk, pb.pks, pb.pf, pb.pfs, m2, 0, 2 * b, st->stream), "sort");
   k_unpack<<<grid_for(m2, 256), 256, 0, st->stream>>>(pb.pks, (uint32_t)m2, b, pb.pks, NULL);
   TRY(cudaGetLastError(), "cycle snapshot: entries");
   bytes = pb.cub_bytes;
-  TRY(cub::DeviceSelect::Flagged(pb.cub, bytes, pb.pks, pb.pfs, pb.ik, pb.counts + 1, m2, st->stream), "select");
-  bytes = pb.cub_bytes;
-  TRY(cub::DeviceSelect::Flagged(pb.cub, bytes, pb.pfs, pb.pfs, pb.ia, pb.counts + 1, m2, st->stream), "select");
-  bytes = pb.cub_bytes;
   TRY(cub::DeviceRadixSort::SortKeys(pb.cub, bytes, pb.gone, pb.gones, m2, 0, gone_bits, st->stream), "sort");
-  k_count_gone<<<1, 32, 0, st->stream>>>(pb.gones, (uint32_t)m2, pb.counts);
+  k_count_patch<<<1, 32, 0, st->stream>>>(pb.pks, pb.gones, (uint32_t)m2, pb.counts);
   TRY(cudaGetLastError(), "cycle snapshot: count");
   int counts[6];
   TRY(cudaMemcpyAsync(counts, pb.counts, sizeof counts, cudaMemcpyDeviceToHost, st->stream), "cycle snapshot");
@@ -1381,20 +1427,20 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g) {
   if (n_new > 0x7fffffffu) return DYNG_ETOOBIG;
 
   /* The merge. */
-  TRY(arrays_reserve(&c->spare, n_new, n), "cycle snapshot");
+  TRY(arrays_reserve(c, &c->spare, n_new, n), "cycle snapshot");
   if (c->n_ent) {
     const unsigned grid = grid_for(((size_t)c->n_ent + KEEP_TILE - 1) / KEEP_TILE * 256, 256);
-    k_patch_keep<<<grid, 256, 0, st->stream>>>(c->cur.key, c->cur.arc, c->n_ent, pb.gones, ng, pb.ik, ni, c->spare.key,
-                                               c->spare.nbr, c->spare.arc);
+    k_patch_keep<<<grid, 256, 0, st->stream>>>(c->cur.off, n_old, c->cur.nbr, c->cur.arc, c->n_ent, pb.gones, ng,
+                                               pb.pks, ni, c->spare.nbr, c->spare.arc);
     TRY(cudaGetLastError(), "cycle snapshot: keep");
   }
   if (ni) {
-    k_patch_add<<<grid_for(ni, 256), 256, 0, st->stream>>>(c->cur.key, c->n_ent, pb.gones, ng, pb.ik, pb.ia, ni,
-                                                             c->spare.key, c->spare.nbr, c->spare.arc);
+    k_patch_add<<<grid_for(ni, 256), 256, 0, st->stream>>>(c->cur.off, n_old, c->cur.nbr, c->n_ent, pb.gones, ng,
+                                                             pb.pks, pb.pfs, ni, c->spare.nbr, c->spare.arc);
     TRY(cudaGetLastError(), "cycle snapshot: add");
   }
-  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(c->spare.key, (uint32_t)n_new, n, 32,
-                                                                  c->spare.off);
+  k_patch_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(c->cur.off, n_old, c->n_ent, n, pb.gones, ng,
+                                                                        pb.pks, ni, c->spare.off);
   TRY(cudaGetLastError(), "cycle snapshot: starts");
   std::swap(c->cur, c->spare);
   c->n = n;
@@ -1496,7 +1542,10 @@ static int cycles_of(DevState *st, DevCycles **out) {
   if (!st->cycles) {
     DevCycles *c = (DevCycles *)calloc(1, sizeof *c);
     if (!c) return DYNG_ENOMEM;
-    cudaError_t e = dev_malloc((void **)&c->ctr, C_WORDS * sizeof(unsigned long long));
+    c->stream = st->stream;
+    pthread_once(&pool_once, pool_make);
+    c->pooled = pool_made;
+    cudaError_t e = cyc_alloc(c, (void **)&c->ctr, C_WORDS * sizeof(unsigned long long));
     if (e != cudaSuccess) {
       free(c);
       return dev_fail(e, "cycle counters", st->err, sizeof st->err);
@@ -1978,12 +2027,12 @@ size_t dev_cycles_bytes(const DevCycles *c) {
 void dev_cycles_free(DevCycles *c) {
   if (!c) return;
   snap_free(c);
-  cudaFree(c->ctr);
-  cudaFree(c->walkers);
-  cudaFree(c->scratch);
-  cudaFree(c->batch);
-  cudaFree(c->pbuf);
-  cudaFree(c->tbuf);
-  cudaFree(c->pieces);
+  cyc_free(c, c->ctr);
+  cyc_free(c, c->walkers);
+  cyc_free(c, c->scratch);
+  cyc_free(c, c->batch);
+  cyc_free(c, c->pbuf);
+  cyc_free(c, c->tbuf);
+  cyc_free(c, c->pieces);
   free(c);
 }

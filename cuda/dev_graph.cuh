@@ -99,6 +99,9 @@ enum { P_PREPARE, P_CUT, P_OFFERS, P_SEARCH, P_PARENTS, P_COPY, P_TOTAL };
 ** (read once; unset: no limit) fails as out of device memory: the way a
 ** test makes a graph too large for the device. */
 cudaError_t dev_malloc(void **p, size_t bytes);
+/* The same from a stream-ordered pool, in the order of `stream` (free it
+** with cudaFreeAsync). */
+cudaError_t dev_malloc_async(void **p, size_t bytes, cudaMemPool_t pool, cudaStream_t stream);
 
 /* Whether a query's stop request (may be NULL) asks to stop now. */
 static inline int dev_stop_asked(const dyng_cancel *cancel) {

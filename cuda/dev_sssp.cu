@@ -109,6 +109,14 @@ cudaError_t dev_malloc(void **p, size_t bytes) {
   return cudaMalloc(p, bytes);
 }
 
+cudaError_t dev_malloc_async(void **p, size_t bytes, cudaMemPool_t pool, cudaStream_t stream) {
+  if (bytes > options().max_alloc) {
+    *p = NULL;
+    return cudaErrorMemoryAllocation;
+  }
+  return cudaMallocFromPoolAsync(p, bytes, pool, stream);
+}
+
 int dev_fail(cudaError_t e, const char *what, char *err, size_t n_err) {
   if (e == cudaSuccess) return DYNG_OK;
   snprintf(err, n_err, "%s: %s", what, cudaGetErrorString(e));
