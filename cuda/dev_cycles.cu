@@ -131,6 +131,10 @@ struct DevCycles {
   size_t cap_pieces;
   int pairs_ready;           /* the pairs of the batch last patched are in pbuf */
   uint32_t n_pairs;
+  int chg_mode;              /* while pairs_ready: the mode (directed) whose changed edges are sorted in pbuf, or -1 */
+  int tasks_mode;            /* the mode whose tasks are in pbuf and ends in touched, or -1 */
+  cudaStream_t side;         /* the changed edges sorted beside the patch's merge (or NULL) */
+  cudaEvent_t side_done;
   size_t bytes;              /* device bytes held apart from the snapshot's */
   cudaStream_t stream;       /* the state's: where the buffers are allocated and freed */
   int pooled;                /* from the device's stream-ordered pool (cyc_alloc) */
@@ -1160,6 +1164,7 @@ static void snap_temp_release(DevCycles *c) {
 static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
   if (c->valid && !c->behind) return DYNG_OK;
   c->valid = c->behind = c->pairs_ready = 0;
+  c->chg_mode = c->tasks_mode = -1;
   arrays_free(c, &c->spare);
   const DevGraph *g = &st->csr;
   const uint32_t n = g->n;
@@ -1329,6 +1334,30 @@ static int patch_bufs(DevState *st, DevCycles *c, size_t m, PatchBufs *pb) {
   return DYNG_OK;
 }
 
+/* The changed edges of one mode, from the pairs of the last patch (in
+** c->pbuf), sorted by their keys in labels, with the overlay; their numbers
+** in pb.counts[3] and [4]; on stream s. */
+static int changed_sort(DevState *st, DevCycles *c, int directed, cudaStream_t s) {
+  PatchBufs pb = patch_layout((char *)c->pbuf, c->pbuf_m, c->pbuf_cub);
+  const uint32_t np = c->n_pairs;
+  const int n2 = 2 * (int)np, b = key_bits(c->n);
+  k_changed<<<grid_for(np, 256), 256, 0, s>>>(pb.la, pb.lb, pb.oldf, pb.newf, np, directed, b, pb.ckr, pb.csr, pb.okr,
+                                               pb.oar);
+  TRY(cudaGetLastError(), "cycle update: changed edges");
+  size_t bytes = pb.cub_bytes;
+  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.ckr, pb.ck, pb.csr, pb.cs, n2, 0, 2 * b, s), "sort");
+  bytes = pb.cub_bytes;
+  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.okr, pb.ok, pb.oar, pb.oa, n2, 0, 2 * b, s), "sort");
+  k_unpack<<<grid_for(n2, 256), 256, 0, s>>>(pb.ck, (uint32_t)n2, b, pb.ck, NULL);
+  k_unpack<<<grid_for(n2, 256), 256, 0, s>>>(pb.ok, (uint32_t)n2, b, pb.ok, NULL);
+  TRY(cudaGetLastError(), "cycle update: changed edges");
+  k_count_changed<<<1, 32, 0, s>>>(pb.ck, pb.ok, (uint32_t)n2, pb.counts);
+  TRY(cudaGetLastError(), "cycle update: count");
+  c->chg_mode = directed;
+  c->tasks_mode = -1;
+  return DYNG_OK;
+}
+
 /* Brings the snapshot of the graph before the batch c->batch_seen to the
 ** graph after it, on the device: the pairs of vertices the batch touched
 ** (sorted, unique); for each, its entries before (the snapshot) and now
@@ -1337,10 +1366,11 @@ static int patch_bufs(DevState *st, DevCycles *c, size_t m, PatchBufs *pb) {
 ** Labels stay (a new vertex is its own label): only the kernels' speed
 ** depends on them, not the counts.  The pairs stay in c->pbuf for
 ** cycles_delta (changed_on_device). */
-static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g) {
+static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g, int directed) {
   const dyng_changes *ch = c->batch_seen;
   const uint32_t n_old = c->n, n = g->n_vertices;
   c->pairs_ready = 0;
+  c->chg_mode = c->tasks_mode = -1;
   if (n < n_old || st->csr.n != n) return DYNG_EINVAL;
   const size_t m = ch->n_removed + ch->n_added;
   if (m == 0 && n == n_old) {
@@ -1448,16 +1478,25 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g) {
   c->behind = 0;
   c->n_pairs = np;
   c->pairs_ready = 1;
+  /* The changed edges of the mode asked for, sorted while the merge runs
+  ** (both only read the pairs, complete at the synchronization above); the
+  ** stream waits for them before what comes next. */
+  if (c->side && np) {
+    if ((rc = changed_sort(st, c, directed, c->side)) != DYNG_OK) return rc;
+    TRY(cudaEventRecord(c->side_done, c->side), "cycle update");
+    TRY(cudaStreamWaitEvent(st->stream, c->side_done, 0), "cycle update");
+  }
   return DYNG_OK;
 }
 
 /* The snapshot of the graph as it is now: the kept one, patched when it is
 ** one batch behind (the batch `changes`, as graph_update had it), else
 ** built anew. */
-static int snap_current(DevState *st, DevCycles *c, const dyng_graph_view *view, const dyng_changes *changes) {
+static int snap_current(DevState *st, DevCycles *c, const dyng_graph_view *view, const dyng_changes *changes,
+                        int directed) {
   if (!dev_cycles_rebuild_on() && c->valid && c->behind && changes && changes == c->batch_seen &&
       changes->n_removed == c->batch_removed && changes->n_added == c->batch_added) {
-    int rc = snap_patch(st, c, view);
+    int rc = snap_patch(st, c, view, directed);
     if (rc == DYNG_OK || rc == DYNG_EINVAL) return rc;
     st->err[0] = 0; /* built anew below */
   }
@@ -1543,11 +1582,20 @@ static int cycles_of(DevState *st, DevCycles **out) {
     DevCycles *c = (DevCycles *)calloc(1, sizeof *c);
     if (!c) return DYNG_ENOMEM;
     c->stream = st->stream;
+    c->chg_mode = c->tasks_mode = -1;
     pthread_once(&pool_once, pool_make);
     c->pooled = pool_made;
+    /* Without a second stream the patch and the changed edges take turns. */
+    if (cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking) != cudaSuccess) {
+      c->side = NULL;
+    } else if (cudaEventCreateWithFlags(&c->side_done, cudaEventDisableTiming) != cudaSuccess) {
+      cudaStreamDestroy(c->side);
+      c->side = NULL;
+    }
+    cudaGetLastError();
     cudaError_t e = cyc_alloc(c, (void **)&c->ctr, C_WORDS * sizeof(unsigned long long));
     if (e != cudaSuccess) {
-      free(c);
+      dev_cycles_free(c);
       return dev_fail(e, "cycle counters", st->err, sizeof st->err);
     }
     c->bytes = C_WORDS * sizeof(unsigned long long);
@@ -1846,6 +1894,7 @@ static int changed_on_host(DevState *st, DevCycles *c, const dyng_graph_view *vi
   TRY(cudaMemcpyAsync(c->batch, hb, L.total, cudaMemcpyHostToDevice, st->stream), "cycle update");
   const uint8_t *db = (const uint8_t *)c->batch;
 
+  c->tasks_mode = -1; /* touched is this search's */
   if ((rc = touched_clear(st, c)) != DYNG_OK) return rc;
   k_touch<<<grid_for(nc, 256), 256, 0, st->stream>>>((const uint32_t *)(db + L.tstart), (const uint32_t *)(db + L.tend),
                                                       nc, c->touched);
@@ -1869,36 +1918,27 @@ static int changed_on_host(DevState *st, DevCycles *c, const dyng_graph_view *vi
 
 /* The same from the pairs the snapshot's patch left in c->pbuf, on the
 ** device: the changed edges sorted by their keys in labels, which are
-** their ranks. */
+** their ranks.  What the patch or an earlier kept count of the same mode
+** left in pbuf is used again. */
 static int changed_on_device(DevState *st, DevCycles *c, int directed, WalkArgs *pa, uint32_t *pnc) {
   *pnc = 0;
   const uint32_t np = c->n_pairs;
   if (!np) return DYNG_OK;
   int rc;
   PatchBufs pb = patch_layout((char *)c->pbuf, c->pbuf_m, c->pbuf_cub);
-  const int n2 = 2 * (int)np;
-  const int b = key_bits(c->n);
-  k_changed<<<grid_for(np, 256), 256, 0, st->stream>>>(pb.la, pb.lb, pb.oldf, pb.newf, np, directed, b, pb.ckr,
-                                                        pb.csr, pb.okr, pb.oar);
-  TRY(cudaGetLastError(), "cycle update: changed edges");
-  size_t bytes = pb.cub_bytes;
-  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.ckr, pb.ck, pb.csr, pb.cs, n2, 0, 2 * b, st->stream), "sort");
-  bytes = pb.cub_bytes;
-  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.okr, pb.ok, pb.oar, pb.oa, n2, 0, 2 * b, st->stream), "sort");
-  k_unpack<<<grid_for(n2, 256), 256, 0, st->stream>>>(pb.ck, (uint32_t)n2, b, pb.ck, NULL);
-  k_unpack<<<grid_for(n2, 256), 256, 0, st->stream>>>(pb.ok, (uint32_t)n2, b, pb.ok, NULL);
-  TRY(cudaGetLastError(), "cycle update: changed edges");
-  k_count_changed<<<1, 32, 0, st->stream>>>(pb.ck, pb.ok, (uint32_t)n2, pb.counts);
-  TRY(cudaGetLastError(), "cycle update: count");
+  if (c->chg_mode != directed && (rc = changed_sort(st, c, directed, st->stream)) != DYNG_OK) return rc;
   int counts[2];
   TRY(cudaMemcpyAsync(counts, pb.counts + 3, sizeof counts, cudaMemcpyDeviceToHost, st->stream), "cycle update");
   TRY(cudaStreamSynchronize(st->stream), "cycle update");
   const uint32_t nc = (uint32_t)counts[0], no = (uint32_t)counts[1];
   if (!nc) return DYNG_OK;
-  if ((rc = touched_clear(st, c)) != DYNG_OK) return rc;
-  k_tasks<<<grid_for(nc, 256), 256, 0, st->stream>>>(pb.ck, pb.cs, nc, c->cur.off, directed, pb.crank, pb.ts, pb.te,
-                                                      pb.tr, pb.tp, c->touched);
-  TRY(cudaGetLastError(), "cycle update: tasks");
+  if (c->tasks_mode != directed) {
+    if ((rc = touched_clear(st, c)) != DYNG_OK) return rc;
+    k_tasks<<<grid_for(nc, 256), 256, 0, st->stream>>>(pb.ck, pb.cs, nc, c->cur.off, directed, pb.crank, pb.ts,
+                                                        pb.te, pb.tr, pb.tp, c->touched);
+    TRY(cudaGetLastError(), "cycle update: tasks");
+    c->tasks_mode = directed;
+  }
   WalkArgs &a = *pa;
   a.ckey = pb.ck;
   a.crank = pb.crank;
@@ -1945,7 +1985,7 @@ static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng
   int rc;
   const double t0 = dev_now_ms();
   const int patched = st->cycles && st->cycles->valid && st->cycles->behind;
-  if ((rc = cycles_of(st, &c)) != DYNG_OK || (rc = snap_current(st, c, view, changes)) != DYNG_OK) return rc;
+  if ((rc = cycles_of(st, &c)) != DYNG_OK || (rc = snap_current(st, c, view, changes, directed)) != DYNG_OK) return rc;
   if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
   const double t1 = dev_now_ms();
   WalkArgs a = walk_args(c, k, directed);
@@ -2004,7 +2044,9 @@ int dev_cycles_delta(void *state, const dyng_graph_view *view, const dyng_change
 /* ---- the state ------------------------------------------------------------ */
 
 void dev_cycles_stale(DevCycles *c) {
-  if (c) c->valid = c->behind = c->pairs_ready = 0;
+  if (!c) return;
+  c->valid = c->behind = c->pairs_ready = 0;
+  c->chg_mode = c->tasks_mode = -1;
 }
 
 void dev_cycles_followed(DevCycles *c, const dyng_changes *changes) {
@@ -2015,6 +2057,7 @@ void dev_cycles_followed(DevCycles *c, const dyng_changes *changes) {
   }
   c->behind = 1;
   c->pairs_ready = 0;
+  c->chg_mode = c->tasks_mode = -1;
   c->batch_seen = changes;
   c->batch_removed = changes->n_removed;
   c->batch_added = changes->n_added;
@@ -2026,6 +2069,11 @@ size_t dev_cycles_bytes(const DevCycles *c) {
 
 void dev_cycles_free(DevCycles *c) {
   if (!c) return;
+  if (c->side) {
+    cudaStreamSynchronize(c->side);
+    cudaEventDestroy(c->side_done);
+    cudaStreamDestroy(c->side);
+  }
   snap_free(c);
   cyc_free(c, c->ctr);
   cyc_free(c, c->walkers);

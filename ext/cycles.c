@@ -106,6 +106,18 @@ static int dyngRecount(DyngGraph *pG, int k, int bDirected, DyngCount *c) {
 void dyngCountsUpdate(DyngGraph *pG, const dyng_changes *pChanges) {
   size_t nChanged = pChanges->n_removed + pChanges->n_added;
   if (nChanged == 0) return;
+  /* A directed graph's kept counts follow a batch with its in adjacency,
+  ** built (from the graph after the batch) at the first batch they follow;
+  ** without it they are counted again by the next query. */
+  int bKept = 0;
+  for (int d = 0; d < 2; d++)
+    for (int k = DYNG_CYCLES_MIN_K; k <= DYNG_CYCLES_MAX_K; k++) bKept |= pG->aCount[d][k].bValid;
+  if (!bKept) return;
+  if (dyng_graph_build_in(pG->pGraph) != DYNG_OK) {
+    for (int d = 0; d < 2; d++)
+      for (int k = DYNG_CYCLES_MIN_K; k <= DYNG_CYCLES_MAX_K; k++) pG->aCount[d][k].bValid = 0;
+    return;
+  }
   dyng_graph_view view;
   dyng_graph_get_view(pG->pGraph, &view);
   for (int d = 0; d < 2; d++)
@@ -228,13 +240,12 @@ static void dyngCycleCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
       }
       return;
     }
-    /* Kept when batches can update it: a directed graph needs its in
-    ** adjacency for that. */
+    /* Kept for batches to update (see dyngCountsUpdate). */
     c->nHit = c->nUpdate = c->nRecount = 0;
     memset(&c->giveUp, 0, sizeof c->giveUp);
     c->lastMs = 0;
     c->iStamp = 0;
-    c->bValid = dyng_graph_build_in(pG->pGraph) == DYNG_OK;
+    c->bValid = 1;
   }
   if (c->nCycles > (uint64_t)INT64_MAX) {
     sqlite3_result_error(ctx, "dyng_cycle_count: the count exceeds SQLite's 64-bit integers", -1);
