@@ -477,6 +477,7 @@ __device__ __forceinline__ void d_level(const WalkArgs &a, Walker &me, int d, ui
 /* Starts task t; false when it has nothing to search. */
 __device__ __forceinline__ bool d_start(const WalkArgs &a, Walker &me, uint32_t t) {
   if (a.delta) {
+    if (a.t_start[t] == NONE) return false;
     me.end = a.t_end[t];
     me.rank = a.t_rank[t];
     me.phase = a.t_phase[t];
@@ -660,6 +661,10 @@ __device__ __forceinline__ bool d_admits_step(const WalkArgs &a, const Search &r
 
 __global__ void k_pieces(WalkArgs a, uint32_t nc, unsigned long long *pieces) {
   for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < nc; t += (size_t)gridDim.x * blockDim.x) {
+    if (a.t_start[t] == NONE) {
+      pieces[t] = 0;
+      continue;
+    }
     const Search r = d_search(a, (uint32_t)t);
     const List l = d_list(a, r.F, r.before);
     const uint32_t np = (l.stop - l.b + PIECE - 1) / PIECE;
@@ -704,6 +709,7 @@ __global__ void __launch_bounds__(128) k_delta4(WalkArgs a, uint32_t lo, uint32_
   const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x / 32, n_warps = blockDim.x / 32;
   unsigned long long found[2] = {0, 0};
   for (uint32_t t = lo + blockIdx.x; t < hi; t += gridDim.x) {
+    if (a.t_start[t] == NONE) continue;
     const Search r = d_search(a, t);
     const List lf = d_list(a, r.F, r.before), ll = d_list(a, r.L, r.before);
     unsigned long long n = 0;
@@ -986,12 +992,18 @@ __global__ void k_count_changed(const unsigned long long *ck, const unsigned lon
 
 /* The tasks: changed edge t (rank t) searched from its end with the shorter
 ** list (undirected), or from its arc's head to its tail (directed); its
-** ends marked. */
+** ends marked.  The slots [0, nc) may end in NO_KEY (sorted last): their
+** tasks start at NONE and search nothing. */
 __global__ void k_tasks(const unsigned long long *ck, const uint8_t *cs, uint32_t nc, const uint32_t *off, int directed,
                         uint32_t *crank, uint32_t *ts, uint32_t *te, uint32_t *tr, uint8_t *tp, uint8_t *touched) {
   for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < nc; t += (size_t)gridDim.x * blockDim.x) {
-    const uint32_t x = (uint32_t)(ck[t] >> 32), y = (uint32_t)ck[t];
     crank[t] = tr[t] = (uint32_t)t;
+    if (ck[t] == NO_KEY) {
+      ts[t] = te[t] = NONE;
+      tp[t] = 0;
+      continue;
+    }
+    const uint32_t x = (uint32_t)(ck[t] >> 32), y = (uint32_t)ck[t];
     tp[t] = cs[t];
     bool from_y = directed || off[y + 1] - off[y] < off[x + 1] - off[x];
     ts[t] = from_y ? y : x;
@@ -1919,7 +1931,8 @@ static int changed_on_host(DevState *st, DevCycles *c, const dyng_graph_view *vi
 /* The same from the pairs the snapshot's patch left in c->pbuf, on the
 ** device: the changed edges sorted by their keys in labels, which are
 ** their ranks.  What the patch or an earlier kept count of the same mode
-** left in pbuf is used again. */
+** left in pbuf is used again.  *pnc: the slots of changed edges (the real
+** ones and NO_KEY after them). */
 static int changed_on_device(DevState *st, DevCycles *c, int directed, WalkArgs *pa, uint32_t *pnc) {
   *pnc = 0;
   const uint32_t np = c->n_pairs;
@@ -1927,11 +1940,10 @@ static int changed_on_device(DevState *st, DevCycles *c, int directed, WalkArgs 
   int rc;
   PatchBufs pb = patch_layout((char *)c->pbuf, c->pbuf_m, c->pbuf_cub);
   if (c->chg_mode != directed && (rc = changed_sort(st, c, directed, st->stream)) != DYNG_OK) return rc;
-  int counts[2];
-  TRY(cudaMemcpyAsync(counts, pb.counts + 3, sizeof counts, cudaMemcpyDeviceToHost, st->stream), "cycle update");
-  TRY(cudaStreamSynchronize(st->stream), "cycle update");
-  const uint32_t nc = (uint32_t)counts[0], no = (uint32_t)counts[1];
-  if (!nc) return DYNG_OK;
+  /* Without waiting for their numbers: the 2np slots of changed edges and
+  ** of the overlay hold NO_KEY past the real ones, which searches skip,
+  ** and so do the tasks (k_tasks). */
+  const uint32_t nc = 2 * np, no = 2 * np;
   if (c->tasks_mode != directed) {
     if ((rc = touched_clear(st, c)) != DYNG_OK) return rc;
     k_tasks<<<grid_for(nc, 256), 256, 0, st->stream>>>(pb.ck, pb.cs, nc, c->cur.off, directed, pb.crank, pb.ts,
@@ -1987,6 +1999,7 @@ static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng
   const int patched = st->cycles && st->cycles->valid && st->cycles->behind;
   if ((rc = cycles_of(st, &c)) != DYNG_OK || (rc = snap_current(st, c, view, changes, directed)) != DYNG_OK) return rc;
   if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
+  if (dev_profile_on()) TRY(cudaStreamSynchronize(st->stream), "cycle update");
   const double t1 = dev_now_ms();
   WalkArgs a = walk_args(c, k, directed);
   a.delta = 1;
@@ -1996,6 +2009,15 @@ static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng
   rc = on_device ? changed_on_device(st, c, directed, &a, &nc)
                  : changed_on_host(st, c, view, changes, directed, &a, &nc, buf);
   if (rc || !nc) return rc;
+  /* (The profile waits for each step; the update itself does not.) */
+  uint32_t n_real = nc;
+  if (dev_profile_on() && on_device) {
+    int counts[1] = {0};
+    PatchBufs pb = patch_layout((char *)c->pbuf, c->pbuf_m, c->pbuf_cub);
+    TRY(cudaMemcpyAsync(counts, pb.counts + 3, sizeof counts, cudaMemcpyDeviceToHost, st->stream), "cycle update");
+    TRY(cudaStreamSynchronize(st->stream), "cycle update");
+    n_real = (uint32_t)counts[0];
+  }
   const double t2 = dev_now_ms();
   a.n_tasks = nc;
   unsigned long long h[C_WORDS];
@@ -2005,7 +2027,7 @@ static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng
     TRY(cudaMemsetAsync(c->ctr, 0, C_WORDS * sizeof(unsigned long long), st->stream), "cycle update");
     unsigned long long *pieces = NULL;
     if (k == 3 && (rc = pieces_of(st, c, a, nc, &pieces)) != DYNG_OK) return rc;
-    rc = run_ranges(st, cancel, nc, k == 3 ? 1u << 16 : 1u << 10, [&](uint32_t lo, uint32_t hi) {
+    rc = run_ranges(st, cancel, nc, k == 3 ? 1u << 18 : 1u << 10, [&](uint32_t lo, uint32_t hi) {
       if (k == 3) k_delta3<<<grid_for(((size_t)hi - lo) * 32, 256), 256, 0, st->stream>>>(a, lo, hi, pieces);
       else k_delta4<<<grid_for(((size_t)hi - lo) * 128, 128), 128, 0, st->stream>>>(a, lo, hi);
     });
@@ -2016,14 +2038,14 @@ static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng
   }
   if (rc && dev_profile_on())
     fprintf(stderr, "dyng cuda: %d-cycles%s update: %s after %.3f ms of search (%u changed edges)\n", k,
-            directed ? " (directed)" : "", rc == DYNG_EINTERRUPTED ? "stopped" : "failed", dev_now_ms() - t2, nc);
+            directed ? " (directed)" : "", rc == DYNG_EINTERRUPTED ? "stopped" : "failed", dev_now_ms() - t2, n_real);
   if (rc) return rc;
   delta->lost = h[C_SUM0];
   delta->gained = h[C_SUM1];
   if (dev_profile_on())
     fprintf(stderr,
             "dyng cuda: %d-cycles%s update: snapshot %s %.3f ms, %u changed edges (%s) %.3f ms, search %.3f ms\n",
-            k, directed ? " (directed)" : "", patched ? (on_device ? "patched" : "built") : "kept", t1 - t0, nc,
+            k, directed ? " (directed)" : "", patched ? (on_device ? "patched" : "built") : "kept", t1 - t0, n_real,
             on_device ? "device" : "host", t2 - t1, dev_now_ms() - t2);
   return DYNG_OK;
 }
