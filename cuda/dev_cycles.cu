@@ -1494,9 +1494,15 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g, int 
   ** (both only read the pairs, complete at the synchronization above); the
   ** stream waits for them before what comes next. */
   if (c->side && np) {
-    if ((rc = changed_sort(st, c, directed, c->side)) != DYNG_OK) return rc;
-    TRY(cudaEventRecord(c->side_done, c->side), "cycle update");
-    TRY(cudaStreamWaitEvent(st->stream, c->side_done, 0), "cycle update");
+    if (changed_sort(st, c, directed, c->side) != DYNG_OK || cudaEventRecord(c->side_done, c->side) != cudaSuccess ||
+        cudaStreamWaitEvent(st->stream, c->side_done, 0) != cudaSuccess) {
+      /* The patch stands; the changed edges are sorted again on the
+      ** stream, after whatever reached the side stream has run. */
+      cudaStreamSynchronize(c->side);
+      cudaGetLastError();
+      st->err[0] = 0;
+      c->chg_mode = c->tasks_mode = -1;
+    }
   }
   return DYNG_OK;
 }
@@ -1668,7 +1674,10 @@ static int count_on_device(DevState *st, const dyng_graph_view *view, int k, int
     TRY(cudaMemsetAsync(c->scratch, 0, blocks * per_block * 4, st->stream), "cycle count");
     /* The hubs (lists of HUB_LIST entries or more) hold most of the wedges:
     ** a block each would leave the first blocks running long after the
-    ** others, so all blocks share each group of hub roots. */
+    ** others, so all blocks share each group of hub roots.  (A patched
+    ** snapshot's labels no longer follow the degrees exactly: the split
+    ** is then only less even, never wrong.)  Each phase of a group is one
+    ** launch; the stop request is asked between groups. */
     uint32_t hubs = 0;
     int sms = 0;
     TRY(sm_count(&sms), "cycle count");
@@ -1819,9 +1828,10 @@ static int touched_clear(DevState *st, DevCycles *c) {
   if (c->cap_touched < c->n) {
     size_t tcap = c->cap_touched;
     void *p = c->touched;
-    TRY(cyc_reserve(c, &p, &tcap, (size_t)c->n + c->n / 16 + 1024), "cycle update");
-    c->touched = (uint8_t *)p;
+    cudaError_t e = cyc_reserve(c, &p, &tcap, (size_t)c->n + c->n / 16 + 1024);
+    c->touched = (uint8_t *)p; /* NULL, with cap 0, when it failed */
     c->cap_touched = tcap;
+    TRY(e, "cycle update");
   }
   TRY(cudaMemsetAsync(c->touched, 0, c->n, st->stream), "cycle update");
   return DYNG_OK;
@@ -2026,9 +2036,13 @@ static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng
     a.ctr = c->ctr;
     TRY(cudaMemsetAsync(c->ctr, 0, C_WORDS * sizeof(unsigned long long), st->stream), "cycle update");
     unsigned long long *pieces = NULL;
+    int sms = 0;
     if (k == 3 && (rc = pieces_of(st, c, a, nc, &pieces)) != DYNG_OK) return rc;
+    TRY(sm_count(&sms), "cycle update");
     rc = run_ranges(st, cancel, nc, k == 3 ? 1u << 18 : 1u << 10, [&](uint32_t lo, uint32_t hi) {
-      if (k == 3) k_delta3<<<grid_for(((size_t)hi - lo) * 32, 256), 256, 0, st->stream>>>(a, lo, hi, pieces);
+      /* Pieces: a warp per changed edge, or enough to fill the device. */
+      const size_t threads = std::max<size_t>(((size_t)hi - lo) * 32, (size_t)sms * 1024);
+      if (k == 3) k_delta3<<<grid_for(threads, 256), 256, 0, st->stream>>>(a, lo, hi, pieces);
       else k_delta4<<<grid_for(((size_t)hi - lo) * 128, 128), 128, 0, st->stream>>>(a, lo, hi);
     });
     if (rc == DYNG_OK) rc = read_counters(st, c, h); /* synchronizes: buf may go */
@@ -2104,5 +2118,12 @@ void dev_cycles_free(DevCycles *c) {
   cyc_free(c, c->pbuf);
   cyc_free(c, c->tbuf);
   cyc_free(c, c->pieces);
+  if (c->pooled) {
+    /* What the pool holds past POOL_KEEP goes back now, not at some later
+    ** synchronization, so that allocations elsewhere find it. */
+    cudaStreamSynchronize(c->stream);
+    cudaMemPoolTrimTo(pool, POOL_KEEP);
+    cudaGetLastError();
+  }
   free(c);
 }
