@@ -1131,6 +1131,18 @@ static void snap_free(DevCycles *c) {
   c->valid = 0;
 }
 
+/* Cuts consecutive pieces, each 256-byte aligned, out of base; with base
+** NULL it only counts the bytes (at). */
+struct Carver {
+  char *base;
+  size_t at;
+  char *take(size_t bytes) {
+    char *p = base ? base + at : NULL;
+    at += (bytes + 255) / 256 * 256;
+    return p;
+  }
+};
+
 /* The temporary arrays of one snapshot build, carved from c->tbuf, which
 ** is kept for the next build when it is small (SNAP_TEMP_KEEP). */
 struct SnapTemp {
@@ -1145,20 +1157,15 @@ struct SnapTemp {
 
 static SnapTemp snap_temp_layout(char *base, size_t m, size_t n, size_t cub_bytes) {
   SnapTemp t;
-  size_t at = 0;
-  auto take = [&](size_t bytes) {
-    char *p = base ? base + at : NULL;
-    at += (bytes + 255) / 256 * 256;
-    return p;
-  };
-  t.ka = (unsigned long long *)take(m * 8), t.kb = (unsigned long long *)take(m * 8);
-  t.fa = (uint8_t *)take(m), t.fb = (uint8_t *)take(m);
-  t.da = (unsigned long long *)take(n * 8), t.db = (unsigned long long *)take(n * 8);
-  t.off0 = (uint32_t *)take((n + 1) * 4);
-  t.runs = (int *)take(2 * sizeof(int));
-  t.cub = take(cub_bytes);
+  Carver cv = {base, 0};
+  t.ka = (unsigned long long *)cv.take(m * 8), t.kb = (unsigned long long *)cv.take(m * 8);
+  t.fa = (uint8_t *)cv.take(m), t.fb = (uint8_t *)cv.take(m);
+  t.da = (unsigned long long *)cv.take(n * 8), t.db = (unsigned long long *)cv.take(n * 8);
+  t.off0 = (uint32_t *)cv.take((n + 1) * 4);
+  t.runs = (int *)cv.take(2 * sizeof(int));
+  t.cub = cv.take(cub_bytes);
   t.cub_bytes = cub_bytes;
-  t.total = at;
+  t.total = cv.at;
   return t;
 }
 
@@ -1286,29 +1293,25 @@ struct PatchBufs {
 
 static PatchBufs patch_layout(char *base, size_t m, size_t cub_bytes) {
   PatchBufs b;
-  size_t at = 0;
-  auto take = [&](size_t bytes) {
-    char *p = base ? base + at : NULL;
-    at += (bytes + 255) / 256 * 256;
-    return p;
-  };
+  Carver cv = {base, 0};
   const size_t m2 = 2 * m;
-  b.kraw = (unsigned long long *)take(m * 8), b.pairs = (unsigned long long *)take(m * 8);
-  b.la = (uint32_t *)take(m * 4), b.lb = (uint32_t *)take(m * 4);
-  b.oldf = (uint8_t *)take(m), b.newf = (uint8_t *)take(m);
-  b.counts = (int *)take(8 * sizeof(int));
-  b.pk = (unsigned long long *)take(m2 * 8), b.pks = (unsigned long long *)take(m2 * 8);
-  b.pf = (uint8_t *)take(m2), b.pfs = (uint8_t *)take(m2);
-  b.gone = (uint32_t *)take(m2 * 4), b.gones = (uint32_t *)take(m2 * 4);
-  b.ckr = (unsigned long long *)take(m2 * 8), b.ck = (unsigned long long *)take(m2 * 8);
-  b.okr = (unsigned long long *)take(m2 * 8), b.ok = (unsigned long long *)take(m2 * 8);
-  b.csr = (uint8_t *)take(m2), b.cs = (uint8_t *)take(m2), b.oar = (uint8_t *)take(m2), b.oa = (uint8_t *)take(m2);
-  b.crank = (uint32_t *)take(m2 * 4), b.ts = (uint32_t *)take(m2 * 4), b.te = (uint32_t *)take(m2 * 4);
-  b.tr = (uint32_t *)take(m2 * 4);
-  b.tp = (uint8_t *)take(m2);
-  b.cub = take(cub_bytes);
+  b.kraw = (unsigned long long *)cv.take(m * 8), b.pairs = (unsigned long long *)cv.take(m * 8);
+  b.la = (uint32_t *)cv.take(m * 4), b.lb = (uint32_t *)cv.take(m * 4);
+  b.oldf = (uint8_t *)cv.take(m), b.newf = (uint8_t *)cv.take(m);
+  b.counts = (int *)cv.take(8 * sizeof(int));
+  b.pk = (unsigned long long *)cv.take(m2 * 8), b.pks = (unsigned long long *)cv.take(m2 * 8);
+  b.pf = (uint8_t *)cv.take(m2), b.pfs = (uint8_t *)cv.take(m2);
+  b.gone = (uint32_t *)cv.take(m2 * 4), b.gones = (uint32_t *)cv.take(m2 * 4);
+  b.ckr = (unsigned long long *)cv.take(m2 * 8), b.ck = (unsigned long long *)cv.take(m2 * 8);
+  b.okr = (unsigned long long *)cv.take(m2 * 8), b.ok = (unsigned long long *)cv.take(m2 * 8);
+  b.csr = (uint8_t *)cv.take(m2), b.cs = (uint8_t *)cv.take(m2);
+  b.oar = (uint8_t *)cv.take(m2), b.oa = (uint8_t *)cv.take(m2);
+  b.crank = (uint32_t *)cv.take(m2 * 4), b.ts = (uint32_t *)cv.take(m2 * 4), b.te = (uint32_t *)cv.take(m2 * 4);
+  b.tr = (uint32_t *)cv.take(m2 * 4);
+  b.tp = (uint8_t *)cv.take(m2);
+  b.cub = cv.take(cub_bytes);
   b.cub_bytes = cub_bytes;
-  b.total = at;
+  b.total = cv.at;
   return b;
 }
 
@@ -1691,8 +1694,8 @@ static int count_on_device(DevState *st, const dyng_graph_view *view, int k, int
       if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
       const uint32_t r1 = (uint32_t)std::min<size_t>(hubs, r0 + blocks);
       for (int phase = 0; phase < (directed ? 3 : 2); phase++) {
-        k_quads_hubs<<<grid_for((size_t)sms * 2048, 256), 256, 0, st->stream>>>(c->cur.off, c->cur.nbr, c->cur.arc, n, r0, r1,
-                                                                         directed, phase, c->scratch, c->ctr);
+        k_quads_hubs<<<grid_for((size_t)sms * 2048, 256), 256, 0, st->stream>>>(
+            c->cur.off, c->cur.nbr, c->cur.arc, n, r0, r1, directed, phase, c->scratch, c->ctr);
         TRY(cudaGetLastError(), "cycle count: hubs");
       }
       TRY(cudaStreamSynchronize(st->stream), "cycle count");
