@@ -10,8 +10,10 @@
 ** copy and kept until the next batch: the underlying simple undirected
 ** graph as a CSR with sorted neighbour lists, each entry carrying which of
 ** the arcs x -> y (ARC_OUT) and y -> x (ARC_IN) exist, vertices relabelled
-** by non-increasing degree, ties by index (label 0 is the biggest hub), all
-** by radix sorts and a reduce-by-key (cub).  Then, from scratch:
+** by non-increasing degree (parallel arcs counted), ties by index (label 0
+** is the biggest hub): the labels first, by one small radix sort, then
+** every arc's ends in labels, radix sorted and merged by a reduce-by-key
+** (cub).  Then, from scratch:
 **   k = 3  one warp per entry (u, v) with v < u: the entries w < v of u's
 **          list are looked up in v's list (binary search), so each triangle
 **          is found once, from its two highest labels.
@@ -135,6 +137,7 @@ struct DevCycles {
   int tasks_mode;            /* the mode whose tasks are in pbuf and ends in touched, or -1 */
   cudaStream_t side;         /* the changed edges sorted beside the patch's merge (or NULL) */
   cudaEvent_t side_done;
+  int side_tried;            /* side was asked for (made, or failed) */
   size_t bytes;              /* device bytes held apart from the snapshot's */
   cudaStream_t stream;       /* the state's: where the buffers are allocated and freed */
   int pooled;                /* from the device's stream-ordered pool (cyc_alloc) */
@@ -220,45 +223,25 @@ static int key_bits(uint32_t n) {
   return b;
 }
 
-/* Every entry of the out-adjacency as (owner << b | other end) with its
-** arcs; positions between segments, self-loops and ends out of range give
-** NO_KEY.  A directed graph's arc goes in at both ends (slots 2p, 2p + 1);
-** an undirected graph already has an entry at each end. */
-__global__ void k_emit(const uint32_t *off, const uint32_t *deg, const uint32_t *nbr, const uint32_t *owner,
-                       uint32_t n, size_t n_pos, int directed, int b, unsigned long long *key, uint8_t *arc) {
+/* The number of entries at each vertex (both ends of each arc of a
+** directed graph; an undirected graph's deg[] already counts them), parallel
+** ones and all: what its label is chosen by. */
+__global__ void k_arc_degrees(const uint32_t *off, const uint32_t *deg, const uint32_t *nbr, const uint32_t *owner,
+                              uint32_t n, size_t n_pos, uint32_t *cnt) {
   for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_pos; p += (size_t)gridDim.x * blockDim.x) {
     uint32_t o = owner[p], y = nbr[p];
-    int ok = o < n && p >= off[o] && p < (size_t)off[o] + deg[o] && y < n && y != o;
-    unsigned long long k1 = ok ? (unsigned long long)o << b | y : NO_KEY;
-    if (directed) {
-      key[2 * p] = k1;
-      arc[2 * p] = ARC_OUT;
-      key[2 * p + 1] = ok ? (unsigned long long)y << b | o : NO_KEY;
-      arc[2 * p + 1] = ARC_IN;
-    } else {
-      key[p] = k1;
-      arc[p] = ARC_OUT | ARC_IN;
+    if (o < n && p >= off[o] && p < (size_t)off[o] + deg[o] && y < n && y != o) {
+      atomicAdd(&cnt[o], 1u);
+      atomicAdd(&cnt[y], 1u);
     }
   }
 }
 
-/* off[v] = first of the sorted keys[0 .. m) (x << shift | y) owned by v or
-** later, v <= n. */
-__global__ void k_starts(const unsigned long long *key, uint32_t m, uint32_t n, int shift, uint32_t *off) {
-  for (size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x; v <= n; v += (size_t)gridDim.x * blockDim.x)
-    off[v] = d_lower(key, m, (unsigned long long)v << shift);
-}
-
-/* The number of merged entries: the runs, less the last if it is NO_KEY. */
-__global__ void k_real_runs(const unsigned long long *key, int *runs) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) runs[1] = runs[0] - (runs[0] > 0 && key[runs[0] - 1] == NO_KEY);
-}
-
-/* Sort keys (2b bits) for the labels: non-increasing degree, then index
-** (a simple degree is below n). */
-__global__ void k_degree_keys(const uint32_t *off, uint32_t n, int b, unsigned long long *dk) {
+/* Sort keys (2b bits) for the labels: non-increasing number of entries
+** (at most n counted), then index. */
+__global__ void k_degree_keys(const uint32_t *deg, uint32_t n, int b, unsigned long long *dk) {
   for (size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x; v < n; v += (size_t)gridDim.x * blockDim.x)
-    dk[v] = (unsigned long long)(n - (off[v + 1] - off[v])) << b | v;
+    dk[v] = (unsigned long long)(n - min(deg[v], n)) << b | v;
 }
 
 __global__ void k_labels(const unsigned long long *dk, uint32_t n, int b, uint32_t *label) {
@@ -267,21 +250,54 @@ __global__ void k_labels(const unsigned long long *dk, uint32_t n, int b, uint32
     label[dk[i] & mask] = (uint32_t)i;
 }
 
-__global__ void k_relabel(const unsigned long long *in, uint32_t m, const uint32_t *label, int b,
-                          unsigned long long *out) {
-  const unsigned long long mask = (1ULL << b) - 1;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < m; i += (size_t)gridDim.x * blockDim.x)
-    out[i] = (unsigned long long)label[in[i] >> b] << b | label[in[i] & mask];
+/* Every entry of the out-adjacency as (label of owner << b | label of other
+** end) with its arcs; positions between segments, self-loops and ends out
+** of range give NO_KEY.  A directed graph's arc goes in at both ends (slots
+** 2p, 2p + 1); an undirected graph already has an entry at each end. */
+__global__ void k_emit(const uint32_t *off, const uint32_t *deg, const uint32_t *nbr, const uint32_t *owner,
+                       const uint32_t *label, uint32_t n, size_t n_pos, int directed, int b, unsigned long long *key,
+                       uint8_t *arc) {
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_pos; p += (size_t)gridDim.x * blockDim.x) {
+    uint32_t o = owner[p], y = nbr[p];
+    int ok = o < n && p >= off[o] && p < (size_t)off[o] + deg[o] && y < n && y != o;
+    unsigned long long lo = ok ? label[o] : 0, ly = ok ? label[y] : 0;
+    if (directed) {
+      key[2 * p] = ok ? lo << b | ly : NO_KEY;
+      arc[2 * p] = ARC_OUT;
+      key[2 * p + 1] = ok ? ly << b | lo : NO_KEY;
+      arc[2 * p + 1] = ARC_IN;
+    } else {
+      key[p] = ok ? lo << b | ly : NO_KEY;
+      arc[p] = ARC_OUT | ARC_IN;
+    }
+  }
 }
 
-/* Packed keys x << b | y (NO_KEY stays) as x << 32 | y into out, and y
-** into nbr, each when given. */
-__global__ void k_unpack(const unsigned long long *in, uint32_t m, int b, unsigned long long *out, uint32_t *nbr) {
+/* The merged entries: runs[0] runs of sorted keys, the last NO_KEY ones
+** not counted; their number goes to runs[1] and their other ends to nbr. */
+__global__ void k_merged(const unsigned long long *key, int *runs, int b, uint32_t *nbr) {
+  const unsigned long long mask = (1ULL << b) - 1;
+  const int r = runs[0];
+  const int real = r - (r > 0 && key[r - 1] == NO_KEY);
+  if (blockIdx.x == 0 && threadIdx.x == 0) runs[1] = real;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)real; i += (size_t)gridDim.x * blockDim.x)
+    nbr[i] = (uint32_t)(key[i] & mask);
+}
+
+/* off[v] = first of the sorted keys[0 .. *m) (x << shift | y) owned by v
+** or later, v <= n. */
+__global__ void k_starts(const unsigned long long *key, const int *m, uint32_t n, int shift, uint32_t *off) {
+  const uint32_t mm = (uint32_t)*m;
+  for (size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x; v <= n; v += (size_t)gridDim.x * blockDim.x)
+    off[v] = d_lower(key, mm, (unsigned long long)v << shift);
+}
+
+/* Packed keys x << b | y (NO_KEY stays) as x << 32 | y, in place. */
+__global__ void k_unpack(unsigned long long *key, uint32_t m, int b) {
   const unsigned long long mask = (1ULL << b) - 1;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < m; i += (size_t)gridDim.x * blockDim.x) {
-    const unsigned long long k = in[i];
-    if (out) out[i] = k == NO_KEY ? NO_KEY : (k >> b) << 32 | (k & mask);
-    if (nbr) nbr[i] = (uint32_t)(k & mask);
+    const unsigned long long k = key[i];
+    key[i] = k == NO_KEY ? NO_KEY : (k >> b) << 32 | (k & mask);
   }
 }
 
@@ -1032,6 +1048,13 @@ static unsigned grid_for(size_t items, unsigned threads) {
     if (rc_ != DYNG_OK) return rc_;                                        \
   } while (0)
 
+/* The time now, after the stream's work so far when DYNG_CUDA_PROFILE=1
+** splits a step (a failure is left for the step's own wait to report). */
+static double profile_step(DevState *st) {
+  if (dev_profile_on()) cudaStreamSynchronize(st->stream);
+  return dev_now_ms();
+}
+
 /* Device memory of the cycle counts, in the order of the state's stream:
 ** from the plugin's own stream-ordered pool where the device has pools, so
 ** that a new graph's snapshot reuses what an earlier one freed (up to
@@ -1148,7 +1171,7 @@ struct Carver {
 struct SnapTemp {
   unsigned long long *ka, *kb, *da, *db;
   uint8_t *fa, *fb;
-  uint32_t *off0;
+  uint32_t *deg;
   int *runs;
   void *cub;
   size_t cub_bytes, total;
@@ -1161,7 +1184,7 @@ static SnapTemp snap_temp_layout(char *base, size_t m, size_t n, size_t cub_byte
   t.ka = (unsigned long long *)cv.take(m * 8), t.kb = (unsigned long long *)cv.take(m * 8);
   t.fa = (uint8_t *)cv.take(m), t.fb = (uint8_t *)cv.take(m);
   t.da = (unsigned long long *)cv.take(n * 8), t.db = (unsigned long long *)cv.take(n * 8);
-  t.off0 = (uint32_t *)cv.take((n + 1) * 4);
+  t.deg = (uint32_t *)cv.take(n * 4);
   t.runs = (int *)cv.take(2 * sizeof(int));
   t.cub = cv.take(cub_bytes);
   t.cub_bytes = cub_bytes;
@@ -1209,30 +1232,9 @@ static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
   c->cap_tbuf = cap;
   SnapTemp t = snap_temp_layout((char *)c->tbuf, mm, nn, need);
 
-  /* Every arc at both ends (keys x << b | y), sorted and merged into
-  ** simple entries. */
-  uint32_t e1 = 0;
-  if (m) {
-    k_emit<<<grid_for(g->n_pos, 256), 256, 0, st->stream>>>(g->off, g->deg, g->nbr, g->owner, n, g->n_pos, directed,
-                                                              b, t.ka, t.fa);
-    TRY(cudaGetLastError(), "cycle snapshot: emit");
-    size_t bytes = need;
-    TRY(cub::DeviceRadixSort::SortPairs(t.cub, bytes, t.ka, t.kb, t.fa, t.fb, (int)m, 0, bits, st->stream), "sort");
-    bytes = need;
-    TRY(cub::DeviceReduce::ReduceByKey(t.cub, bytes, t.kb, t.ka, t.fb, t.fa, t.runs, ArcOr(), (int)m, st->stream),
-        "merge");
-    k_real_runs<<<1, 32, 0, st->stream>>>(t.ka, t.runs);
-    TRY(cudaGetLastError(), "cycle snapshot: merge");
-    int runs = 0;
-    TRY(cudaMemcpyAsync(&runs, t.runs + 1, sizeof runs, cudaMemcpyDeviceToHost, st->stream), "cycle snapshot");
-    TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
-    e1 = (uint32_t)runs;
-  }
-
-  /* Labels by non-increasing simple degree, ties by index. */
+  /* Labels by non-increasing number of entries, ties by index (parallel
+  ** arcs count too: the labels only balance the work). */
   c->n = n;
-  c->n_ent = e1;
-  TRY(arrays_reserve(c, &c->cur, e1, n), "cycle snapshot");
   if (c->cap_label < nn) {
     cyc_free(c, c->label);
     c->label = NULL;
@@ -1240,29 +1242,54 @@ static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
     TRY(cyc_alloc(c, (void **)&c->label, (nn + nn / 16 + 1024) * 4), "cycle snapshot");
     c->cap_label = nn + nn / 16 + 1024;
   }
-  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(t.ka, e1, n, b, t.off0);
-  TRY(cudaGetLastError(), "cycle snapshot: starts");
+  const double t0 = dev_now_ms();
   if (n) {
-    k_degree_keys<<<grid_for(n, 256), 256, 0, st->stream>>>(t.off0, n, b, t.da);
+    const uint32_t *deg = g->deg;
+    if (directed) {
+      TRY(cudaMemsetAsync(t.deg, 0, (size_t)n * 4, st->stream), "cycle snapshot");
+      if (g->n_pos) {
+        k_arc_degrees<<<grid_for(g->n_pos, 256), 256, 0, st->stream>>>(g->off, g->deg, g->nbr, g->owner, n, g->n_pos,
+                                                                        t.deg);
+        TRY(cudaGetLastError(), "cycle snapshot: degrees");
+      }
+      deg = t.deg;
+    }
+    k_degree_keys<<<grid_for(n, 256), 256, 0, st->stream>>>(deg, n, b, t.da);
     TRY(cudaGetLastError(), "cycle snapshot: degrees");
     size_t bytes = need;
     TRY(cub::DeviceRadixSort::SortKeys(t.cub, bytes, t.da, t.db, (int)n, 0, bits, st->stream), "sort");
     k_labels<<<grid_for(n, 256), 256, 0, st->stream>>>(t.db, n, b, c->label);
     TRY(cudaGetLastError(), "cycle snapshot: labels");
   }
+  const double t1 = profile_step(st);
 
-  /* The entries relabelled, sorted once more, unpacked. */
-  if (e1) {
-    k_relabel<<<grid_for(e1, 256), 256, 0, st->stream>>>(t.ka, e1, c->label, b, t.kb);
-    TRY(cudaGetLastError(), "cycle snapshot: relabel");
+  /* Every arc at both ends (keys in labels, x << b | y), sorted and merged
+  ** into simple entries; their number is read back with the list starts. */
+  TRY(arrays_reserve(c, &c->cur, m, n), "cycle snapshot");
+  TRY(cudaMemsetAsync(t.runs, 0, 2 * sizeof(int), st->stream), "cycle snapshot");
+  if (m) {
+    k_emit<<<grid_for(g->n_pos, 256), 256, 0, st->stream>>>(g->off, g->deg, g->nbr, g->owner, c->label, n, g->n_pos,
+                                                              directed, b, t.ka, t.fa);
+    TRY(cudaGetLastError(), "cycle snapshot: emit");
     size_t bytes = need;
-    TRY(cub::DeviceRadixSort::SortPairs(t.cub, bytes, t.kb, t.ka, t.fa, c->cur.arc, (int)e1, 0, bits, st->stream),
-        "sort");
-    k_unpack<<<grid_for(e1, 256), 256, 0, st->stream>>>(t.ka, e1, b, NULL, c->cur.nbr);
-    TRY(cudaGetLastError(), "cycle snapshot: lists");
+    TRY(cub::DeviceRadixSort::SortPairs(t.cub, bytes, t.ka, t.kb, t.fa, t.fb, (int)m, 0, bits, st->stream), "sort");
+    bytes = need;
+    TRY(cub::DeviceReduce::ReduceByKey(t.cub, bytes, t.kb, t.ka, t.fb, c->cur.arc, t.runs, ArcOr(), (int)m,
+                                       st->stream),
+        "merge");
+    k_merged<<<grid_for(m, 256), 256, 0, st->stream>>>(t.ka, t.runs, b, c->cur.nbr);
+    TRY(cudaGetLastError(), "cycle snapshot: merge");
   }
-  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(t.ka, e1, n, b, c->cur.off);
+  const double t2 = profile_step(st);
+  k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(t.ka, t.runs + 1, n, b, c->cur.off);
   TRY(cudaGetLastError(), "cycle snapshot: starts");
+  int runs = 0;
+  TRY(cudaMemcpyAsync(&runs, t.runs + 1, sizeof runs, cudaMemcpyDeviceToHost, st->stream), "cycle snapshot");
+  TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
+  c->n_ent = (uint32_t)runs;
+  if (dev_profile_on())
+    fprintf(stderr, "dyng cuda: cycle snapshot of %zu positions: labels %.3f ms, sort and merge %.3f ms, starts %.3f ms\n",
+            m, t1 - t0, t2 - t1, dev_now_ms() - t2);
   if (c->cap_tbuf > SNAP_TEMP_KEEP) {
     /* (cudaFree, unlike cudaFreeAsync, must not run ahead of the work.) */
     if (!c->pooled) TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
@@ -1363,14 +1390,31 @@ static int changed_sort(DevState *st, DevCycles *c, int directed, cudaStream_t s
   TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.ckr, pb.ck, pb.csr, pb.cs, n2, 0, 2 * b, s), "sort");
   bytes = pb.cub_bytes;
   TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.okr, pb.ok, pb.oar, pb.oa, n2, 0, 2 * b, s), "sort");
-  k_unpack<<<grid_for(n2, 256), 256, 0, s>>>(pb.ck, (uint32_t)n2, b, pb.ck, NULL);
-  k_unpack<<<grid_for(n2, 256), 256, 0, s>>>(pb.ok, (uint32_t)n2, b, pb.ok, NULL);
+  k_unpack<<<grid_for(n2, 256), 256, 0, s>>>(pb.ck, (uint32_t)n2, b);
+  k_unpack<<<grid_for(n2, 256), 256, 0, s>>>(pb.ok, (uint32_t)n2, b);
   TRY(cudaGetLastError(), "cycle update: changed edges");
   k_count_changed<<<1, 32, 0, s>>>(pb.ck, pb.ok, (uint32_t)n2, pb.counts);
   TRY(cudaGetLastError(), "cycle update: count");
   c->chg_mode = directed;
   c->tasks_mode = -1;
   return DYNG_OK;
+}
+
+/* Whether c has its second stream, made at the first patch (a count from
+** scratch never needs it); without one the patch and the changed edges
+** take turns on the state's stream. */
+static int side_ready(DevCycles *c) {
+  if (!c->side && !c->side_tried) {
+    c->side_tried = 1;
+    if (cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking) != cudaSuccess) {
+      c->side = NULL;
+    } else if (cudaEventCreateWithFlags(&c->side_done, cudaEventDisableTiming) != cudaSuccess) {
+      cudaStreamDestroy(c->side);
+      c->side = NULL;
+    }
+    cudaGetLastError();
+  }
+  return c->side != NULL;
 }
 
 /* Brings the snapshot of the graph before the batch c->batch_seen to the
@@ -1457,7 +1501,7 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g, int 
   /* The entries now, sorted (those that exist first); the replaced places. */
   bytes = pb.cub_bytes;
   TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.pk, pb.pks, pb.pf, pb.pfs, m2, 0, 2 * b, st->stream), "sort");
-  k_unpack<<<grid_for(m2, 256), 256, 0, st->stream>>>(pb.pks, (uint32_t)m2, b, pb.pks, NULL);
+  k_unpack<<<grid_for(m2, 256), 256, 0, st->stream>>>(pb.pks, (uint32_t)m2, b);
   TRY(cudaGetLastError(), "cycle snapshot: entries");
   bytes = pb.cub_bytes;
   TRY(cub::DeviceRadixSort::SortKeys(pb.cub, bytes, pb.gone, pb.gones, m2, 0, gone_bits, st->stream), "sort");
@@ -1496,7 +1540,7 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g, int 
   /* The changed edges of the mode asked for, sorted while the merge runs
   ** (both only read the pairs, complete at the synchronization above); the
   ** stream waits for them before what comes next. */
-  if (c->side && np) {
+  if (np && side_ready(c)) {
     if (changed_sort(st, c, directed, c->side) != DYNG_OK || cudaEventRecord(c->side_done, c->side) != cudaSuccess ||
         cudaStreamWaitEvent(st->stream, c->side_done, 0) != cudaSuccess) {
       /* The patch stands; the changed edges are sorted again on the
@@ -1542,7 +1586,8 @@ static int read_counters(DevState *st, DevCycles *c, unsigned long long *h) {
 
 /* Runs launch(lo, hi) over [0, total) in ranges sized for about TARGET_MS
 ** each, asking `cancel` between them; the progress shown is shown_before +
-** lo of shown_total (default: lo of total). */
+** lo of shown_total (default: lo of total).  The last launch is not waited
+** for: the caller's read_counters does. */
 template <typename Launch>
 static int run_ranges(DevState *st, const dyng_cancel *cancel, uint32_t total, uint32_t first, Launch launch,
                       uint64_t shown_before = 0, uint64_t shown_total = 0) {
@@ -1553,7 +1598,7 @@ static int run_ranges(DevState *st, const dyng_cancel *cancel, uint32_t total, u
     double t0 = dev_now_ms();
     launch(lo, hi);
     TRY(cudaGetLastError(), "cycle count: launch");
-    TRY(cudaStreamSynchronize(st->stream), "cycle count");
+    if (hi < total) TRY(cudaStreamSynchronize(st->stream), "cycle count");
     double ms = dev_now_ms() - t0;
     if (ms < TARGET_MS / 2 && chunk < (1u << 30)) chunk *= 2;
     else if (ms > TARGET_MS * 2 && chunk > 1) chunk /= 2;
@@ -1606,14 +1651,6 @@ static int cycles_of(DevState *st, DevCycles **out) {
     c->chg_mode = c->tasks_mode = -1;
     pthread_once(&pool_once, pool_make);
     c->pooled = pool_made;
-    /* Without a second stream the patch and the changed edges take turns. */
-    if (cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking) != cudaSuccess) {
-      c->side = NULL;
-    } else if (cudaEventCreateWithFlags(&c->side_done, cudaEventDisableTiming) != cudaSuccess) {
-      cudaStreamDestroy(c->side);
-      c->side = NULL;
-    }
-    cudaGetLastError();
     cudaError_t e = cyc_alloc(c, (void **)&c->ctr, C_WORDS * sizeof(unsigned long long));
     if (e != cudaSuccess) {
       dev_cycles_free(c);
