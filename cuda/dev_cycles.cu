@@ -113,6 +113,7 @@ struct DevCycles {
   SnapArrays cur;            /* the snapshot */
   SnapArrays spare;          /* room a patched snapshot is written into */
   uint32_t *label;           /* n: vertex index -> label */
+  uint32_t *vert;            /* n: label -> vertex index (in label's buffer) */
   size_t cap_label;
   uint8_t *touched;          /* per batch, by label: an end of a changed edge */
   size_t cap_touched;
@@ -131,13 +132,10 @@ struct DevCycles {
   size_t cap_tbuf;
   void *pieces;              /* per batch, triangles: see k_delta3 */
   size_t cap_pieces;
-  int pairs_ready;           /* the pairs of the batch last patched are in pbuf */
-  uint32_t n_pairs;
+  int pairs_ready;           /* the entries of the batch last patched are in pbuf */
+  uint32_t n_slots;          /* their slots (two per record) */
   int chg_mode;              /* while pairs_ready: the mode (directed) whose changed edges are sorted in pbuf, or -1 */
   int tasks_mode;            /* the mode whose tasks are in pbuf and ends in touched, or -1 */
-  cudaStream_t side;         /* the changed edges sorted beside the patch's merge (or NULL) */
-  cudaEvent_t side_done;
-  int side_tried;            /* side was asked for (made, or failed) */
   size_t bytes;              /* device bytes held apart from the snapshot's */
   cudaStream_t stream;       /* the state's: where the buffers are allocated and freed */
   int pooled;                /* from the device's stream-ordered pool (cyc_alloc) */
@@ -244,10 +242,14 @@ __global__ void k_degree_keys(const uint32_t *deg, uint32_t n, int b, unsigned l
     dk[v] = (unsigned long long)(n - min(deg[v], n)) << b | v;
 }
 
-__global__ void k_labels(const unsigned long long *dk, uint32_t n, int b, uint32_t *label) {
+/* label[v] = v's place i in the sorted keys dk, and vert[i] = v. */
+__global__ void k_labels(const unsigned long long *dk, uint32_t n, int b, uint32_t *label, uint32_t *vert) {
   const unsigned long long mask = (1ULL << b) - 1;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    label[dk[i] & mask] = (uint32_t)i;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    const uint32_t v = (uint32_t)(dk[i] & mask);
+    label[v] = (uint32_t)i;
+    vert[i] = v;
+  }
 }
 
 /* Every entry of the out-adjacency as (label of owner << b | label of other
@@ -777,9 +779,9 @@ __global__ void k_labels_of(const uint32_t *label, uint32_t n_old, const uint32_
     out[i] = v[i] < n_old ? label[v[i]] : v[i];
 }
 
-__global__ void k_label_new(uint32_t *label, uint32_t from, uint32_t to) {
+__global__ void k_label_new(uint32_t *label, uint32_t *vert, uint32_t from, uint32_t to) {
   for (size_t v = from + blockIdx.x * (size_t)blockDim.x + threadIdx.x; v < to; v += (size_t)gridDim.x * blockDim.x)
-    label[v] = (uint32_t)v;
+    label[v] = vert[v] = (uint32_t)v;
 }
 
 /* The snapshot's entries that stay (lists off, nbr, arc of n_old
@@ -850,13 +852,19 @@ __global__ void k_patch_starts(const uint32_t *off, uint32_t n_old, uint32_t n_e
 }
 
 /* Whether x's list in the device copy of the graph (the host's layout)
-** holds y; every lane of the warp calls it. */
+** holds y; every lane of the warp calls it.  Each lane has four loads in
+** flight at a time: a hub's list is long. */
 __device__ __forceinline__ bool d_warp_has(const uint32_t *off, const uint32_t *deg, const uint32_t *nbr, uint32_t x,
                                            uint32_t y) {
   const uint32_t lane = threadIdx.x & 31, b = off[x], e = b + deg[x];
-  for (uint32_t base = b; base < e; base += 32) {
-    const uint32_t p = base + lane;
-    if (__any_sync(0xffffffffu, p < e && nbr[p] == y)) return true;
+  for (uint32_t base = b; base < e; base += 128) {
+    bool hit = false;
+#pragma unroll
+    for (uint32_t i = 0; i < 4; i++) {
+      const uint32_t p = base + lane + 32 * i;
+      hit |= p < e && nbr[p] == y;
+    }
+    if (__any_sync(0xffffffffu, hit)) return true;
   }
   return false;
 }
@@ -865,52 +873,94 @@ __device__ __forceinline__ uint8_t d_mirror(uint8_t f) {
   return (uint8_t)(((f & ARC_OUT) ? ARC_IN : 0) | ((f & ARC_IN) ? ARC_OUT : 0));
 }
 
-/* What the batch did to each pair of vertices it touched (pairs[j] =
-** a << b | b, a < b, for j < *np; NO_KEY, last, stands for self-loops),
-** one warp each: the pair's labels, the arcs of entry (la, lb) before (the
-** snapshot) and after (the device copy of the graph), the two entries as
-** they are now (keys la << b | lb, or NO_KEY when the pair has no edge
-** now) and the snapshot places of the two as they were.  Past *np:
-** nothing (NO_KEY, NONE). */
-struct PairArgs {
-  const unsigned long long *pairs;
-  const int *np;
-  uint32_t m;
-  int b; /* the packing of pairs and pk */
-  const uint32_t *label;
+/* The arcs that entry (x, y) lost, from its arcs before (o) and after (w):
+** undirected, both when the simple edge went. */
+__device__ __forceinline__ uint8_t d_removed(uint8_t o, uint8_t w, int directed) {
+  return directed ? (uint8_t)(o & ~w) : (uint8_t)(o && !w ? (ARC_OUT | ARC_IN) : 0);
+}
+
+/* Whether entry (lx, ly) is a changed edge of the mode: directed, its arc
+** lx -> ly went or came; undirected, the simple edge did (from lx < ly). */
+__device__ __forceinline__ bool d_changed(uint32_t lx, uint32_t ly, uint8_t o, uint8_t w, int directed) {
+  return directed ? ((o ^ w) & ARC_OUT) != 0 : lx < ly && (o != 0) != (w != 0);
+}
+
+/* An entry's flags: x, it exists now; y, it had a place in the snapshot;
+** z, it is a changed edge of the mode; w, it lost arcs (the overlay). */
+__device__ __forceinline__ uint4 d_flags(uint32_t lx, uint32_t ly, uint8_t o, uint8_t w, uint32_t pos, int directed) {
+  return make_uint4(w != 0, pos != NONE, d_changed(lx, ly, o, w, directed), d_removed(o, w, directed) != 0);
+}
+
+struct Add4 {
+  __device__ __forceinline__ uint4 operator()(const uint4 &a, const uint4 &b) const {
+    return make_uint4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+  }
+};
+
+/* The batch's records (removed, then added; the device copy of the graph
+** followed it with them) as the entries they touch, at both ends, keyed
+** in labels: slots 2i and 2i + 1 get lx << b | ly and ly << b | lx, or
+** NO_KEY for a self-loop; counts[5] set when a record names a vertex past
+** n. */
+__global__ void k_entry_keys(const uint32_t *rs, const uint32_t *rd, uint32_t nr, const uint32_t *as,
+                             const uint32_t *ad, uint32_t na, uint32_t n, const uint32_t *label, int b,
+                             unsigned long long *key, int *counts) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)nr + na;
+       i += (size_t)gridDim.x * blockDim.x) {
+    const uint32_t x = i < nr ? rs[i] : as[i - nr], y = i < nr ? rd[i] : ad[i - nr];
+    const bool out = x >= n || y >= n;
+    if (out) counts[5] = 1;
+    if (out || x == y) {
+      key[2 * i] = key[2 * i + 1] = NO_KEY;
+      continue;
+    }
+    const unsigned long long lx = label[x], ly = label[y];
+    key[2 * i] = lx << b | ly;
+    key[2 * i + 1] = ly << b | lx;
+  }
+}
+
+/* What the batch did to each entry it touched (ent[j], sorted and unique,
+** j < *n_ent; NO_KEY, last, for the self-loops), one warp for the two
+** entries (lx, ly) and (ly, lx) of a pair, from the one with lx < ly: each
+** entry's arcs before (the snapshot: oldf, and its place there, pos, or
+** NONE) and after (the device copy of the graph: newf), and its flags
+** (d_flags) in the mode.  The other slots, up to `slots`, touch nothing. */
+struct EntArgs {
+  const unsigned long long *ent;
+  const int *n_ent;
+  uint32_t slots;
+  int b;        /* the packing of ent */
+  int directed; /* the mode */
+  const uint32_t *vert;
   uint32_t n_old;
   const uint32_t *soff, *snbr; /* the snapshot's lists */
   const uint8_t *sarc;
-  uint32_t n_ent;
   const uint32_t *goff, *gdeg, *gnbr;
   int graph_directed;
-  uint32_t *la, *lb;
   uint8_t *oldf, *newf;
-  unsigned long long *pk;
-  uint8_t *pf;
-  uint32_t *gone;
+  uint32_t *pos;
+  uint4 *flags;
 };
 
-__global__ void k_pair_state(PairArgs a) {
+__global__ void k_entry_state(EntArgs a) {
   const uint32_t lane = threadIdx.x & 31;
   const size_t warps = (size_t)gridDim.x * blockDim.x / 32;
-  const uint32_t np = (uint32_t)*a.np;
-  for (size_t j = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32; j < a.m; j += warps) {
-    if (j >= np || a.pairs[j] == NO_KEY) {
-      /* Past the pairs, or the one key of the self-loops (last): no entries. */
+  const uint32_t ne = (uint32_t)*a.n_ent;
+  const unsigned long long mask = (1ULL << a.b) - 1;
+  for (size_t j = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32; j < a.slots; j += warps) {
+    const unsigned long long k = j < ne ? a.ent[j] : NO_KEY;
+    if (k == NO_KEY) {
       if (lane == 0) {
-        a.pk[2 * j] = a.pk[2 * j + 1] = NO_KEY;
-        a.pf[2 * j] = a.pf[2 * j + 1] = 0;
-        a.gone[2 * j] = a.gone[2 * j + 1] = NONE;
-        if (j < np) {
-          a.la[j] = a.lb[j] = 0;
-          a.oldf[j] = a.newf[j] = 0;
-        }
+        a.oldf[j] = a.newf[j] = 0;
+        a.pos[j] = NONE;
+        a.flags[j] = make_uint4(0, 0, 0, 0);
       }
       continue;
     }
-    const uint32_t x = (uint32_t)(a.pairs[j] >> a.b), y = (uint32_t)(a.pairs[j] & ((1ULL << a.b) - 1));
-    const unsigned long long lx = x < a.n_old ? a.label[x] : x, ly = y < a.n_old ? a.label[y] : y;
+    const uint32_t lx = (uint32_t)(k >> a.b), ly = (uint32_t)(k & mask);
+    if (lx > ly) continue; /* written with its mirror */
+    const uint32_t x = a.vert[lx], y = a.vert[ly];
     uint8_t nf;
     if (!a.graph_directed) {
       const bool any = a.gdeg[x] <= a.gdeg[y] ? d_warp_has(a.goff, a.gdeg, a.gnbr, x, y)
@@ -921,88 +971,85 @@ __global__ void k_pair_state(PairArgs a) {
       nf = (uint8_t)((xy ? ARC_OUT : 0) | (yx ? ARC_IN : 0));
     }
     if (lane) continue;
-    const uint32_t pxy = lx < a.n_old ? d_find(a.snbr, a.soff[lx], a.soff[lx + 1], (uint32_t)ly) : NONE;
-    const uint32_t pyx = ly < a.n_old ? d_find(a.snbr, a.soff[ly], a.soff[ly + 1], (uint32_t)lx) : NONE;
-    a.la[j] = (uint32_t)lx;
-    a.lb[j] = (uint32_t)ly;
-    a.oldf[j] = pxy != NONE ? a.sarc[pxy] : 0;
+    const uint32_t pxy = lx < a.n_old ? d_find(a.snbr, a.soff[lx], a.soff[lx + 1], ly) : NONE;
+    const uint32_t pyx = ly < a.n_old ? d_find(a.snbr, a.soff[ly], a.soff[ly + 1], lx) : NONE;
+    const uint8_t of = pxy != NONE ? a.sarc[pxy] : 0;
+    a.oldf[j] = of;
     a.newf[j] = nf;
-    a.pk[2 * j] = nf ? lx << a.b | ly : NO_KEY;
-    a.pf[2 * j] = nf;
-    a.pk[2 * j + 1] = nf ? ly << a.b | lx : NO_KEY;
-    a.pf[2 * j + 1] = d_mirror(nf);
-    a.gone[2 * j] = pxy;
-    a.gone[2 * j + 1] = pyx;
+    a.pos[j] = pxy;
+    a.flags[j] = d_flags(lx, ly, of, nf, pxy, a.directed);
+    /* Both keys of every pair were emitted, so the mirror is there. */
+    const unsigned long long mk = (unsigned long long)ly << a.b | lx;
+    const uint32_t jm = d_lower(a.ent, ne, mk);
+    if (jm < ne && a.ent[jm] == mk) {
+      a.oldf[jm] = d_mirror(of);
+      a.newf[jm] = d_mirror(nf);
+      a.pos[jm] = pyx;
+      a.flags[jm] = d_flags(ly, lx, d_mirror(of), d_mirror(nf), pyx, a.directed);
+    }
   }
 }
 
-/* The batch's records (removed, then added; the device copy of the graph
-** followed it with them) as pairs: min << b | max, NO_KEY for a self-loop;
-** counts[5] set when a record names a vertex past n. */
-__global__ void k_pair_keys(const uint32_t *rs, const uint32_t *rd, uint32_t nr, const uint32_t *as, const uint32_t *ad,
-                            uint32_t na, uint32_t n, int b, unsigned long long *key, int *counts) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)nr + na;
-       i += (size_t)gridDim.x * blockDim.x) {
-    const uint32_t x = i < nr ? rs[i] : as[i - nr], y = i < nr ? rd[i] : ad[i - nr];
-    if (x >= n || y >= n) counts[5] = 1;
-    const unsigned long long lo = x < y ? x : y, hi = x < y ? y : x;
-    key[i] = lo == hi || hi >= n ? NO_KEY : lo << b | hi;
-  }
-}
-
-/* counts[1]: the entries now (sorted, NO_KEY last) that are real;
-** counts[2]: the replaced places (gone, sorted, NONE last) that are. */
-__global__ void k_count_patch(const unsigned long long *pks, const uint32_t *gone, uint32_t n2, int *counts) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    counts[1] = (int)d_lower(pks, n2, NO_KEY);
-    counts[2] = (int)d_lower(gone, n2, NONE);
-  }
-}
-
-/* The changed edges of the pairs [0, np) in one mode: undirected, the
-** simple edge (an arc either way) went or came; directed, each arc.  Slots
-** 2j and 2j + 1 get their keys in labels (x << b | y) and statuses (or
-** NO_KEY), and the overlay of the removed ones: entries (la, lb) and
-** (lb, la) with the arcs removed (or NO_KEY). */
-__global__ void k_changed(const uint32_t *la, const uint32_t *lb, const uint8_t *oldf, const uint8_t *newf, uint32_t np,
-                          int directed, int b, unsigned long long *ck, uint8_t *cs, unsigned long long *ok,
-                          uint8_t *oa) {
-  for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < np; j += (size_t)gridDim.x * blockDim.x) {
-    const unsigned long long x = la[j], y = lb[j];
+/* The flags of the entries [0, slots) again, for another mode. */
+__global__ void k_entry_flags(const unsigned long long *ent, const uint8_t *oldf, const uint8_t *newf,
+                              const uint32_t *pos, uint32_t slots, int b, int directed, uint4 *flags) {
+  const unsigned long long mask = (1ULL << b) - 1;
+  for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < slots; j += (size_t)gridDim.x * blockDim.x) {
     const uint8_t o = oldf[j], w = newf[j];
-    uint8_t removed; /* arcs of entry (x, y) removed */
-    ck[2 * j] = ck[2 * j + 1] = NO_KEY;
-    if (!directed) {
-      const bool before = o != 0, after = w != 0;
-      removed = before && !after ? (ARC_OUT | ARC_IN) : 0;
-      if (before != after) {
-        ck[2 * j] = x < y ? x << b | y : y << b | x;
-        cs[2 * j] = after ? S_ADDED : S_REMOVED;
+    /* (An empty slot's key is not read: it has no arcs and no place.) */
+    const unsigned long long k = o | w ? ent[j] : 0;
+    flags[j] = d_flags((uint32_t)(k >> b), (uint32_t)(k & mask), o, w, pos[j], directed);
+  }
+}
+
+/* Each entry j < slots into the lists its flags name, at the places their
+** exclusive scan (at) gives: the entries now (pks: keys x << 32 | y, and
+** pfs), the replaced places (gones), the changed edges of the mode (ck,
+** cs) and the overlay (ok, oa: the arcs lost).  ck and ok hold NO_KEY past
+** their last, to `slots`.  counts[1 .. 4]: the totals.  Without `all`, only
+** the changed edges and the overlay. */
+struct EntOut {
+  const unsigned long long *ent;
+  const uint8_t *oldf, *newf;
+  const uint32_t *pos;
+  const uint4 *flags, *at;
+  uint32_t slots;
+  int b, directed, all;
+  unsigned long long *pks, *ck, *ok;
+  uint8_t *pfs, *cs, *oa;
+  uint32_t *gones;
+  int *counts;
+};
+
+__global__ void k_entry_scatter(EntOut a) {
+  if (!a.slots) return;
+  const unsigned long long mask = (1ULL << a.b) - 1;
+  const uint4 tot = Add4()(a.at[a.slots - 1], a.flags[a.slots - 1]);
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    if (a.all) a.counts[1] = (int)tot.x, a.counts[2] = (int)tot.y;
+    a.counts[3] = (int)tot.z, a.counts[4] = (int)tot.w;
+  }
+  for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < a.slots; j += (size_t)gridDim.x * blockDim.x) {
+    const uint4 f = a.flags[j], at = a.at[j];
+    if (f.x | f.y | f.z | f.w) {
+      const unsigned long long k = a.ent[j], key = (k >> a.b) << 32 | (k & mask);
+      const uint8_t o = a.oldf[j], w = a.newf[j];
+      if (a.all && f.x) {
+        a.pks[at.x] = key;
+        a.pfs[at.x] = w;
       }
-    } else {
-      removed = (uint8_t)(o & ~w);
-      if ((o ^ w) & ARC_OUT) {
-        ck[2 * j] = x << b | y;
-        cs[2 * j] = (w & ARC_OUT) ? S_ADDED : S_REMOVED;
+      if (a.all && f.y) a.gones[at.y] = a.pos[j];
+      if (f.z) {
+        a.ck[at.z] = key;
+        a.cs[at.z] = (a.directed ? (w & ARC_OUT) != 0 : w != 0) ? S_ADDED : S_REMOVED;
       }
-      if ((o ^ w) & ARC_IN) {
-        ck[2 * j + 1] = y << b | x;
-        cs[2 * j + 1] = (w & ARC_IN) ? S_ADDED : S_REMOVED;
+      if (f.w) {
+        a.ok[at.w] = key;
+        a.oa[at.w] = d_removed(o, w, a.directed);
       }
     }
-    ok[2 * j] = removed ? x << b | y : NO_KEY;
-    oa[2 * j] = removed;
-    ok[2 * j + 1] = removed ? y << b | x : NO_KEY;
-    oa[2 * j + 1] = d_mirror(removed);
-  }
-}
-
-/* counts[3], counts[4]: the changed edges and overlay entries (sorted,
-** NO_KEY last) that are real. */
-__global__ void k_count_changed(const unsigned long long *ck, const unsigned long long *ok, uint32_t n2, int *counts) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    counts[3] = (int)d_lower(ck, n2, NO_KEY);
-    counts[4] = (int)d_lower(ok, n2, NO_KEY);
+    if (j >= tot.z) a.ck[j] = NO_KEY;
+    if (j >= tot.w) a.ok[j] = NO_KEY;
   }
 }
 
@@ -1148,7 +1195,7 @@ static void snap_free(DevCycles *c) {
   cyc_free(c, c->label);
   cyc_free(c, c->touched);
   c->bytes -= c->cap_touched; /* counted by cyc_reserve */
-  c->label = NULL;
+  c->label = c->vert = NULL;
   c->touched = NULL;
   c->cap_label = c->cap_touched = 0;
   c->valid = 0;
@@ -1201,6 +1248,35 @@ static void snap_temp_release(DevCycles *c) {
   }
 }
 
+/* Makes c->label room for n vertices' labels and their inverse (c->vert),
+** keeping the first n_keep of each. */
+static int labels_reserve(DevState *st, DevCycles *c, size_t n_keep, size_t n) {
+  if (c->cap_label >= n) return DYNG_OK;
+  const size_t cap = n + n / 16 + 1024;
+  if (!n_keep) {
+    cyc_free(c, c->label);
+    c->label = c->vert = NULL;
+    c->cap_label = 0;
+  }
+  uint32_t *l = NULL;
+  TRY(cyc_alloc(c, (void **)&l, cap * 8), "cycle snapshot");
+  if (n_keep) {
+    cudaError_t e = cudaMemcpyAsync(l, c->label, n_keep * 4, cudaMemcpyDeviceToDevice, st->stream);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(l + cap, c->vert, n_keep * 4, cudaMemcpyDeviceToDevice, st->stream);
+    /* (cudaFree, unlike cudaFreeAsync, must not run ahead of the copies.) */
+    if (e == cudaSuccess && !c->pooled) e = cudaStreamSynchronize(st->stream);
+    if (e != cudaSuccess) {
+      cyc_free(c, l);
+      return dev_fail(e, "cycle snapshot", st->err, sizeof st->err);
+    }
+    cyc_free(c, c->label);
+  }
+  c->label = l;
+  c->vert = l + cap;
+  c->cap_label = cap;
+  return DYNG_OK;
+}
+
 /* Builds the snapshot of the device's copy of the graph (see the top of
 ** the file) unless the kept one is current. */
 static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
@@ -1235,13 +1311,8 @@ static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
   /* Labels by non-increasing number of entries, ties by index (parallel
   ** arcs count too: the labels only balance the work). */
   c->n = n;
-  if (c->cap_label < nn) {
-    cyc_free(c, c->label);
-    c->label = NULL;
-    c->cap_label = 0;
-    TRY(cyc_alloc(c, (void **)&c->label, (nn + nn / 16 + 1024) * 4), "cycle snapshot");
-    c->cap_label = nn + nn / 16 + 1024;
-  }
+  int rc = labels_reserve(st, c, 0, nn);
+  if (rc) return rc;
   const double t0 = dev_now_ms();
   if (n) {
     const uint32_t *deg = g->deg;
@@ -1258,7 +1329,7 @@ static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
     TRY(cudaGetLastError(), "cycle snapshot: degrees");
     size_t bytes = need;
     TRY(cub::DeviceRadixSort::SortKeys(t.cub, bytes, t.da, t.db, (int)n, 0, bits, st->stream), "sort");
-    k_labels<<<grid_for(n, 256), 256, 0, st->stream>>>(t.db, n, b, c->label);
+    k_labels<<<grid_for(n, 256), 256, 0, st->stream>>>(t.db, n, b, c->label, c->vert);
     TRY(cudaGetLastError(), "cycle snapshot: labels");
   }
   const double t1 = profile_step(st);
@@ -1300,19 +1371,20 @@ static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
 }
 
 /* Per-batch device arrays of a patched snapshot, carved from c->pbuf for m
-** records: per record (pair) and per entry (two per pair). */
+** records: per slot, two per record (an entry at each end). */
 struct PatchBufs {
-  unsigned long long *kraw, *pairs;       /* m */
-  uint32_t *la, *lb;                      /* m */
-  uint8_t *oldf, *newf;                   /* m */
-  int *counts;                            /* pairs, new entries, gone, changed, overlay */
-  unsigned long long *pk, *pks;           /* 2m: entries now (NO_KEY: none), sorted */
-  uint8_t *pf, *pfs;                      /* 2m: their arcs */
-  uint32_t *gone, *gones;                 /* 2m: replaced places, sorted */
-  unsigned long long *ckr, *ck, *okr, *ok; /* 2m: changed edges and overlay, sorted */
-  uint8_t *csr, *cs, *oar, *oa;           /* 2m: their statuses and arcs */
-  uint32_t *crank, *ts, *te, *tr;         /* 2m: ranks and tasks */
-  uint8_t *tp;                            /* 2m */
+  unsigned long long *kraw, *ksort, *ent; /* the entries' keys; sorted; unique */
+  uint8_t *oldf, *newf;                   /* their arcs before and after */
+  uint32_t *pos;                          /* their places in the snapshot, or NONE */
+  uint4 *flags, *at;                      /* d_flags, and their exclusive scan */
+  int *counts;                            /* entries, new entries, gone, changed, overlay, bad record */
+  unsigned long long *pks;                /* entries now, sorted (keys x << 32 | y) */
+  uint8_t *pfs;                           /* their arcs */
+  uint32_t *gones;                        /* replaced places, sorted */
+  unsigned long long *ck, *ok;            /* changed edges and overlay, sorted */
+  uint8_t *cs, *oa;                       /* their statuses and arcs */
+  uint32_t *crank, *ts, *te, *tr;         /* ranks and tasks */
+  uint8_t *tp;
   void *cub;
   size_t cub_bytes;
   size_t total;
@@ -1322,17 +1394,16 @@ static PatchBufs patch_layout(char *base, size_t m, size_t cub_bytes) {
   PatchBufs b;
   Carver cv = {base, 0};
   const size_t m2 = 2 * m;
-  b.kraw = (unsigned long long *)cv.take(m * 8), b.pairs = (unsigned long long *)cv.take(m * 8);
-  b.la = (uint32_t *)cv.take(m * 4), b.lb = (uint32_t *)cv.take(m * 4);
-  b.oldf = (uint8_t *)cv.take(m), b.newf = (uint8_t *)cv.take(m);
+  b.kraw = (unsigned long long *)cv.take(m2 * 8), b.ksort = (unsigned long long *)cv.take(m2 * 8);
+  b.ent = (unsigned long long *)cv.take(m2 * 8);
+  b.oldf = (uint8_t *)cv.take(m2), b.newf = (uint8_t *)cv.take(m2);
+  b.pos = (uint32_t *)cv.take(m2 * 4);
+  b.flags = (uint4 *)cv.take(m2 * 16), b.at = (uint4 *)cv.take(m2 * 16);
   b.counts = (int *)cv.take(8 * sizeof(int));
-  b.pk = (unsigned long long *)cv.take(m2 * 8), b.pks = (unsigned long long *)cv.take(m2 * 8);
-  b.pf = (uint8_t *)cv.take(m2), b.pfs = (uint8_t *)cv.take(m2);
-  b.gone = (uint32_t *)cv.take(m2 * 4), b.gones = (uint32_t *)cv.take(m2 * 4);
-  b.ckr = (unsigned long long *)cv.take(m2 * 8), b.ck = (unsigned long long *)cv.take(m2 * 8);
-  b.okr = (unsigned long long *)cv.take(m2 * 8), b.ok = (unsigned long long *)cv.take(m2 * 8);
-  b.csr = (uint8_t *)cv.take(m2), b.cs = (uint8_t *)cv.take(m2);
-  b.oar = (uint8_t *)cv.take(m2), b.oa = (uint8_t *)cv.take(m2);
+  b.pks = (unsigned long long *)cv.take(m2 * 8), b.pfs = (uint8_t *)cv.take(m2);
+  b.gones = (uint32_t *)cv.take(m2 * 4);
+  b.ck = (unsigned long long *)cv.take(m2 * 8), b.ok = (unsigned long long *)cv.take(m2 * 8);
+  b.cs = (uint8_t *)cv.take(m2), b.oa = (uint8_t *)cv.take(m2);
   b.crank = (uint32_t *)cv.take(m2 * 4), b.ts = (uint32_t *)cv.take(m2 * 4), b.te = (uint32_t *)cv.take(m2 * 4);
   b.tr = (uint32_t *)cv.take(m2 * 4);
   b.tp = (uint8_t *)cv.take(m2);
@@ -1342,20 +1413,18 @@ static PatchBufs patch_layout(char *base, size_t m, size_t cub_bytes) {
   return b;
 }
 
-/* The work space cub needs for the patch's sorts and selection of m
-** records. */
+/* The work space cub needs for the patch's sort, selection and scan of
+** the entries of m records. */
 static int patch_cub_bytes(DevState *st, size_t m, size_t *out) {
-  const int n1 = (int)(m ? m : 1), n2 = 2 * n1;
-  size_t b[4] = {0, 0, 0, 0};
+  const int n2 = 2 * (int)(m ? m : 1);
+  size_t b[3] = {0, 0, 0};
   unsigned long long *k = NULL;
-  uint8_t *f = NULL;
-  uint32_t *u = NULL;
+  uint4 *f = NULL;
   int *cnt = NULL;
-  TRY(cub::DeviceRadixSort::SortKeys(NULL, b[0], k, k, n1, 0, 64, st->stream), "cub");
-  TRY(cub::DeviceSelect::Unique(NULL, b[1], k, k, cnt, n1, st->stream), "cub");
-  TRY(cub::DeviceRadixSort::SortPairs(NULL, b[2], k, k, f, f, n2, 0, 64, st->stream), "cub");
-  TRY(cub::DeviceRadixSort::SortKeys(NULL, b[3], u, u, n2, 0, 32, st->stream), "cub");
-  *out = *std::max_element(b, b + 4);
+  TRY(cub::DeviceRadixSort::SortKeys(NULL, b[0], k, k, n2, 0, 64, st->stream), "cub");
+  TRY(cub::DeviceSelect::Unique(NULL, b[1], k, k, cnt, n2, st->stream), "cub");
+  TRY(cub::DeviceScan::ExclusiveScan(NULL, b[2], f, f, Add4(), make_uint4(0, 0, 0, 0), n2, st->stream), "cub");
+  *out = *std::max_element(b, b + 3);
   return DYNG_OK;
 }
 
@@ -1376,55 +1445,50 @@ static int patch_bufs(DevState *st, DevCycles *c, size_t m, PatchBufs *pb) {
   return DYNG_OK;
 }
 
-/* The changed edges of one mode, from the pairs of the last patch (in
-** c->pbuf), sorted by their keys in labels, with the overlay; their numbers
-** in pb.counts[3] and [4]; on stream s. */
-static int changed_sort(DevState *st, DevCycles *c, int directed, cudaStream_t s) {
-  PatchBufs pb = patch_layout((char *)c->pbuf, c->pbuf_m, c->pbuf_cub);
-  const uint32_t np = c->n_pairs;
-  const int n2 = 2 * (int)np, b = key_bits(c->n);
-  k_changed<<<grid_for(np, 256), 256, 0, s>>>(pb.la, pb.lb, pb.oldf, pb.newf, np, directed, b, pb.ckr, pb.csr, pb.okr,
-                                               pb.oar);
-  TRY(cudaGetLastError(), "cycle update: changed edges");
+/* Scans the entries' flags and writes out what they name (k_entry_scatter:
+** `all`, or the changed edges and overlay only). */
+static int entries_out(DevState *st, DevCycles *c, const PatchBufs &pb, int directed, int b, int all) {
+  const uint32_t slots = c->n_slots;
+  if (!slots) return DYNG_OK;
   size_t bytes = pb.cub_bytes;
-  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.ckr, pb.ck, pb.csr, pb.cs, n2, 0, 2 * b, s), "sort");
-  bytes = pb.cub_bytes;
-  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.okr, pb.ok, pb.oar, pb.oa, n2, 0, 2 * b, s), "sort");
-  k_unpack<<<grid_for(n2, 256), 256, 0, s>>>(pb.ck, (uint32_t)n2, b);
-  k_unpack<<<grid_for(n2, 256), 256, 0, s>>>(pb.ok, (uint32_t)n2, b);
-  TRY(cudaGetLastError(), "cycle update: changed edges");
-  k_count_changed<<<1, 32, 0, s>>>(pb.ck, pb.ok, (uint32_t)n2, pb.counts);
-  TRY(cudaGetLastError(), "cycle update: count");
+  TRY(cub::DeviceScan::ExclusiveScan(pb.cub, bytes, pb.flags, pb.at, Add4(), make_uint4(0, 0, 0, 0), (int)slots,
+                                     st->stream),
+      "scan");
+  EntOut o;
+  o.ent = pb.ent, o.oldf = pb.oldf, o.newf = pb.newf, o.pos = pb.pos, o.flags = pb.flags, o.at = pb.at;
+  o.slots = slots, o.b = b, o.directed = directed, o.all = all;
+  o.pks = pb.pks, o.ck = pb.ck, o.ok = pb.ok, o.pfs = pb.pfs, o.cs = pb.cs, o.oa = pb.oa, o.gones = pb.gones;
+  o.counts = pb.counts;
+  k_entry_scatter<<<grid_for(slots, 256), 256, 0, st->stream>>>(o);
+  TRY(cudaGetLastError(), "cycle update: entries");
   c->chg_mode = directed;
   c->tasks_mode = -1;
   return DYNG_OK;
 }
 
-/* Whether c has its second stream, made at the first patch (a count from
-** scratch never needs it); without one the patch and the changed edges
-** take turns on the state's stream. */
-static int side_ready(DevCycles *c) {
-  if (!c->side && !c->side_tried) {
-    c->side_tried = 1;
-    if (cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking) != cudaSuccess) {
-      c->side = NULL;
-    } else if (cudaEventCreateWithFlags(&c->side_done, cudaEventDisableTiming) != cudaSuccess) {
-      cudaStreamDestroy(c->side);
-      c->side = NULL;
-    }
-    cudaGetLastError();
+/* The changed edges of another mode, from the entries of the last patch
+** (in c->pbuf). */
+static int changed_select(DevState *st, DevCycles *c, int directed) {
+  PatchBufs pb = patch_layout((char *)c->pbuf, c->pbuf_m, c->pbuf_cub);
+  if (c->n_slots) {
+    k_entry_flags<<<grid_for(c->n_slots, 256), 256, 0, st->stream>>>(pb.ent, pb.oldf, pb.newf, pb.pos, c->n_slots,
+                                                                       key_bits(c->n), directed, pb.flags);
+    TRY(cudaGetLastError(), "cycle update: changed edges");
   }
-  return c->side != NULL;
+  return entries_out(st, c, pb, directed, key_bits(c->n), 0);
 }
 
 /* Brings the snapshot of the graph before the batch c->batch_seen to the
-** graph after it, on the device: the pairs of vertices the batch touched
-** (sorted, unique); for each, its entries before (the snapshot) and now
-** (the device copy of the graph); the entries now that exist merged in
-** place of the old ones into the spare arrays, which become the snapshot.
-** Labels stay (a new vertex is its own label): only the kernels' speed
-** depends on them, not the counts.  The pairs stay in c->pbuf for
-** cycles_delta (changed_on_device). */
+** graph after it, on the device: the entries the batch's records touch,
+** at both ends, in labels, sorted and unique (one radix sort); for each,
+** its arcs before (the snapshot) and now (the device copy of the graph);
+** from their flags' scan, in key order, which is the snapshot's: the
+** entries now, the places they replace, the changed edges of the mode and
+** the overlay.  The entries now are merged in place of the old ones into
+** the spare arrays, which become the snapshot.  Labels stay (a new vertex
+** is its own label): only the kernels' speed depends on them, not the
+** counts.  The entries stay in c->pbuf for cycles_delta
+** (changed_on_device). */
 static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g, int directed) {
   const dyng_changes *ch = c->batch_seen;
   const uint32_t n_old = c->n, n = g->n_vertices;
@@ -1434,7 +1498,7 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g, int 
   const size_t m = ch->n_removed + ch->n_added;
   if (m == 0 && n == n_old) {
     c->behind = 0;
-    c->n_pairs = 0;
+    c->n_slots = 0;
     c->pairs_ready = 1;
     return DYNG_OK;
   }
@@ -1448,72 +1512,56 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g, int 
 
   /* New vertices are their own labels. */
   if (n > n_old) {
-    if (c->cap_label < n) {
-      const size_t cap = (size_t)n + n / 16 + 1024;
-      uint32_t *l = NULL;
-      TRY(cyc_alloc(c, (void **)&l, cap * 4), "cycle snapshot");
-      cudaError_t e = cudaMemcpyAsync(l, c->label, (size_t)n_old * 4, cudaMemcpyDeviceToDevice, st->stream);
-      if (e == cudaSuccess) e = cudaStreamSynchronize(st->stream);
-      if (e != cudaSuccess) {
-        cyc_free(c, l);
-        return dev_fail(e, "cycle snapshot", st->err, sizeof st->err);
-      }
-      cyc_free(c, c->label);
-      c->label = l;
-      c->cap_label = cap;
-    }
-    k_label_new<<<grid_for(n - n_old, 256), 256, 0, st->stream>>>(c->label, n_old, n);
+    if ((rc = labels_reserve(st, c, n_old, n)) != DYNG_OK) return rc;
+    k_label_new<<<grid_for(n - n_old, 256), 256, 0, st->stream>>>(c->label, c->vert, n_old, n);
     TRY(cudaGetLastError(), "cycle snapshot: labels");
   }
 
-  /* The pairs, and what the batch did to each. */
-  /* Keys of vertices and labels (both below n) packed in 2b bits. */
-  const int m1 = (int)m, m2 = 2 * m1, b = key_bits(n), gone_bits = key_bits(c->n_ent);
+  /* The entries the batch touched, at both ends, sorted in labels and
+  ** unique: keys of labels (below n) packed in 2b bits. */
+  const uint32_t slots = (uint32_t)(2 * m);
+  const int b = key_bits(n);
+  c->n_slots = slots;
   size_t bytes;
+  const double t0 = dev_now_ms();
   TRY(cudaMemsetAsync(pb.counts, 0, 8 * sizeof(int), st->stream), "cycle snapshot");
-  k_pair_keys<<<grid_for(m, 256), 256, 0, st->stream>>>(db->rem_src, db->rem_dst, db->n_rem, db->add_src, db->add_dst,
-                                                         db->n_add, n, b, pb.kraw, pb.counts);
-  TRY(cudaGetLastError(), "cycle snapshot: pairs");
-  bytes = pb.cub_bytes;
-  TRY(cub::DeviceRadixSort::SortKeys(pb.cub, bytes, pb.kraw, pb.pairs, m1, 0, 2 * b, st->stream), "sort");
-  bytes = pb.cub_bytes;
-  TRY(cub::DeviceSelect::Unique(pb.cub, bytes, pb.pairs, pb.kraw, pb.counts, m1, st->stream), "unique");
-  PairArgs pa;
-  pa.pairs = pb.kraw;
-  pa.np = pb.counts;
-  pa.m = (uint32_t)m;
-  pa.b = b;
-  pa.label = c->label;
-  pa.n_old = n_old;
-  pa.soff = c->cur.off;
-  pa.snbr = c->cur.nbr;
-  pa.sarc = c->cur.arc;
-  pa.n_ent = c->n_ent;
-  pa.goff = st->csr.off;
-  pa.gdeg = st->csr.deg;
-  pa.gnbr = st->csr.nbr;
-  pa.graph_directed = g->directed != 0;
-  pa.la = pb.la, pa.lb = pb.lb, pa.oldf = pb.oldf, pa.newf = pb.newf;
-  pa.pk = pb.pk, pa.pf = pb.pf, pa.gone = pb.gone;
-  k_pair_state<<<grid_for(m * 32, 256), 256, 0, st->stream>>>(pa);
-  TRY(cudaGetLastError(), "cycle snapshot: pairs");
-
-  /* The entries now, sorted (those that exist first); the replaced places. */
-  bytes = pb.cub_bytes;
-  TRY(cub::DeviceRadixSort::SortPairs(pb.cub, bytes, pb.pk, pb.pks, pb.pf, pb.pfs, m2, 0, 2 * b, st->stream), "sort");
-  k_unpack<<<grid_for(m2, 256), 256, 0, st->stream>>>(pb.pks, (uint32_t)m2, b);
+  k_entry_keys<<<grid_for(m, 256), 256, 0, st->stream>>>(db->rem_src, db->rem_dst, db->n_rem, db->add_src,
+                                                          db->add_dst, db->n_add, n, c->label, b, pb.kraw, pb.counts);
   TRY(cudaGetLastError(), "cycle snapshot: entries");
   bytes = pb.cub_bytes;
-  TRY(cub::DeviceRadixSort::SortKeys(pb.cub, bytes, pb.gone, pb.gones, m2, 0, gone_bits, st->stream), "sort");
-  k_count_patch<<<1, 32, 0, st->stream>>>(pb.pks, pb.gones, (uint32_t)m2, pb.counts);
-  TRY(cudaGetLastError(), "cycle snapshot: count");
+  TRY(cub::DeviceRadixSort::SortKeys(pb.cub, bytes, pb.kraw, pb.ksort, (int)slots, 0, 2 * b, st->stream), "sort");
+  bytes = pb.cub_bytes;
+  TRY(cub::DeviceSelect::Unique(pb.cub, bytes, pb.ksort, pb.ent, pb.counts, (int)slots, st->stream), "unique");
+  /* What the batch did to each, and from that, in key order (which is the
+  ** snapshot's order): the entries now, the places they replace, and the
+  ** changed edges of the mode asked for, with the overlay. */
+  EntArgs ea;
+  ea.ent = pb.ent;
+  ea.n_ent = pb.counts;
+  ea.slots = slots;
+  ea.b = b;
+  ea.directed = directed;
+  ea.vert = c->vert;
+  ea.n_old = n_old;
+  ea.soff = c->cur.off;
+  ea.snbr = c->cur.nbr;
+  ea.sarc = c->cur.arc;
+  ea.goff = st->csr.off;
+  ea.gdeg = st->csr.deg;
+  ea.gnbr = st->csr.nbr;
+  ea.graph_directed = g->directed != 0;
+  ea.oldf = pb.oldf, ea.newf = pb.newf, ea.pos = pb.pos, ea.flags = pb.flags;
+  k_entry_state<<<grid_for((size_t)slots * 32, 256), 256, 0, st->stream>>>(ea);
+  TRY(cudaGetLastError(), "cycle snapshot: entries");
+  if ((rc = entries_out(st, c, pb, directed, b, 1)) != DYNG_OK) return rc;
   int counts[6];
   TRY(cudaMemcpyAsync(counts, pb.counts, sizeof counts, cudaMemcpyDeviceToHost, st->stream), "cycle snapshot");
   TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
   if (counts[5]) return DYNG_EINVAL; /* records that do not fit the graph */
-  const uint32_t np = (uint32_t)counts[0], ni = (uint32_t)counts[1], ng = (uint32_t)counts[2];
+  const uint32_t ni = (uint32_t)counts[1], ng = (uint32_t)counts[2];
   const size_t n_new = (size_t)c->n_ent - ng + ni;
   if (n_new > 0x7fffffffu) return DYNG_ETOOBIG;
+  const double t1 = dev_now_ms();
 
   /* The merge. */
   TRY(arrays_reserve(c, &c->spare, n_new, n), "cycle snapshot");
@@ -1535,22 +1583,10 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g, int 
   c->n = n;
   c->n_ent = (uint32_t)n_new;
   c->behind = 0;
-  c->n_pairs = np;
   c->pairs_ready = 1;
-  /* The changed edges of the mode asked for, sorted while the merge runs
-  ** (both only read the pairs, complete at the synchronization above); the
-  ** stream waits for them before what comes next. */
-  if (np && side_ready(c)) {
-    if (changed_sort(st, c, directed, c->side) != DYNG_OK || cudaEventRecord(c->side_done, c->side) != cudaSuccess ||
-        cudaStreamWaitEvent(st->stream, c->side_done, 0) != cudaSuccess) {
-      /* The patch stands; the changed edges are sorted again on the
-      ** stream, after whatever reached the side stream has run. */
-      cudaStreamSynchronize(c->side);
-      cudaGetLastError();
-      st->err[0] = 0;
-      c->chg_mode = c->tasks_mode = -1;
-    }
-  }
+  if (dev_profile_on())
+    fprintf(stderr, "dyng cuda: cycle snapshot patched with %zu records: entries %.3f ms, merge %.3f ms\n", m,
+            t1 - t0, profile_step(st) - t1);
   return DYNG_OK;
 }
 
@@ -1978,22 +2014,22 @@ static int changed_on_host(DevState *st, DevCycles *c, const dyng_graph_view *vi
   return DYNG_OK;
 }
 
-/* The same from the pairs the snapshot's patch left in c->pbuf, on the
+/* The same from the entries the snapshot's patch left in c->pbuf, on the
 ** device: the changed edges sorted by their keys in labels, which are
 ** their ranks.  What the patch or an earlier kept count of the same mode
 ** left in pbuf is used again.  *pnc: the slots of changed edges (the real
 ** ones and NO_KEY after them). */
 static int changed_on_device(DevState *st, DevCycles *c, int directed, WalkArgs *pa, uint32_t *pnc) {
   *pnc = 0;
-  const uint32_t np = c->n_pairs;
-  if (!np) return DYNG_OK;
+  const uint32_t slots = c->n_slots;
+  if (!slots) return DYNG_OK;
   int rc;
   PatchBufs pb = patch_layout((char *)c->pbuf, c->pbuf_m, c->pbuf_cub);
-  if (c->chg_mode != directed && (rc = changed_sort(st, c, directed, st->stream)) != DYNG_OK) return rc;
-  /* Without waiting for their numbers: the 2np slots of changed edges and
-  ** of the overlay hold NO_KEY past the real ones, which searches skip,
-  ** and so do the tasks (k_tasks). */
-  const uint32_t nc = 2 * np, no = 2 * np;
+  if (c->chg_mode != directed && (rc = changed_select(st, c, directed)) != DYNG_OK) return rc;
+  /* Without waiting for their numbers: the slots of changed edges and of
+  ** the overlay hold NO_KEY past the real ones, which searches skip, and
+  ** so do the tasks (k_tasks). */
+  const uint32_t nc = slots, no = slots;
   if (c->tasks_mode != directed) {
     if ((rc = touched_clear(st, c)) != DYNG_OK) return rc;
     k_tasks<<<grid_for(nc, 256), 256, 0, st->stream>>>(pb.ck, pb.cs, nc, c->cur.off, directed, pb.crank, pb.ts,
@@ -2140,16 +2176,11 @@ void dev_cycles_followed(DevCycles *c, const dyng_changes *changes) {
 }
 
 size_t dev_cycles_bytes(const DevCycles *c) {
-  return c ? c->bytes + arrays_bytes(&c->cur) + arrays_bytes(&c->spare) + c->cap_label * 4 : 0;
+  return c ? c->bytes + arrays_bytes(&c->cur) + arrays_bytes(&c->spare) + c->cap_label * 8 : 0;
 }
 
 void dev_cycles_free(DevCycles *c) {
   if (!c) return;
-  if (c->side) {
-    cudaStreamSynchronize(c->side);
-    cudaEventDestroy(c->side_done);
-    cudaStreamDestroy(c->side);
-  }
   snap_free(c);
   cyc_free(c, c->ctr);
   cyc_free(c, c->walkers);
