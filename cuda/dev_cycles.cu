@@ -28,14 +28,15 @@
 **          in s's list).  Undirected cycles keep one direction, the last
 **          vertex after the second.
 ** Per batch: graph_update leaves the snapshot one batch behind, and the
-** first cycles_delta patches it on the device (snap_patch): the pairs of
-** vertices the batch's records touch, sorted and unique; for each, its
-** entries before (the snapshot) and now (found in the device copy of the
-** graph); the entries now merged into a new snapshot in place of the old
-** ones, without sorting the whole again.  The changed edges of the
-** delta's mode follow from the pairs (changed_on_device): sorted by their
-** keys in labels, which are their ranks, with the removed ones as an
-** overlay (sorted entries at both ends).  A snapshot built anew instead
+** first cycles_delta patches it on the device (snap_patch): the entries
+** the batch's records touch, at both ends, in labels, sorted and unique;
+** for each, its arcs before (the snapshot) and now (found in the device
+** copy of the graph); the entries now merged into a new snapshot in place
+** of the old ones, without sorting the whole again.  The changed edges of
+** the delta's mode follow from the same entries (changed_on_device), in
+** key order, from a scan of their flags: sorted by their keys in labels,
+** which are their ranks, with the removed ones as an overlay (sorted
+** entries at both ends).  A snapshot built anew instead
 ** (no kept one, or more than one batch behind) has its changed edges
 ** found on the host from the records and the host's graph
 ** (changed_on_host).  Each changed edge then counts the simple paths of
@@ -75,6 +76,7 @@
 #define MAX_K DYNG_CYCLES_MAX_K
 #define TARGET_MS 20.0 /* what one launch should take */
 #define HUB_LIST 256u  /* 4-cycles from scratch: lists this long are hubs' */
+#define QUAD_SHARED (48u << 10) /* 4-cycles from scratch: a root's counters up to this size in shared memory */
 
 enum { S_REMOVED = 1, S_ADDED = 2 }; /* a changed edge's status */
 
@@ -133,8 +135,10 @@ struct DevCycles {
   void *pieces;              /* per batch, triangles: see k_delta3 */
   size_t cap_pieces;
   int pairs_ready;           /* the entries of the batch last patched are in pbuf */
+  int hubs_known;            /* hubs is the snapshot's (as built; a patch may change it) */
+  uint32_t hubs;             /* the labels before the first list shorter than HUB_LIST */
   uint32_t n_slots;          /* their slots (two per record) */
-  int chg_mode;              /* while pairs_ready: the mode (directed) whose changed edges are sorted in pbuf, or -1 */
+  int chg_mode;              /* while pairs_ready: the mode (directed) whose changed edges are in pbuf, or -1 */
   int tasks_mode;            /* the mode whose tasks are in pbuf and ends in touched, or -1 */
   size_t bytes;              /* device bytes held apart from the snapshot's */
   cudaStream_t stream;       /* the state's: where the buffers are allocated and freed */
@@ -294,15 +298,6 @@ __global__ void k_starts(const unsigned long long *key, const int *m, uint32_t n
     off[v] = d_lower(key, mm, (unsigned long long)v << shift);
 }
 
-/* Packed keys x << b | y (NO_KEY stays) as x << 32 | y, in place. */
-__global__ void k_unpack(unsigned long long *key, uint32_t m, int b) {
-  const unsigned long long mask = (1ULL << b) - 1;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < m; i += (size_t)gridDim.x * blockDim.x) {
-    const unsigned long long k = key[i];
-    key[i] = k == NO_KEY ? NO_KEY : (k >> b) << 32 | (k & mask);
-  }
-}
-
 /* Bitwise or of two entries' arcs (merging parallel entries). */
 struct ArcOr {
   __device__ __forceinline__ uint8_t operator()(uint8_t a, uint8_t b) const { return (uint8_t)(a | b); }
@@ -376,11 +371,18 @@ __device__ __forceinline__ void d_quad_wedges(const uint32_t *off, const uint32_
   }
 }
 
-/* 4-cycles from the roots [lo, hi), one block each, in its own counters
-** (scratch, per block). */
+/* 4-cycles from the roots [lo, hi), one block each, in its own counters:
+** in shared memory (its n or 2n words, zeroed first), or else in scratch,
+** per block. */
 __global__ void k_quads(const uint32_t *off, const uint32_t *nbr, const uint8_t *arc, uint32_t n, uint32_t lo,
-                        uint32_t hi, int directed, uint32_t *scratch, unsigned long long *ctr) {
-  uint32_t *a = scratch + (size_t)blockIdx.x * n * (directed ? 2 : 1), *b = a + n;
+                        uint32_t hi, int directed, int in_shared, uint32_t *scratch, unsigned long long *ctr) {
+  extern __shared__ uint32_t quad_counters[];
+  const size_t words = (size_t)n * (directed ? 2 : 1);
+  uint32_t *a = in_shared ? quad_counters : scratch + (size_t)blockIdx.x * words, *b = a + n;
+  if (in_shared) {
+    for (size_t i = threadIdx.x; i < words; i += blockDim.x) quad_counters[i] = 0;
+    __syncthreads();
+  }
   const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x / 32, n_warps = blockDim.x / 32;
   unsigned long long sum = 0, same = 0;
   for (uint32_t u = lo + blockIdx.x; u < hi; u += gridDim.x) {
@@ -772,13 +774,6 @@ __global__ void k_touch(const uint32_t *s, const uint32_t *e, uint32_t nc, uint8
 
 /* ---- per batch: the snapshot patched ---------------------------------------- */
 
-/* Labels of the vertices v[0 .. m): a vertex new since the snapshot
-** (index >= n_old) is its own label. */
-__global__ void k_labels_of(const uint32_t *label, uint32_t n_old, const uint32_t *v, uint32_t m, uint32_t *out) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < m; i += (size_t)gridDim.x * blockDim.x)
-    out[i] = v[i] < n_old ? label[v[i]] : v[i];
-}
-
 __global__ void k_label_new(uint32_t *label, uint32_t *vert, uint32_t from, uint32_t to) {
   for (size_t v = from + blockIdx.x * (size_t)blockDim.x + threadIdx.x; v < to; v += (size_t)gridDim.x * blockDim.x)
     label[v] = vert[v] = (uint32_t)v;
@@ -900,8 +895,8 @@ struct Add4 {
 /* The batch's records (removed, then added; the device copy of the graph
 ** followed it with them) as the entries they touch, at both ends, keyed
 ** in labels: slots 2i and 2i + 1 get lx << b | ly and ly << b | lx, or
-** NO_KEY for a self-loop; counts[5] set when a record names a vertex past
-** n. */
+** NO_KEY for a self-loop or a record naming a vertex past n (which also
+** sets counts[5]). */
 __global__ void k_entry_keys(const uint32_t *rs, const uint32_t *rd, uint32_t nr, const uint32_t *as,
                              const uint32_t *ad, uint32_t na, uint32_t n, const uint32_t *label, int b,
                              unsigned long long *key, int *counts) {
@@ -921,11 +916,12 @@ __global__ void k_entry_keys(const uint32_t *rs, const uint32_t *rd, uint32_t nr
 }
 
 /* What the batch did to each entry it touched (ent[j], sorted and unique,
-** j < *n_ent; NO_KEY, last, for the self-loops), one warp for the two
-** entries (lx, ly) and (ly, lx) of a pair, from the one with lx < ly: each
-** entry's arcs before (the snapshot: oldf, and its place there, pos, or
-** NONE) and after (the device copy of the graph: newf), and its flags
-** (d_flags) in the mode.  The other slots, up to `slots`, touch nothing. */
+** j < *n_ent; NO_KEY, last, for the records that touch none), one warp for
+** the two entries (lx, ly) and (ly, lx) of a pair, from the one with
+** lx < ly: each entry's arcs before (the snapshot: oldf, and its place
+** there, pos, or NONE) and after (the device copy of the graph: newf), and
+** its flags (d_flags) in the mode.  The other slots, up to `slots`, touch
+** nothing. */
 struct EntArgs {
   const unsigned long long *ent;
   const int *n_ent;
@@ -1232,7 +1228,7 @@ static SnapTemp snap_temp_layout(char *base, size_t m, size_t n, size_t cub_byte
   t.fa = (uint8_t *)cv.take(m), t.fb = (uint8_t *)cv.take(m);
   t.da = (unsigned long long *)cv.take(n * 8), t.db = (unsigned long long *)cv.take(n * 8);
   t.deg = (uint32_t *)cv.take(n * 4);
-  t.runs = (int *)cv.take(2 * sizeof(int));
+  t.runs = (int *)cv.take(4 * sizeof(int));
   t.cub = cv.take(cub_bytes);
   t.cub_bytes = cub_bytes;
   t.total = cv.at;
@@ -1281,7 +1277,7 @@ static int labels_reserve(DevState *st, DevCycles *c, size_t n_keep, size_t n) {
 ** the file) unless the kept one is current. */
 static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
   if (c->valid && !c->behind) return DYNG_OK;
-  c->valid = c->behind = c->pairs_ready = 0;
+  c->valid = c->behind = c->pairs_ready = c->hubs_known = 0;
   c->chg_mode = c->tasks_mode = -1;
   arrays_free(c, &c->spare);
   const DevGraph *g = &st->csr;
@@ -1337,7 +1333,7 @@ static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
   /* Every arc at both ends (keys in labels, x << b | y), sorted and merged
   ** into simple entries; their number is read back with the list starts. */
   TRY(arrays_reserve(c, &c->cur, m, n), "cycle snapshot");
-  TRY(cudaMemsetAsync(t.runs, 0, 2 * sizeof(int), st->stream), "cycle snapshot");
+  TRY(cudaMemsetAsync(t.runs, 0, 4 * sizeof(int), st->stream), "cycle snapshot");
   if (m) {
     k_emit<<<grid_for(g->n_pos, 256), 256, 0, st->stream>>>(g->off, g->deg, g->nbr, g->owner, c->label, n, g->n_pos,
                                                               directed, b, t.ka, t.fa);
@@ -1354,13 +1350,21 @@ static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
   const double t2 = profile_step(st);
   k_starts<<<grid_for((size_t)n + 1, 256), 256, 0, st->stream>>>(t.ka, t.runs + 1, n, b, c->cur.off);
   TRY(cudaGetLastError(), "cycle snapshot: starts");
-  int runs = 0;
-  TRY(cudaMemcpyAsync(&runs, t.runs + 1, sizeof runs, cudaMemcpyDeviceToHost, st->stream), "cycle snapshot");
+  /* The hubs of a 4-cycle count come back with the number of entries. */
+  if (n) {
+    k_first_shorter<<<1, 32, 0, st->stream>>>(c->cur.off, n, HUB_LIST, (uint32_t *)(t.runs + 2));
+    TRY(cudaGetLastError(), "cycle snapshot: hubs");
+  }
+  int runs[2] = {0, 0};
+  TRY(cudaMemcpyAsync(runs, t.runs + 1, sizeof runs, cudaMemcpyDeviceToHost, st->stream), "cycle snapshot");
   TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
-  c->n_ent = (uint32_t)runs;
+  c->n_ent = (uint32_t)runs[0];
+  c->hubs = (uint32_t)runs[1];
+  c->hubs_known = 1;
   if (dev_profile_on())
-    fprintf(stderr, "dyng cuda: cycle snapshot of %zu positions: labels %.3f ms, sort and merge %.3f ms, starts %.3f ms\n",
-            m, t1 - t0, t2 - t1, dev_now_ms() - t2);
+    fprintf(stderr,
+            "dyng cuda: cycle snapshot of %zu positions: labels %.3f ms, sort and merge %.3f ms, starts %.3f ms\n", m,
+            t1 - t0, t2 - t1, dev_now_ms() - t2);
   if (c->cap_tbuf > SNAP_TEMP_KEEP) {
     /* (cudaFree, unlike cudaFreeAsync, must not run ahead of the work.) */
     if (!c->pooled) TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
@@ -1503,6 +1507,7 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g, int 
     return DYNG_OK;
   }
   if (m == 0 || m > 0x3fffffffu) return DYNG_ETOOBIG; /* built anew */
+  c->hubs_known = 0;
   /* The records as the device copy followed them. */
   const DevBatch *db = &st->csr.batch;
   if (db->n_rem != ch->n_removed || db->n_add != ch->n_added) return DYNG_ETOOBIG; /* built anew */
@@ -1558,6 +1563,9 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g, int 
   TRY(cudaMemcpyAsync(counts, pb.counts, sizeof counts, cudaMemcpyDeviceToHost, st->stream), "cycle snapshot");
   TRY(cudaStreamSynchronize(st->stream), "cycle snapshot");
   if (counts[5]) return DYNG_EINVAL; /* records that do not fit the graph */
+  /* The slots past the unique entries hold nothing (no flags; NO_KEY among
+  ** the changed edges and the overlay): later steps stop before them. */
+  c->n_slots = (uint32_t)counts[0];
   const uint32_t ni = (uint32_t)counts[1], ng = (uint32_t)counts[2];
   const size_t n_new = (size_t)c->n_ent - ng + ni;
   if (n_new > 0x7fffffffu) return DYNG_ETOOBIG;
@@ -1740,29 +1748,38 @@ static int count_on_device(DevState *st, const dyng_graph_view *view, int k, int
                                                                                    lo, hi, directed, c->ctr);
     });
   } else if (k == 4) {
-    /* Counters for as many roots as 256 MiB holds (at least one). */
+    /* Counters for as many roots as 256 MiB holds (at least one); a
+    ** small graph's other roots keep theirs in shared memory. */
     const size_t per_block = (size_t)n * (directed ? 2 : 1);
     size_t blocks = ((size_t)256 << 20) / (per_block * 4);
     blocks = std::max<size_t>(1, std::min<size_t>(blocks, 1024));
-    size_t cap = c->cap_scratch * 4;
-    TRY(cyc_reserve(c, (void **)&c->scratch, &cap, blocks * per_block * 4), "cycle count: counters");
-    c->cap_scratch = cap / 4;
-    TRY(cudaMemsetAsync(c->scratch, 0, blocks * per_block * 4, st->stream), "cycle count");
+    const bool in_shared = per_block * 4 <= QUAD_SHARED;
     /* The hubs (lists of HUB_LIST entries or more) hold most of the wedges:
     ** a block each would leave the first blocks running long after the
     ** others, so all blocks share each group of hub roots.  (A patched
     ** snapshot's labels no longer follow the degrees exactly: the split
     ** is then only less even, never wrong.)  Each phase of a group is one
     ** launch; the stop request is asked between groups. */
-    uint32_t hubs = 0;
+    uint32_t hubs = c->hubs;
     int sms = 0;
     TRY(sm_count(&sms), "cycle count");
-    /* C_NEXT, unused by this count, brings the number of hubs back. */
-    TRY(cudaMemsetAsync(c->ctr + C_NEXT, 0, sizeof(unsigned long long), st->stream), "cycle count");
-    k_first_shorter<<<1, 32, 0, st->stream>>>(c->cur.off, n, HUB_LIST, (uint32_t *)(c->ctr + C_NEXT));
-    TRY(cudaGetLastError(), "cycle count: hubs");
-    TRY(cudaMemcpyAsync(&hubs, c->ctr + C_NEXT, sizeof hubs, cudaMemcpyDeviceToHost, st->stream), "cycle count");
-    TRY(cudaStreamSynchronize(st->stream), "cycle count");
+    if (!c->hubs_known) {
+      /* C_NEXT, unused by this count, brings the number of hubs back. */
+      TRY(cudaMemsetAsync(c->ctr + C_NEXT, 0, sizeof(unsigned long long), st->stream), "cycle count");
+      k_first_shorter<<<1, 32, 0, st->stream>>>(c->cur.off, n, HUB_LIST, (uint32_t *)(c->ctr + C_NEXT));
+      TRY(cudaGetLastError(), "cycle count: hubs");
+      TRY(cudaMemcpyAsync(&hubs, c->ctr + C_NEXT, sizeof hubs, cudaMemcpyDeviceToHost, st->stream), "cycle count");
+      TRY(cudaStreamSynchronize(st->stream), "cycle count");
+      c->hubs = hubs;
+      c->hubs_known = 1;
+    }
+    const size_t rows = in_shared ? std::min<size_t>(blocks, hubs) : blocks;
+    if (rows) {
+      size_t cap = c->cap_scratch * 4;
+      TRY(cyc_reserve(c, (void **)&c->scratch, &cap, rows * per_block * 4), "cycle count: counters");
+      c->cap_scratch = cap / 4;
+      TRY(cudaMemsetAsync(c->scratch, 0, rows * per_block * 4, st->stream), "cycle count");
+    }
     for (uint32_t r0 = 0; r0 < hubs && rc == DYNG_OK; r0 += (uint32_t)blocks) {
       if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
       const uint32_t r1 = (uint32_t)std::min<size_t>(hubs, r0 + blocks);
@@ -1771,13 +1788,15 @@ static int count_on_device(DevState *st, const dyng_graph_view *view, int k, int
             c->cur.off, c->cur.nbr, c->cur.arc, n, r0, r1, directed, phase, c->scratch, c->ctr);
         TRY(cudaGetLastError(), "cycle count: hubs");
       }
-      TRY(cudaStreamSynchronize(st->stream), "cycle count");
+      /* (A small graph's other roots follow in one launch, without a wait
+      ** between: read_counters waits for both.) */
+      if (r1 < hubs || !n_ent_small) TRY(cudaStreamSynchronize(st->stream), "cycle count");
       report_progress(cancel, r1, n);
     }
     rc = run_ranges(st, cancel, n - hubs, n_ent_small ? n - hubs : 256, [&](uint32_t lo, uint32_t hi) {
       unsigned grid = (unsigned)std::min<size_t>(blocks, (size_t)hi - lo);
-      k_quads<<<grid, 256, 0, st->stream>>>(c->cur.off, c->cur.nbr, c->cur.arc, n, hubs + lo, hubs + hi, directed,
-                                            c->scratch, c->ctr);
+      k_quads<<<grid, 256, in_shared ? per_block * 4 : 0, st->stream>>>(
+          c->cur.off, c->cur.nbr, c->cur.arc, n, hubs + lo, hubs + hi, directed, in_shared, c->scratch, c->ctr);
     }, hubs, n);
   } else {
     WalkArgs a = walk_args(c, k, directed);
