@@ -256,6 +256,35 @@ __global__ void k_labels(const unsigned long long *dk, uint32_t n, int b, uint32
   }
 }
 
+/* The same labels for a small graph (n <= SMALL_LABELS, so that a key's
+** 2b bits fit 32) in one block: the keys sorted in shared memory. */
+#define LABEL_THREADS 1024
+#define LABEL_ITEMS 8
+#define SMALL_LABELS (LABEL_THREADS * LABEL_ITEMS)
+__global__ void __launch_bounds__(LABEL_THREADS) k_labels_small(const uint32_t *deg, uint32_t n, int b,
+                                                                uint32_t *label, uint32_t *vert) {
+  typedef cub::BlockRadixSort<uint32_t, LABEL_THREADS, LABEL_ITEMS> Sort;
+  __shared__ typename Sort::TempStorage tmp;
+  const uint32_t mask = (1u << b) - 1;
+  uint32_t key[LABEL_ITEMS];
+#pragma unroll
+  for (int i = 0; i < LABEL_ITEMS; i++) {
+    const uint32_t v = threadIdx.x * LABEL_ITEMS + i;
+    /* Past n: all 2b bits set, above every real key (whose low b bits,
+    ** v < n <= 2^b - 1, are not all set). */
+    key[i] = v < n ? (n - min(deg[v], n)) << b | v : (1u << 2 * b) - 1;
+  }
+  Sort(tmp).Sort(key, 0, 2 * b);
+#pragma unroll
+  for (int i = 0; i < LABEL_ITEMS; i++) {
+    const uint32_t at = threadIdx.x * LABEL_ITEMS + i;
+    if (at < n) {
+      label[key[i] & mask] = at;
+      vert[at] = key[i] & mask;
+    }
+  }
+}
+
 /* Every entry of the out-adjacency as (label of owner << b | label of other
 ** end) with its arcs; positions between segments, self-loops and ends out
 ** of range give NO_KEY.  A directed graph's arc goes in at both ends (slots
@@ -1321,11 +1350,15 @@ static int snap_build(DevState *st, DevCycles *c, const dyng_graph_view *view) {
       }
       deg = t.deg;
     }
-    k_degree_keys<<<grid_for(n, 256), 256, 0, st->stream>>>(deg, n, b, t.da);
-    TRY(cudaGetLastError(), "cycle snapshot: degrees");
-    size_t bytes = need;
-    TRY(cub::DeviceRadixSort::SortKeys(t.cub, bytes, t.da, t.db, (int)n, 0, bits, st->stream), "sort");
-    k_labels<<<grid_for(n, 256), 256, 0, st->stream>>>(t.db, n, b, c->label, c->vert);
+    if (n <= SMALL_LABELS) {
+      k_labels_small<<<1, LABEL_THREADS, 0, st->stream>>>(deg, n, b, c->label, c->vert);
+    } else {
+      k_degree_keys<<<grid_for(n, 256), 256, 0, st->stream>>>(deg, n, b, t.da);
+      TRY(cudaGetLastError(), "cycle snapshot: degrees");
+      size_t bytes = need;
+      TRY(cub::DeviceRadixSort::SortKeys(t.cub, bytes, t.da, t.db, (int)n, 0, bits, st->stream), "sort");
+      k_labels<<<grid_for(n, 256), 256, 0, st->stream>>>(t.db, n, b, c->label, c->vert);
+    }
     TRY(cudaGetLastError(), "cycle snapshot: labels");
   }
   const double t1 = profile_step(st);
