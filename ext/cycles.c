@@ -109,13 +109,9 @@ void dyngCountsUpdate(DyngGraph *pG, const dyng_changes *pChanges) {
   /* A directed graph's kept counts follow a batch with its in adjacency,
   ** built (from the graph after the batch) at the first batch they follow;
   ** without it they are counted again by the next query. */
-  int bKept = 0;
-  for (int d = 0; d < 2; d++)
-    for (int k = DYNG_CYCLES_MIN_K; k <= DYNG_CYCLES_MAX_K; k++) bKept |= pG->aCount[d][k].bValid;
-  if (!bKept) return;
+  if (!dyngCountsKept(pG)) return;
   if (dyng_graph_build_in(pG->pGraph) != DYNG_OK) {
-    for (int d = 0; d < 2; d++)
-      for (int k = DYNG_CYCLES_MIN_K; k <= DYNG_CYCLES_MAX_K; k++) pG->aCount[d][k].bValid = 0;
+    dyngCountsDrop(pG);
     return;
   }
   dyng_graph_view view;
