@@ -17,10 +17,13 @@
 **   k = 3  one warp per entry (u, v) with v < u: the entries w < v of u's
 **          list are looked up in v's list (binary search), so each triangle
 **          is found once, from its two highest labels.
-**   k = 4  one block per root u, the cycle's smallest label: wedges
-**          u - v - w with v, w > u bump a counter per w in the block's own
-**          array of counters (the value before each bump, summed, is the
-**          number of pairs of wedges); then the counters are cleared.
+**   k = 4  per root u, the cycle's smallest label: wedges u - v - w with
+**          v, w > u bump a counter per w (the value before each bump,
+**          summed, is the number of pairs of wedges); then the counters
+**          are cleared.  The hub roots (lists of HUB_LIST or more) share
+**          all blocks, a group of roots at a time, each root's counters in
+**          device memory; the others take a block each, their counters in
+**          shared memory when they fit (QUAD_SHARED).
 **   k >= 5 depth-first searches by walkers: one thread each, its explicit
 **          stack kept in device memory between launches; a walker takes an
 **          entry (s, y) with y > s and follows the paths s, y, ... through
@@ -42,9 +45,9 @@
 ** (changed_on_host).  Each changed edge then counts the simple paths of
 ** k - 1 edges that close it, in the new snapshot plus the overlay, through
 ** admitted edges only (unchanged, or changed like it and ranked after it):
-** for triangles one warp per changed edge, looking up the entries of its
-** shorter end's list in the other's; for 4-cycles one block per changed
-** edge over the 2-paths from its shorter end; for k >= 5 walkers.
+** for triangles a warp per piece of 256 entries of its shorter end's list,
+** each entry looked up in the other end's list; for 4-cycles one block per
+** changed edge over the 2-paths from its shorter end; for k >= 5 walkers.
 **
 ** Every kernel does bounded work: the entries or roots are cut into ranges
 ** whose size adapts to what the last launch took (about 20 ms), and walkers
@@ -137,7 +140,7 @@ struct DevCycles {
   int pairs_ready;           /* the entries of the batch last patched are in pbuf */
   int hubs_known;            /* hubs is the snapshot's (as built; a patch may change it) */
   uint32_t hubs;             /* the labels before the first list shorter than HUB_LIST */
-  uint32_t n_slots;          /* their slots (two per record) */
+  uint32_t n_slots;          /* the slots of pairs_ready's entries (the unique ones) */
   int chg_mode;              /* while pairs_ready: the mode (directed) whose changed edges are in pbuf, or -1 */
   int tasks_mode;            /* the mode whose tasks are in pbuf and ends in touched, or -1 */
   size_t bytes;              /* device bytes held apart from the snapshot's */
@@ -1967,7 +1970,7 @@ static int touched_clear(DevState *st, DevCycles *c) {
 
 /* The changed edges of the batch `changes` in one mode, found on the host
 ** from the records and the graph after the batch (view), into the
-** searches' arguments *a; *pnc = 0 when none changed.  hb keeps the host
+** searches' arguments *pa; *pnc = 0 when none changed.  buf keeps the host
 ** copy of what went to the device. */
 static int changed_on_host(DevState *st, DevCycles *c, const dyng_graph_view *view, const dyng_changes *changes,
                            int directed, WalkArgs *pa, uint32_t *pnc, std::vector<uint8_t> &buf) {
