@@ -91,106 +91,6 @@ struct dyng_graph {
 /* 1 when edges have side-1 adjacency entries (undirected, or in pool built). */
 #define DYNG__HAS_IN_ENTRIES(g) (!(g)->directed || (g)->in_built)
 
-/* ---- sorting on several threads -------------------------------------- */
-
-/* A least-significant-digit radix sort of (key, value) pairs, stable, 8 bits
-** a pass and only over the bytes where the keys differ.  The input is cut
-** into fixed chunks; each pass counts every chunk's digits and then moves
-** every chunk's pairs, the chunks handed to the engine's threads (the
-** result does not depend on which thread takes which). */
-typedef struct dyng__radix {
-  uint64_t *key, *key_to;   /* the pairs, and room for as many */
-  uint32_t *val, *val_to;   /* values; NULL: keys only */
-  size_t n;
-  uint32_t chunk, n_chunks; /* items per chunk, chunks */
-  uint32_t *count;          /* per chunk, per digit: count, then first place */
-  int shift;                /* the digit of this pass */
-  dyng_team team;
-} dyng__radix;
-
-/* Chunks of at least this many pairs (and at most 64 chunks a thread). */
-#define DYNG__RADIX_CHUNK 8192
-
-static void dyng__radix_count(void *ctx, int thread) {
-  dyng__radix *r = ctx;
-  uint32_t c, end;
-  (void)thread;
-  while (dyng_team_take(&r->team, &c, &end))
-    for (; c < end; c++) {
-      uint32_t *count = r->count + (size_t)c * 256;
-      size_t lo = (size_t)c * r->chunk, hi = lo + r->chunk < r->n ? lo + r->chunk : r->n;
-      memset(count, 0, 256 * sizeof *count);
-      for (size_t i = lo; i < hi; i++) count[(r->key[i] >> r->shift) & 255]++;
-    }
-}
-
-static void dyng__radix_move(void *ctx, int thread) {
-  dyng__radix *r = ctx;
-  uint32_t c, end;
-  (void)thread;
-  while (dyng_team_take(&r->team, &c, &end))
-    for (; c < end; c++) {
-      uint32_t *place = r->count + (size_t)c * 256;
-      size_t lo = (size_t)c * r->chunk, hi = lo + r->chunk < r->n ? lo + r->chunk : r->n;
-      for (size_t i = lo; i < hi; i++) {
-        uint32_t to = place[(r->key[i] >> r->shift) & 255]++;
-        r->key_to[to] = r->key[i];
-        if (r->val) r->val_to[to] = r->val[i];
-      }
-    }
-}
-
-/* Sorts key[0..n-1] (and val with it, when not NULL) with the room key_to
-** (val_to) of as many.  The result is in *key (*val): the arrays may have
-** traded places.  Returns DYNG_ENOMEM (nothing sorted) when the counts
-** cannot be allocated. */
-static int dyng__radix_sort(uint64_t **key, uint64_t **key_to, uint32_t **val, uint32_t **val_to,
-                            size_t n) {
-  dyng__radix r;
-  uint64_t differ = 0;
-  for (size_t i = 1; i < n; i++) differ |= (*key)[i] ^ (*key)[0];
-  if (!differ) return DYNG_OK;
-  size_t chunk = n / (64 * (size_t)dyng_threads()) + 1;
-  if (chunk < DYNG__RADIX_CHUNK) chunk = DYNG__RADIX_CHUNK;
-  r.n = n;
-  r.chunk = (uint32_t)chunk;
-  r.n_chunks = (uint32_t)((n + chunk - 1) / chunk);
-  r.count = dyng_malloc((size_t)r.n_chunks * 256 * sizeof *r.count);
-  if (!r.count) return DYNG_ENOMEM;
-  r.key = *key;
-  r.key_to = *key_to;
-  r.val = val ? *val : NULL;
-  r.val_to = val ? *val_to : NULL;
-  for (r.shift = 0; r.shift < 64; r.shift += 8) {
-    if (!((differ >> r.shift) & 255)) continue;
-    dyng_team_init(&r.team, r.n_chunks, 1, 0, NULL);
-    (void)dyng_team_run(&r.team, dyng__radix_count, &r);
-    uint32_t at = 0;
-    for (int d = 0; d < 256; d++)
-      for (uint32_t c = 0; c < r.n_chunks; c++) {
-        uint32_t *x = &r.count[(size_t)c * 256 + d], k = *x;
-        *x = at;
-        at += k;
-      }
-    dyng_team_init(&r.team, r.n_chunks, 1, 0, NULL);
-    (void)dyng_team_run(&r.team, dyng__radix_move, &r);
-    uint64_t *k = r.key;
-    r.key = r.key_to;
-    r.key_to = k;
-    uint32_t *v = r.val;
-    r.val = r.val_to;
-    r.val_to = v;
-  }
-  *key = r.key;
-  *key_to = r.key_to;
-  if (val) {
-    *val = r.val;
-    *val_to = r.val_to;
-  }
-  dyng_free(r.count);
-  return DYNG_OK;
-}
-
 /* ---- batches ---------------------------------------------------------- */
 
 dyng_batch *dyng_batch_new(int n_weights) {
@@ -258,10 +158,10 @@ static int dyng__op_cmp(const void *pa, const void *pb) {
   return a->seq < b->seq ? -1 : (a->seq > b->seq);
 }
 
-/* Batches of at least this many operations are sorted by dyng__radix_sort. */
+/* Batches of at least this many operations are sorted by dyng_radix_sort. */
 #define DYNG__RADIX_MIN_OPS 1024
 
-/* Sorts a batch's operations by rowid with dyng__radix_sort: operations of
+/* Sorts a batch's operations by rowid with dyng_radix_sort: operations of
 ** one rowid are in seq order in the array already (they are recorded in
 ** that order, and a normalized batch has one each), and the sort is stable.
 ** DYNG_ENOMEM when out of memory (the batch is left as it was). */
@@ -277,7 +177,7 @@ static int dyng__batch_radix_sort(dyng_batch *b) {
       key[i] = (uint64_t)b->ops[i].rowid ^ (UINT64_C(1) << 63);
       at[i] = (uint32_t)i;
     }
-    rc = dyng__radix_sort(&key, &key_to, &at, &at_to, n);
+    rc = dyng_radix_sort(&key, &key_to, &at, &at_to, n, 0);
   }
   if (!rc) {
     for (size_t i = 0; i < n; i++) ops[i] = b->ops[at[i]];
@@ -902,7 +802,7 @@ static void dyng__prefetch_places(const dyng_graph *g, const dyng__op *op) {
 **      failure);
 **   3. group: per operation (in parallel) a key for each end of the edges
 **      it removes and adds, vertex above operation; the keys radix-sorted
-**      (dyng__radix_sort); in order, the touched vertices, in vertex order;
+**      (dyng_radix_sort); in order, the touched vertices, in vertex order;
 **   4. plan (per touched vertex, in parallel): per pool its events, the
 **      positions of removed entries (sorted) then added entries (in
 **      operation order), whether its segment moves and how many out
@@ -1425,7 +1325,10 @@ static int dyng__apply_team(dyng_graph *g, dyng_batch *b, dyng_apply_stats *st,
     for (t.code_bits = 2; ((size_t)1 << t.code_bits) < 4 * n; t.code_bits++) {
     }
     dyng__team_each(&t, n, 1024, dyng__team_keys);
-    rc = dyng__radix_sort(&t.key, &t.key_to, NULL, NULL, t.n_events);
+    /* The codes already rise along the array (operations in order, each
+    ** one's events by kind): sorted by the vertex bits alone, the keys are
+    ** sorted whole. */
+    rc = dyng_radix_sort(&t.key, &t.key_to, NULL, NULL, t.n_events, t.code_bits);
   }
   if (!rc) {
     t.n_touched = dyng__team_group(&t, NULL);

@@ -3,9 +3,11 @@
 */
 #include "config.h"
 #include "engine/parallel.h"
+#include "engine/alloc.h"
 #include "engine/error.h"
 
 #include <pthread.h>
+#include <string.h>
 
 #if defined(DYNG_HAVE_OPENMP) && defined(_OPENMP)
 #include <omp.h>
@@ -98,5 +100,103 @@ int dyng_team_check(dyng_team *t, int thread) {
   }
   if (t->cancel && t->cancel->should_stop && t->cancel->should_stop(t->cancel->ctx))
     return dyng_team_fail(t, DYNG_EINTERRUPTED);
+  return DYNG_OK;
+}
+
+/* ---- a radix sort on the team ------------------------------------------ */
+
+/* A least-significant-digit radix sort of (key, value) pairs, stable, 8 bits
+** a pass and only over the bytes where the keys differ.  The input is cut
+** into fixed chunks; each pass counts every chunk's digits and then moves
+** every chunk's pairs, the chunks handed to the engine's threads (the
+** result does not depend on which thread takes which). */
+typedef struct dyng__radix {
+  uint64_t *key, *key_to;   /* the pairs, and room for as many */
+  uint32_t *val, *val_to;   /* values; NULL: keys only */
+  size_t n;
+  uint32_t chunk, n_chunks; /* items per chunk, chunks */
+  uint32_t *count;          /* per chunk, per digit: count, then first place */
+  int shift;                /* the digit of this pass */
+  dyng_team team;
+} dyng__radix;
+
+/* Chunks of at least this many pairs (and at most 64 chunks a thread). */
+#define DYNG__RADIX_CHUNK 8192
+
+static void dyng__radix_count(void *ctx, int thread) {
+  dyng__radix *r = ctx;
+  uint32_t c, end;
+  (void)thread;
+  while (dyng_team_take(&r->team, &c, &end))
+    for (; c < end; c++) {
+      uint32_t *count = r->count + (size_t)c * 256;
+      size_t lo = (size_t)c * r->chunk, hi = lo + r->chunk < r->n ? lo + r->chunk : r->n;
+      memset(count, 0, 256 * sizeof *count);
+      for (size_t i = lo; i < hi; i++) count[(r->key[i] >> r->shift) & 255]++;
+    }
+}
+
+static void dyng__radix_move(void *ctx, int thread) {
+  dyng__radix *r = ctx;
+  uint32_t c, end;
+  (void)thread;
+  while (dyng_team_take(&r->team, &c, &end))
+    for (; c < end; c++) {
+      uint32_t *place = r->count + (size_t)c * 256;
+      size_t lo = (size_t)c * r->chunk, hi = lo + r->chunk < r->n ? lo + r->chunk : r->n;
+      for (size_t i = lo; i < hi; i++) {
+        uint32_t to = place[(r->key[i] >> r->shift) & 255]++;
+        r->key_to[to] = r->key[i];
+        if (r->val) r->val_to[to] = r->val[i];
+      }
+    }
+}
+
+/* See parallel.h. */
+int dyng_radix_sort(uint64_t **key, uint64_t **key_to, uint32_t **val, uint32_t **val_to, size_t n,
+                    int begin_bit) {
+  dyng__radix r;
+  uint64_t differ = 0;
+  for (size_t i = 1; i < n; i++) differ |= (*key)[i] ^ (*key)[0];
+  differ &= ~(uint64_t)0 << begin_bit;
+  if (!differ) return DYNG_OK;
+  size_t chunk = n / (64 * (size_t)dyng_threads()) + 1;
+  if (chunk < DYNG__RADIX_CHUNK) chunk = DYNG__RADIX_CHUNK;
+  r.n = n;
+  r.chunk = (uint32_t)chunk;
+  r.n_chunks = (uint32_t)((n + chunk - 1) / chunk);
+  r.count = dyng_malloc((size_t)r.n_chunks * 256 * sizeof *r.count);
+  if (!r.count) return DYNG_ENOMEM;
+  r.key = *key;
+  r.key_to = *key_to;
+  r.val = val ? *val : NULL;
+  r.val_to = val ? *val_to : NULL;
+  for (r.shift = begin_bit; r.shift < 64; r.shift += 8) {
+    if (!((differ >> r.shift) & 255)) continue;
+    dyng_team_init(&r.team, r.n_chunks, 1, 0, NULL);
+    (void)dyng_team_run(&r.team, dyng__radix_count, &r);
+    uint32_t at = 0;
+    for (int d = 0; d < 256; d++)
+      for (uint32_t c = 0; c < r.n_chunks; c++) {
+        uint32_t *x = &r.count[(size_t)c * 256 + d], k = *x;
+        *x = at;
+        at += k;
+      }
+    dyng_team_init(&r.team, r.n_chunks, 1, 0, NULL);
+    (void)dyng_team_run(&r.team, dyng__radix_move, &r);
+    uint64_t *k = r.key;
+    r.key = r.key_to;
+    r.key_to = k;
+    uint32_t *v = r.val;
+    r.val = r.val_to;
+    r.val_to = v;
+  }
+  *key = r.key;
+  *key_to = r.key_to;
+  if (val) {
+    *val = r.val;
+    *val_to = r.val_to;
+  }
+  dyng_free(r.count);
   return DYNG_OK;
 }

@@ -13,6 +13,7 @@
 #define DYNG_PARALLEL_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "engine/types.h"
@@ -62,5 +63,16 @@ int dyng_team_fail(dyng_team *t, int rc);
 /* The team's result so far; on thread 0 it also asks t->cancel, and a stop
 ** becomes the team's failure DYNG_EINTERRUPTED. */
 int dyng_team_check(dyng_team *t, int thread);
+
+/* Sorts key[0..n-1] (and val with it, when not NULL) stably by the key's
+** bits from begin_bit (0 to 63) up, with the room key_to (val_to) of as
+** many: a least-significant-digit radix sort, 8 bits a pass and only over
+** the bytes where the keys differ, its passes cut into chunks on the team's
+** threads (the result does not depend on how many).  Keys whose lower bits
+** are already in order come out sorted by the whole key.  The result is in
+** *key (*val): the arrays may have traded places.  Returns DYNG_ENOMEM
+** (nothing sorted) when its counts cannot be allocated. */
+int dyng_radix_sort(uint64_t **key, uint64_t **key_to, uint32_t **val, uint32_t **val_to, size_t n,
+                    int begin_bit);
 
 #endif /* DYNG_PARALLEL_H */

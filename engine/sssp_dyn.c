@@ -9,6 +9,7 @@
 */
 #include "engine/sssp.h"
 #include "engine/error.h"
+#include "engine/parallel.h"
 #include "engine/radix_heap.h"
 
 #include <math.h>
@@ -181,8 +182,8 @@ int dyng_sssp_tree_order(dyng_sssp_tree *t) {
   uint32_t n = t->n_vertices, m = 0;
   for (uint32_t v = 0; v < n; v++)
     if (!isinf(t->dist[v])) m++;
-  /* LSD radix sort of (distance bits, vertex) on 8-bit digits; vertices
-  ** enter in index order and each pass is stable, so ties stay by index. */
+  /* Sorted by (distance bits, vertex): vertices enter in index order and
+  ** the radix sort is stable, so ties stay by index. */
   uint64_t *key = dyng_malloc((size_t)(m ? m : 1) * 2 * sizeof *key);
   uint32_t *tmp = dyng_malloc((size_t)(m ? m : 1) * sizeof *tmp);
   if (!key || !tmp) {
@@ -190,7 +191,6 @@ int dyng_sssp_tree_order(dyng_sssp_tree *t) {
     dyng_free(tmp);
     return DYNG_ENOMEM;
   }
-  uint64_t *key2 = key + m;
   /* The source goes first (other vertices may share its distance 0). */
   uint32_t *order = t->order + 1, i = 0;
   t->order[0] = t->source;
@@ -200,21 +200,13 @@ int dyng_sssp_tree_order(dyng_sssp_tree *t) {
     key[i] = dyng__key(t->dist[v]);
     order[i++] = v;
   }
-  for (int shift = 0; shift < 64 && m; shift += 8) {
-    size_t count[257] = {0};
-    for (uint32_t j = 0; j < m; j++) count[((key[j] >> shift) & 0xff) + 1]++;
-    if (count[((key[0] >> shift) & 0xff) + 1] == m) continue; /* one digit: skip */
-    for (int b = 0; b < 256; b++) count[b + 1] += count[b];
-    for (uint32_t j = 0; j < m; j++) {
-      size_t at = count[(key[j] >> shift) & 0xff]++;
-      key2[at] = key[j];
-      tmp[at] = order[j];
-    }
-    memcpy(key, key2, (size_t)m * sizeof *key);
-    memcpy(order, tmp, (size_t)m * sizeof *order);
-  }
+  uint64_t *k = key, *k_to = key + m;
+  uint32_t *o = order, *o_to = tmp;
+  int rc = dyng_radix_sort(&k, &k_to, &o, &o_to, m, 0);
+  if (rc == DYNG_OK && o != order) memcpy(order, o, (size_t)m * sizeof *order);
   dyng_free(key);
   dyng_free(tmp);
+  if (rc != DYNG_OK) return rc;
   t->n_reached = m + 1;
   t->order_stale = 0;
   return DYNG_OK;
