@@ -1,5 +1,6 @@
 /*
-** engine/parallel.c: teams of threads over a loop (see parallel.h).
+** engine/parallel.c: teams of threads over a loop, and a radix sort on them
+** (see parallel.h).
 */
 #include "config.h"
 #include "engine/parallel.h"

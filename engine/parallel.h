@@ -1,5 +1,6 @@
 /*
-** engine/parallel.h: running a loop over items on several threads.
+** engine/parallel.h: running a loop over items on several threads, and a
+** radix sort that runs its passes that way.
 **
 ** A team hands out items 0..n-1 in chunks to however many threads
 ** dyng_threads() allows; every thread keeps its own scratch and partial
