@@ -13,7 +13,7 @@
   X(NOMEM, "out of memory")                                            \
   X(INVAL, "invalid argument")                                         \
   X(NOTFOUND, "not found")                                             \
-  X(WEIGHT, "weight must be a finite number >= 0")                     \
+  X(WEIGHT, "weight must be a number from 0 to 1e298")                 \
   X(TOOBIG, "graph too large (at most 2^31 - 1 edges and vertices)")   \
   X(STATE, "operation not allowed in this state of the graph")         \
   X(BACKEND, "backend failure")                                        \

@@ -117,7 +117,7 @@ size_t dyng_batch_size(const dyng_batch *b) { return b->n_ops; }
 
 static int dyng__weights_valid(const double *w, int n) {
   for (int k = 0; k < n; k++)
-    if (!(w[k] >= 0.0) || isinf(w[k])) return 0;
+    if (!dyng_weight_ok(w[k])) return 0;
   return 1;
 }
 

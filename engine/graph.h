@@ -29,6 +29,11 @@
 typedef struct dyng_graph dyng_graph;
 typedef struct dyng_batch dyng_batch;
 
+/* 1 when w can be an edge's weight: a number from 0 to DYNG_MAX_WEIGHT
+** (NaN, infinities and negative numbers cannot).  The one rule every entry
+** point of weights applies. */
+static inline int dyng_weight_ok(double w) { return w >= 0.0 && w <= DYNG_MAX_WEIGHT; }
+
 /* ---- batches ---------------------------------------------------------- */
 
 /* A new, empty batch for graphs of `n_weights` weight columns (0..8).
@@ -39,7 +44,7 @@ void dyng_batch_clear(dyng_batch *b);
 
 /* Records "edge `rowid` is now (src, dst, w[0..n_weights-1])": the edge with
 ** that rowid, if any, is replaced.  DYNG_EWEIGHT for a weight that is NaN,
-** infinite or negative; DYNG_ENOMEM. */
+** negative or above DYNG_MAX_WEIGHT; DYNG_ENOMEM. */
 int dyng_batch_insert(dyng_batch *b, int64_t rowid, int64_t src, int64_t dst,
                       const double *w);
 

@@ -15,6 +15,13 @@
 #define DYNG_NONE UINT32_MAX     /* "no vertex" / "no edge" */
 #define DYNG_MAX_INDEX 0x7fffffffu /* largest vertex index or edge slot */
 
+/* The largest weight an edge may have.  A simple path has fewer than 2^32
+** edges (vertex indices are 32-bit), so the sum of its weights in any
+** objective, rounding included, stays below 2^32 * 1e298 = 4.3e307 <
+** DBL_MAX: no distance, path cost or Pareto label can overflow to infinity,
+** on any backend.  1e298 reads as the same double in C and in SQLite. */
+#define DYNG_MAX_WEIGHT 1e298
+
 /*
 ** One direction of adjacency.  The entries of vertex v are positions
 ** off[v] .. off[v] + deg[v] - 1 of the per-entry arrays.  ref[] names the

@@ -19,10 +19,14 @@
 **           src/source/from, dst/target/to and weight/w/cost/length (any
 **           case) are used, else the first three
 **
-** gzip-compressed files are read transparently (zlib).  A malformed line is
-** an error naming the file, the line and what was expected.  The function
-** reads files, so it is SQLITE_DIRECTONLY: a trigger, view or schema of a
-** database someone else wrote cannot call it.
+** gzip-compressed files are read transparently (zlib).  A malformed line
+** (a field more than the format has included) is an error naming the file,
+** the line and what was expected; so is a weight that is not a decimal
+** number or whose magnitude is above 1e298 (DYNG_MAX_WEIGHT, the largest a
+** graph takes; a negative weight is returned, for SQL to transform).  A
+** path left out is an error naming it.  The function reads files, so it is
+** SQLITE_DIRECTONLY: a trigger, view or schema of a database someone else
+** wrote cannot call it.
 */
 #include "ext/dyng_ext.h"
 
@@ -75,8 +79,8 @@ typedef struct DyngReadCursor {
   int bWeight;
   /* MatrixMarket: the header seen, symmetric, pattern; a mirrored entry due. */
   int bHeader, bSymmetric, bPattern, bMirror;
-  /* CSV/TSV: the header seen and the columns used. */
-  int iSrc, iDst, iW;
+  /* CSV/TSV: the header seen, its number of fields and the columns used. */
+  int nCol, iSrc, iDst, iW;
 } DyngReadCursor;
 
 static int dyngReadConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv, sqlite3_vtab **ppVtab,
@@ -99,7 +103,13 @@ static int dyngReadDisconnect(sqlite3_vtab *p) {
   return SQLITE_OK;
 }
 
-/* path (required) is argument 1, format (optional) argument 2. */
+/*
+** Plans.  idxNum bits: 1 the path is argument 1, 2 the format is the next
+** one.  An argument constrained but not usable in this plan makes the plan
+** impossible (SQLITE_CONSTRAINT), so that SQLite picks an order that
+** supplies it; a path missing altogether is reported by xFilter, naming
+** it, instead of SQLite's "no query solution".
+*/
 static int dyngReadBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
   (void)pVtab;
   int iPath = -1, iFormat = -1;
@@ -110,15 +120,19 @@ static int dyngReadBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo) {
     if (c->iColumn == COL_PATH) iPath = i;
     else iFormat = i;
   }
-  if (iPath < 0) return SQLITE_CONSTRAINT;
-  pInfo->aConstraintUsage[iPath].argvIndex = 1;
-  pInfo->aConstraintUsage[iPath].omit = 1;
-  if (iFormat >= 0) {
-    pInfo->aConstraintUsage[iFormat].argvIndex = 2;
-    pInfo->aConstraintUsage[iFormat].omit = 1;
+  int iArg = 0;
+  pInfo->idxNum = 0;
+  if (iPath >= 0) {
+    pInfo->aConstraintUsage[iPath].argvIndex = ++iArg;
+    pInfo->aConstraintUsage[iPath].omit = 1;
+    pInfo->idxNum |= 1;
   }
-  pInfo->idxNum = iFormat >= 0;
-  pInfo->estimatedCost = 1e6;
+  if (iFormat >= 0) {
+    pInfo->aConstraintUsage[iFormat].argvIndex = ++iArg;
+    pInfo->aConstraintUsage[iFormat].omit = 1;
+    pInfo->idxNum |= 2;
+  }
+  pInfo->estimatedCost = iPath >= 0 ? 1e6 : 1e12;
   return SQLITE_OK;
 }
 
@@ -233,19 +247,62 @@ static int dyngParseInt(const char *z, const char **pzEnd, sqlite3_int64 *pX, ch
   return 1;
 }
 
-/* A number at z, ending at a separator or the end. */
+/* What reading a weight gave. */
+#define WEIGHT_OK 1
+#define WEIGHT_BAD 0       /* not a decimal number */
+#define WEIGHT_TOO_LARGE -1 /* magnitude above DYNG_MAX_WEIGHT */
+
+/* A weight at z: a decimal number (optional sign, digits with an optional
+** fraction, optional exponent), ending at a separator or the end; *pzEnd
+** after it.  Hexadecimal, "inf" and "nan", which strtod would also take,
+** are refused, as is a magnitude above DYNG_MAX_WEIGHT, which no graph
+** takes even as abs(weight). */
 static int dyngParseReal(const char *z, const char **pzEnd, double *pX, char sep) {
-  char *zEnd = NULL;
-  errno = 0;
-  double x = strtod(z, &zEnd);
-  if (zEnd == z || (*zEnd && *zEnd != ' ' && *zEnd != '\t' && *zEnd != sep)) return 0;
+  const char *q = z;
+  int nDigit = 0;
+  if (*q == '-' || *q == '+') q++;
+  while (*q >= '0' && *q <= '9') q++, nDigit++;
+  if (*q == '.')
+    for (q++; *q >= '0' && *q <= '9'; q++) nDigit++;
+  if (!nDigit) return WEIGHT_BAD;
+  if (*q == 'e' || *q == 'E') {
+    q++;
+    if (*q == '-' || *q == '+') q++;
+    if (*q < '0' || *q > '9') return WEIGHT_BAD;
+    while (*q >= '0' && *q <= '9') q++;
+  }
+  if (*q && *q != ' ' && *q != '\t' && *q != sep) return WEIGHT_BAD;
+  double x = strtod(z, NULL);
+  if (!(fabs(x) <= DYNG_MAX_WEIGHT)) return WEIGHT_TOO_LARGE;
   *pX = x;
-  *pzEnd = zEnd;
-  return 1;
+  *pzEnd = q;
+  return WEIGHT_OK;
 }
 
-/* "u v [w]" (leading blanks allowed): 1 on success, *pbW when w was there. */
-static int dyngParseEdge(const char *z, sqlite3_int64 *pU, sqlite3_int64 *pV, double *pW, int *pbW) {
+/* The end of the field at z (a blank, a tab, sep or the end). */
+static const char *dyngFieldEnd(const char *z, char sep) {
+  while (*z && *z != ' ' && *z != '\t' && *z != sep) z++;
+  return z;
+}
+
+/* Fails for the weight field at zField of line `line`: not a decimal
+** number, or too large (eWeight, from dyngParseReal). */
+static int dyngWeightFail(DyngReadCursor *c, sqlite3_int64 line, const char *zField, char sep, int eWeight) {
+  int n = (int)(dyngFieldEnd(zField, sep) - zField);
+  if (eWeight == WEIGHT_TOO_LARGE)
+    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: weight '%.*s' is larger than 1e298, the largest "
+                           "weight a graph takes",
+                        c->zPath, line, n < 40 ? n : 40, zField);
+  return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: weight '%.*s' is not a decimal number", c->zPath, line,
+                      n < 40 ? n : 40, zField);
+}
+
+/* "u v [w]" (leading blanks allowed, nothing after): 1 on success, *pbW when
+** w was there; 0 when the line is not of that shape; when the weight field
+** is there but unusable, WEIGHT_BAD or WEIGHT_TOO_LARGE as a negative
+** code - 1 (so -1 or -2), with *pzW at it. */
+static int dyngParseEdge(const char *z, sqlite3_int64 *pU, sqlite3_int64 *pV, double *pW, int *pbW,
+                         const char **pzW) {
   z = dyngSkipSpace(z);
   if (!dyngParseInt(z, &z, pU, 0)) return 0;
   z = dyngSkipSpace(z);
@@ -253,11 +310,15 @@ static int dyngParseEdge(const char *z, sqlite3_int64 *pU, sqlite3_int64 *pV, do
   z = dyngSkipSpace(z);
   *pbW = 0;
   if (*z) {
-    if (!dyngParseReal(z, &z, pW, 0)) return 0;
+    int e = dyngParseReal(z, &z, pW, 0);
+    if (e != WEIGHT_OK) {
+      *pzW = z;
+      return e - 1;
+    }
     *pbW = 1;
     z = dyngSkipSpace(z);
   }
-  return 1;
+  return *z == 0; /* a field more: not this shape */
 }
 
 /* Splits a CSV/TSV line into at most nMax fields in place (quotes removed,
@@ -317,11 +378,14 @@ static int dyngReadEdge(DyngReadCursor *c) {
       return rc;
     }
     sqlite3_int64 line = c->r.line;
-    const char *zs = dyngSkipSpace(z);
+    const char *zs = dyngSkipSpace(z), *zW = NULL;
+    int e;
     switch (c->fmt) {
     case FMT_SNAP:
       if (!*zs || *zs == '#' || *zs == '%') continue;
-      if (!dyngParseEdge(zs, &c->src, &c->dst, &c->w, &c->bWeight))
+      e = dyngParseEdge(zs, &c->src, &c->dst, &c->w, &c->bWeight, &zW);
+      if (e < 0) return dyngWeightFail(c, line, zW, 0, e + 1);
+      if (!e)
         return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected two integer node ids and an optional "
                                "weight, got '%.40s'",
                             c->zPath, line, z);
@@ -340,8 +404,9 @@ static int dyngReadEdge(DyngReadCursor *c) {
         c->bHeader = 1;
         continue;
       }
-      if (*zs != 'a' || !c->bHeader || !dyngParseEdge(zs + 1, &c->src, &c->dst, &c->w, &c->bWeight) ||
-          !c->bWeight)
+      e = *zs == 'a' && c->bHeader ? dyngParseEdge(zs + 1, &c->src, &c->dst, &c->w, &c->bWeight, &zW) : 0;
+      if (e < 0) return dyngWeightFail(c, line, zW, 0, e + 1);
+      if (!e || !c->bWeight)
         return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected %s, got '%.40s'", c->zPath, line,
                             c->bHeader ? "'a <from> <to> <weight>' or a 'c' comment"
                                        : "'p sp <nodes> <arcs>' before any arc",
@@ -381,7 +446,9 @@ static int dyngReadEdge(DyngReadCursor *c) {
         continue;
       }
       if (*zs == '%' || !*zs) continue;
-      if (!dyngParseEdge(zs, &c->src, &c->dst, &c->w, &c->bWeight) || c->bWeight == c->bPattern)
+      e = dyngParseEdge(zs, &c->src, &c->dst, &c->w, &c->bWeight, &zW);
+      if (e < 0 && !c->bPattern) return dyngWeightFail(c, line, zW, 0, e + 1);
+      if (e <= 0 || c->bWeight == c->bPattern)
         return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected '<row> <column>%s', got '%.40s'",
                             c->zPath, line, c->bPattern ? "" : " <value>", z);
       c->bMirror = c->bSymmetric && c->src != c->dst;
@@ -405,17 +472,24 @@ static int dyngReadEdge(DyngReadCursor *c) {
         if (n < 2)
           return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected a header of at least two columns",
                               c->zPath, line);
+        c->nCol = n;
         c->bHeader = 1;
         continue;
       }
       const char *q;
       c->bWeight = 0;
+      if (n > c->nCol)
+        return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: %s%d fields, more than the header's %d", c->zPath,
+                            line, n > MAX_FIELDS ? "over " : "", n > MAX_FIELDS ? MAX_FIELDS : n, c->nCol);
       int ok = n > c->iSrc && n > c->iDst && n <= MAX_FIELDS &&
                dyngParseInt(dyngSkipSpace(az[c->iSrc]), &q, &c->src, sep) && !*dyngSkipSpace(q) &&
                dyngParseInt(dyngSkipSpace(az[c->iDst]), &q, &c->dst, sep) && !*dyngSkipSpace(q);
       if (ok && c->iW >= 0 && n > c->iW && *dyngSkipSpace(az[c->iW])) {
-        ok = dyngParseReal(dyngSkipSpace(az[c->iW]), &q, &c->w, sep) && !*dyngSkipSpace(q);
-        c->bWeight = ok;
+        const char *zField = dyngSkipSpace(az[c->iW]);
+        e = dyngParseReal(zField, &q, &c->w, sep);
+        if (e == WEIGHT_OK && *dyngSkipSpace(q)) e = WEIGHT_BAD; /* "1 2" in one field */
+        if (e != WEIGHT_OK) return dyngWeightFail(c, line, zField, sep, e);
+        c->bWeight = 1;
       }
       if (!ok)
         return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected integer node ids in columns %d and %d%s",
@@ -451,12 +525,18 @@ static int dyngReadFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idx
   dyngReaderClose(&c->r);
   sqlite3_free(c->zPath);
   memset((char *)c + sizeof c->base, 0, sizeof *c - sizeof c->base);
-  if (argc < 1 || sqlite3_value_type(argv[0]) != SQLITE_TEXT)
+  (void)argc;
+  if (!(idxNum & 1))
+    return dyngReadFail(c, "dyng_read_edges: missing argument 'path' (usage: dyng_read_edges(path[, format]))");
+  if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
     return dyngReadFail(c, "dyng_read_edges: path must be text");
   c->zPath = sqlite3_mprintf("%s", (const char *)sqlite3_value_text(argv[0]));
   if (!c->zPath) return SQLITE_NOMEM;
   c->fmt = dyngFormatOf(c->zPath);
-  if (idxNum & 1) {
+  if (idxNum & 2) {
+    if (sqlite3_value_type(argv[1]) != SQLITE_TEXT)
+      return dyngReadFail(c, "dyng_read_edges: format must be text (snap, dimacs, mtx, csv or tsv; leave it out "
+                             "to go by the file's name)");
     const char *zFmt = (const char *)sqlite3_value_text(argv[1]);
     int f = -1;
     for (int i = 0; zFmt && i < (int)(sizeof azFormat / sizeof *azFormat); i++)
@@ -464,7 +544,7 @@ static int dyngReadFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idx
     if (zFmt && (sqlite3_stricmp(zFmt, "gr") == 0)) f = FMT_DIMACS;
     if (f < 0)
       return dyngReadFail(c, "dyng_read_edges: unknown format '%s' (known: snap, dimacs, mtx, csv, tsv)",
-                          zFmt ? zFmt : "NULL");
+                          zFmt ? zFmt : "");
     c->fmt = f;
   }
 #ifdef DYNG_HAVE_ZLIB

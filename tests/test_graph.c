@@ -17,6 +17,7 @@
 #include "engine/error.h"
 #include "engine/graph.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -265,15 +266,15 @@ static void verify(const dyng_graph *g, const model *m) {
 
 /* ---- building graphs and batches ---------------------------------------- */
 
-/* A weight: mostly small integers, with 0, -0.0, fractions, tiny and huge
-** values mixed in. */
+/* A weight: mostly small integers, with 0, -0.0, fractions, tiny values and
+** the largest allowed mixed in. */
 static double random_weight(test_rng *r) {
   switch (test_rng_below(r, 10)) {
   case 0: return 0.0;
   case 1: return -0.0;
   case 2: return test_rng_unit(r) * 1000.0;
   case 3: return 1e-300;
-  case 4: return 1e300;
+  case 4: return DYNG_MAX_WEIGHT;
   default: return (double)test_rng_below(r, 20);
   }
 }
@@ -928,7 +929,9 @@ static void test_apply_stats_count_inserted_deleted_missing(void **state) {
 
 /* ---- invalid input and states ------------------------------------------- */
 
-static const double bad_weights[] = {NAN, -NAN, -1.0, -1e-300, INFINITY, -INFINITY};
+/* Past DYNG_MAX_WEIGHT, two weights could already overflow a path's sum. */
+static const double bad_weights[] = {NAN, -NAN, -1.0, -1e-300, INFINITY, -INFINITY, 1e308, DBL_MAX,
+                                     0x1.0p990, 1.0000000000000001e298 /* the next double after 1e298 */};
 #define N_BAD (sizeof bad_weights / sizeof bad_weights[0])
 
 static void test_batch_insert_rejects_invalid_weights(void **state) {
@@ -946,12 +949,12 @@ static void test_batch_insert_rejects_invalid_weights(void **state) {
       assert_int_equal(dyng_batch_insert(b, m.rowid[3], m.node[1], m.node[2], w), DYNG_EWEIGHT);
       assert_int_equal(dyng_batch_size(b), 0);
     }
-  /* Zero and negative zero are valid weights. */
-  double ok[3] = {0.0, -0.0, 1e308};
+  /* Zero, negative zero and the largest weight are valid. */
+  double ok[3] = {0.0, -0.0, DYNG_MAX_WEIGHT};
   assert_int_equal(dyng_batch_insert(b, m.rowid[4], m.node[1], m.node[2], ok), DYNG_OK);
   assert_int_equal(dyng_batch_size(b), 1);
   assert_int_equal(dyng_graph_apply(g, b, NULL), DYNG_OK);
-  m.e[4] = (model_edge){1, 1, 2, {0.0, 0.0, 1e308}};
+  m.e[4] = (model_edge){1, 1, 2, {0.0, 0.0, DYNG_MAX_WEIGHT}};
   verify(g, &m);
   dyng_batch_free(b);
   dyng_graph_free(g);

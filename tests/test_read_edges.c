@@ -181,7 +181,7 @@ static void test_malformed_lines_name_file_line_and_expectation(void **state) {
   expect_error(db, p, NULL, "line 3: expected '<row> <column> <value>'", NULL);
   p = write_file("bad5.mtx", "%%MatrixMarket matrix coordinate real general\n2 x 1\n");
   expect_error(db, p, NULL, "line 2: expected the size line", NULL);
-  p = write_file("bad.csv", "src,dst,weight\n1,2,heavy\n");
+  p = write_file("bad.csv", "src,dst,weight\n1,x,2\n");
   expect_error(db, p, NULL, "bad.csv' line 2: expected integer node ids in columns 1 and 2", "weight");
   p = write_file("bad2.csv", "only\n1\n");
   expect_error(db, p, NULL, "line 1: expected a header of at least two columns", NULL);
@@ -191,12 +191,65 @@ static void test_malformed_lines_name_file_line_and_expectation(void **state) {
   sqlite3_close(db);
 }
 
+/* A line with a field more than its format has, and a weight that is not a
+** decimal number (strtod would take hexadecimal, inf and nan), fail naming
+** the line; so does a weight above 1e298, the largest a graph takes, from
+** the first double past it on, in every format. */
+static void test_extra_fields_and_unusable_weights_are_errors(void **state) {
+  (void)state;
+  sqlite3 *db = open_db();
+  const char *p = write_file("extra.txt", "1 2 3\n4 5 6 7\n");
+  expect_error(db, p, NULL, "extra.txt' line 2: expected two integer node ids and an optional weight", "'4 5 6 7'");
+  p = write_file("extra.gr", "p sp 3 2\na 1 2 3\na 2 3 4 5\n");
+  expect_error(db, p, NULL, "extra.gr' line 3: expected 'a <from> <to> <weight>'", NULL);
+  p = write_file("extra.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 3 4\n");
+  expect_error(db, p, NULL, "extra.mtx' line 3: expected '<row> <column> <value>'", NULL);
+  p = write_file("extra.csv", "src,dst,weight\n1,2,3\n4,5,6,7\n");
+  expect_error(db, p, NULL, "extra.csv' line 3: 4 fields, more than the header's 3", NULL);
+  static const char *const azNotDecimal[] = {"0x10", "0x1p3", "inf", "-Infinity", "nan", "1e", ".", "1.5.2", "1,5"};
+  for (size_t i = 0; i < sizeof azNotDecimal / sizeof *azNotDecimal; i++) {
+    char zText[64], zWant[64];
+    snprintf(zText, sizeof zText, "1 2 %s\n", azNotDecimal[i]);
+    snprintf(zWant, sizeof zWant, "line 1: weight '%s' is not a decimal number", azNotDecimal[i]);
+    expect_error(db, write_file("w.txt", zText), NULL, zWant, NULL);
+    snprintf(zText, sizeof zText, "p sp 2 1\na 1 2 %s\n", azNotDecimal[i]);
+    expect_error(db, write_file("w.gr", zText), NULL, "line 2: weight", "is not a decimal number");
+  }
+  p = write_file("w.csv", "src,dst,weight\n1,2,0x10\n");
+  expect_error(db, p, NULL, "w.csv' line 2: weight '0x10' is not a decimal number", NULL);
+  p = write_file("w2.csv", "src,dst,weight\n1,2,heavy\n");
+  expect_error(db, p, NULL, "w2.csv' line 2: weight 'heavy' is not a decimal number", NULL);
+  /* 1e298 and -1e298 are read; the next double up, in magnitude, is not. */
+  check_file(db, write_file("max.txt", "1 2 1e298\n2 3 -1e298\n3 4 1.0e+298\n"), NULL,
+             "1 2 1e+298 1;2 3 -1e+298 2;3 4 1e+298 3;");
+  static const char *const azFiles[][2] = {
+      {"big.txt", "1 2 1.0000000000000001e298\n"},
+      {"big2.txt", "1 2 -1e299\n"},
+      {"big.gr", "p sp 2 1\na 1 2 1.0000000000000001e298\n"},
+      {"big.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1.0000000000000001e298\n"},
+      {"big.csv", "src,dst,weight\n1,2,1.0000000000000001e298\n"},
+      {"big.tsv", "src\tdst\tweight\n1\t2\t1e309\n"}};
+  for (size_t i = 0; i < sizeof azFiles / sizeof *azFiles; i++)
+    expect_error(db, write_file(azFiles[i][0], azFiles[i][1]), NULL, "is larger than 1e298, the largest weight",
+                 azFiles[i][0]);
+  sqlite3_close(db);
+}
+
 static void test_arguments_and_trust(void **state) {
   (void)state;
   sqlite3 *db = open_db();
   char *err = NULL;
-  /* The path is required and must be text. */
-  assert_int_not_equal(sqlite3_exec(db, "SELECT * FROM dyng_read_edges", NULL, NULL, &err), SQLITE_OK);
+  /* The path is required and must be text; the format, when given, too. */
+  static const char *const azMissing[] = {"SELECT * FROM dyng_read_edges", "SELECT * FROM dyng_read_edges()"};
+  for (int i = 0; i < 2; i++) {
+    assert_int_not_equal(sqlite3_exec(db, azMissing[i], NULL, NULL, &err), SQLITE_OK);
+    if (!strstr(err, "dyng_read_edges: missing argument 'path' (usage: dyng_read_edges(path[, format]))"))
+      fail_msg("%s: %s", azMissing[i], err);
+    sqlite3_free(err);
+  }
+  assert_int_not_equal(sqlite3_exec(db, "SELECT * FROM dyng_read_edges('x.txt', NULL)", NULL, NULL, &err),
+                       SQLITE_OK);
+  assert_non_null(strstr(err, "dyng_read_edges: format must be text (snap, dimacs, mtx, csv or tsv"));
   sqlite3_free(err);
   assert_int_not_equal(sqlite3_exec(db, "SELECT * FROM dyng_read_edges(42)", NULL, NULL, &err), SQLITE_OK);
   assert_non_null(strstr(err, "path must be text"));
@@ -360,6 +413,7 @@ int main(void) {
       cmocka_unit_test(test_matrix_market),
       cmocka_unit_test(test_csv_and_tsv),
       cmocka_unit_test(test_malformed_lines_name_file_line_and_expectation),
+      cmocka_unit_test(test_extra_fields_and_unusable_weights_are_errors),
       cmocka_unit_test(test_arguments_and_trust),
       cmocka_unit_test(test_random_files_round_trip_into_a_graph),
       cmocka_unit_test(test_real_graphs),
