@@ -396,6 +396,11 @@ static void dyngAppendChecks(sqlite3_str *pStr, const DyngGraph *pG, const char 
                       "  SELECT RAISE(ABORT, 'dyng: %q.%q must be a finite number >= 0 (got "
                       "infinity)') WHERE NEW.\"%w\" >= 9e999;\n",
                       pG->zEdges, zCol, zCol);
+  /* DYNG_MAX_WEIGHT: above it a path's length could overflow. */
+  sqlite3_str_appendf(pStr,
+                      "  SELECT RAISE(ABORT, 'dyng: %q.%q must be at most 1e298 so that path lengths "
+                      "stay finite (got a larger number)') WHERE NEW.\"%w\" > 1e298;\n",
+                      pG->zEdges, zCol, zCol);
 }
 
 /* Splits the key list of a CREATE INDEX statement into its terms: the text

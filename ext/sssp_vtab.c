@@ -30,6 +30,8 @@
 #include "engine/sssp.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 SQLITE_EXTENSION_INIT3
@@ -597,6 +599,25 @@ static int dyngFuncEof(sqlite3_vtab_cursor *pBase) {
   return pCur->iRow >= pCur->nRow;
 }
 
+/* Appends cost x to an agg_costs array as a JSON number that reads back as
+** the same double: the fewest of 15 to 17 significant digits that do
+** (SQLite's printf stops at 16), with ".0" on a whole number, as SQLite
+** writes reals.  Weights up to DYNG_MAX_WEIGHT keep every cost finite;
+** were one not, it would be null, so the text stays JSON. */
+static void dyngAppendCost(sqlite3_str *pStr, double x) {
+  if (!isfinite(x)) {
+    sqlite3_str_appendall(pStr, "null");
+    return;
+  }
+  char zNum[40];
+  for (int nDigit = 15; nDigit <= 17; nDigit++) {
+    snprintf(zNum, sizeof zNum, "%.*g", nDigit, x);
+    if (strtod(zNum, NULL) == x) break;
+  }
+  sqlite3_str_appendall(pStr, zNum);
+  if (!strpbrk(zNum, ".e")) sqlite3_str_appendall(pStr, ".0");
+}
+
 static int dyngFuncColumn(sqlite3_vtab_cursor *pBase, sqlite3_context *ctx, int iCol) {
   DyngFuncCursor *pCur = (DyngFuncCursor *)pBase;
   const DyngFuncVtab *pVtab = (const DyngFuncVtab *)pBase->pVtab;
@@ -623,7 +644,10 @@ static int dyngFuncColumn(sqlite3_vtab_cursor *pBase, sqlite3_context *ctx, int 
     case 3: {
       sqlite3_str *pStr = sqlite3_str_new(NULL);
       const double *agg = pCur->aAgg + (size_t)pCur->iRow * pCur->nObj;
-      for (int k = 0; k < pCur->nObj; k++) sqlite3_str_appendf(pStr, "%s%!.17g", k ? "," : "[", agg[k]);
+      for (int k = 0; k < pCur->nObj; k++) {
+        sqlite3_str_appendall(pStr, k ? "," : "[");
+        dyngAppendCost(pStr, agg[k]);
+      }
       sqlite3_str_appendall(pStr, "]");
       int n = sqlite3_str_length(pStr);
       char *z = sqlite3_str_finish(pStr);

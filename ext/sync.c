@@ -243,7 +243,18 @@ static int dyngReadEdge(const DyngGraph *pG, sqlite3_value **apVal, sqlite3_int6
     sqlite3_value *pW = apVal[2 + k];
     int t = sqlite3_value_type(pW);
     double w = sqlite3_value_double(pW);
-    if ((t != SQLITE_INTEGER && t != SQLITE_FLOAT) || !(w >= 0.0) || isinf(w)) {
+    if ((t != SQLITE_INTEGER && t != SQLITE_FLOAT) || !dyng_weight_ok(w)) {
+      /* The triggers' rule (ext/graph_vtab.c dyngAppendChecks), for rows
+      ** written past them: before the graph existed, or by hand. */
+      if ((t == SQLITE_INTEGER || t == SQLITE_FLOAT) && w > DYNG_MAX_WEIGHT && !isinf(w)) {
+        /* All 17 digits: SQLite's printf would round this to 1.0e+298. */
+        char zVal[32];
+        snprintf(zVal, sizeof zVal, "%.17g", w);
+        *pzErr = sqlite3_mprintf("dyng: %s.%s must be at most 1e298 so that path lengths stay finite "
+                                 "(rowid %lld has %s)",
+                                 pG->zEdges, pG->azWeight[k], iRowid, zVal);
+        return SQLITE_ERROR;
+      }
       char *zVal = dyngDescribeValue(pW);
       *pzErr = sqlite3_mprintf("dyng: %s.%s must be a finite number >= 0 (rowid %lld has %s)",
                                pG->zEdges, pG->azWeight[k], iRowid, zVal ? zVal : "?");

@@ -1121,15 +1121,20 @@ static void mosp_check_path(sqlite3 *db, sqlite3_int64 s, sqlite3_int64 t, int n
       sqlite3_reset(ens);
       for (int k = 0; k < n_w; k++) agg[k] += step[k];
     }
-    char want[200];
-    int at = snprintf(want, sizeof want, "[");
+    /* agg_costs: JSON numbers that read back as exactly the sums. */
+    const char *costs = (const char *)sqlite3_column_text(st, 3);
     for (int k = 0; k < n_w; k++) {
-      char *x = sqlite3_mprintf("%s%!.17g", k ? "," : "", agg[k]);
-      at += snprintf(want + at, sizeof want - (size_t)at, "%s", x);
-      sqlite3_free(x);
+      sqlite3_stmt *chk = NULL;
+      assert_int_equal(sqlite3_prepare_v2(db, "SELECT json_valid(?1) AND json_extract(?1, '$[' || ?2 || ']') = ?3",
+                                          -1, &chk, NULL),
+                       SQLITE_OK);
+      sqlite3_bind_text(chk, 1, costs, -1, SQLITE_STATIC);
+      sqlite3_bind_int(chk, 2, k);
+      sqlite3_bind_double(chk, 3, agg[k]);
+      assert_int_equal(sqlite3_step(chk), SQLITE_ROW);
+      if (sqlite3_column_int(chk, 0) != 1) fail_msg("agg_costs %s: objective %d is not %.17g", costs, k, agg[k]);
+      sqlite3_finalize(chk);
     }
-    snprintf(want + at, sizeof want - (size_t)at, "]");
-    assert_string_equal((const char *)sqlite3_column_text(st, 3), want);
     if (sqlite3_column_type(st, 2) == SQLITE_NULL) {
       assert_true(node == t);
     } else {

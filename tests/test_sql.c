@@ -85,6 +85,29 @@ static char *query_text(sqlite3 *db, const char *zSql) {
   return z;
 }
 
+/* Fails unless zCosts (an agg_costs value) is a JSON array of n numbers
+** that read back as exactly agg[0 .. n). */
+static void check_costs_json(sqlite3 *db, const char *zCosts, const double *agg, int n) {
+  sqlite3_stmt *p = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, "SELECT json_valid(?1) AND json_array_length(?1) = ?2", -1, &p, NULL),
+                   SQLITE_OK);
+  sqlite3_bind_text(p, 1, zCosts, -1, SQLITE_STATIC);
+  sqlite3_bind_int(p, 2, n);
+  assert_int_equal(sqlite3_step(p), SQLITE_ROW);
+  if (sqlite3_column_int(p, 0) != 1) fail_msg("agg_costs '%s' is not a JSON array of %d numbers", zCosts, n);
+  sqlite3_finalize(p);
+  assert_int_equal(sqlite3_prepare_v2(db, "SELECT json_extract(?1, '$[' || ?2 || ']')", -1, &p, NULL), SQLITE_OK);
+  for (int k = 0; k < n; k++) {
+    sqlite3_bind_text(p, 1, zCosts, -1, SQLITE_STATIC);
+    sqlite3_bind_int(p, 2, k);
+    assert_int_equal(sqlite3_step(p), SQLITE_ROW);
+    if (sqlite3_column_type(p, 0) != SQLITE_FLOAT || sqlite3_column_double(p, 0) != agg[k])
+      fail_msg("agg_costs '%s': objective %d is not %.17g", zCosts, k, agg[k]);
+    sqlite3_reset(p);
+  }
+  sqlite3_finalize(p);
+}
+
 /* Creates an empty file from a mkstemp template, for a database file. */
 static void temp_file(char *zTemplate) {
   int fd = mkstemp(zTemplate);
@@ -968,9 +991,7 @@ static void check_mosp(sqlite3 *db, const char *zGraph, const char *zTable, sqli
       ens += K + 1 - cnt[i];
     }
     /* agg_costs: the sums so far, one per objective. */
-    char *zWant = sqlite3_mprintf("[%!.17g,%!.17g]", agg[0], agg[1]);
-    assert_string_equal((const char *)sqlite3_column_text(p, 3), zWant);
-    sqlite3_free(zWant);
+    check_costs_json(db, (const char *)sqlite3_column_text(p, 3), agg, 2);
     if (sqlite3_column_type(p, 2) == SQLITE_NULL) assert_true(node == t);
     else prev_edge = sqlite3_column_int64(p, 2);
     prev_node = node;
@@ -1154,9 +1175,7 @@ static void test_pareto_front_matches_brute_force(void **state) {
                     (!directed && ga.dst[e] == prev_node && ga.src[e] == node));
         a += ga.w[e], b += gb.w[e];
       }
-      char *zWant = sqlite3_mprintf("[%!.17g,%!.17g]", a, b);
-      assert_string_equal((const char *)sqlite3_column_text(p, 4), zWant);
-      sqlite3_free(zWant);
+      check_costs_json(db, (const char *)sqlite3_column_text(p, 4), (const double[2]){a, b}, 2);
       if (sqlite3_column_type(p, 3) == SQLITE_NULL) {
         assert_true(node == t0);
         int j = 0;
@@ -1177,6 +1196,157 @@ static void test_pareto_front_matches_brute_force(void **state) {
     sqlite3_close(db);
   }
   free(costs);
+}
+
+/* Runs zSql with the real number x bound to its one parameter; returns
+** the code, with a copy of the message in *pzErr. */
+static int exec_with_real(sqlite3 *db, const char *zSql, double x, char **pzErr) {
+  sqlite3_stmt *p = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, zSql, -1, &p, NULL), SQLITE_OK);
+  sqlite3_bind_double(p, 1, x);
+  int rc = sqlite3_step(p);
+  *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+  sqlite3_finalize(p);
+  return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+/* Checks the rows of zSql, (path, seq, node, edge, cost text) as dyng_mosp
+** and dyng_pareto give them (path NULL for dyng_mosp): each path starts at
+** s and ends at t, and its cost text is valid JSON holding, in both
+** objectives, exactly the sums of the table's weights of the edges so far,
+** added in path order.  Returns the number of paths. */
+static int check_agg_costs(sqlite3 *db, const char *zSql, const ref_graph *ga, const ref_graph *gb,
+                           sqlite3_int64 s, sqlite3_int64 t) {
+  sqlite3_stmt *p = NULL;
+  if (sqlite3_prepare_v2(db, zSql, -1, &p, NULL) != SQLITE_OK) fail_msg("%s: %s", zSql, sqlite3_errmsg(db));
+  int n_paths = 0, rc;
+  double a = 0, b = 0;
+  sqlite3_int64 prev_edge = 0;
+  while ((rc = sqlite3_step(p)) == SQLITE_ROW) {
+    if (sqlite3_column_int64(p, 1) == 1) {
+      assert_int_equal(sqlite3_column_int64(p, 2), s);
+      a = b = 0;
+    } else {
+      int e = ref_edge(ga, prev_edge);
+      assert_true(e >= 0);
+      a += ga->w[e], b += gb->w[e];
+    }
+    check_costs_json(db, (const char *)sqlite3_column_text(p, 4), (const double[2]){a, b}, 2);
+    if (sqlite3_column_type(p, 3) == SQLITE_NULL) {
+      assert_int_equal(sqlite3_column_int64(p, 2), t);
+      assert_true(isfinite(a) && isfinite(b));
+      n_paths++;
+    }
+    prev_edge = sqlite3_column_int64(p, 3);
+  }
+  assert_int_equal(rc, SQLITE_DONE);
+  sqlite3_finalize(p);
+  return n_paths;
+}
+
+/* Weights go up to 1e298 (the largest that no sum along a simple path can
+** overflow): on a long path of such weights every distance, path cost and
+** Pareto label is finite and equal to the weights added in path order.
+** The next double above 1e298 is refused wherever a weight enters: the
+** triggers, a load, the sync; two weights of 1e308, which made a node
+** unreachable and put Inf into agg_costs, cannot be written. */
+static void test_weights_up_to_1e298_keep_every_sum_finite(void **state) {
+  (void)state;
+  enum { L = 3000 };
+  sqlite3 *db = open_db(":memory:");
+  /* A chain 0 -> 1 -> ... -> L; in a, the largest weight and others just
+  ** below it; in b, the largest weight on even links. */
+  exec_ok_free(db, sqlite3_mprintf("CREATE TABLE e(src INTEGER, dst INTEGER, a REAL, b REAL);"
+                                   "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x < %d)"
+                                   "  INSERT INTO e SELECT x, x + 1, 1e298 - (x %% 7) * 1.25e295,"
+                                   "    CASE WHEN x %% 2 = 0 THEN 1e298 ELSE 0 END FROM i;"
+                                   "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')",
+                                   L - 1));
+  ref_graph ga, gb;
+  ref_load(db, "e", "a", &ga);
+  ref_load(db, "e", "b", &gb);
+  /* The sums, added in path order as a search adds them. */
+  double *sum_a = calloc(L + 1, sizeof *sum_a);
+  for (int x = 0; x < L; x++) {
+    int e = -1;
+    for (int i = 0; i < ga.n_edges && e < 0; i++)
+      if (ga.src[i] == x) e = i;
+    sum_a[x + 1] = sum_a[x] + ga.w[e];
+  }
+  assert_true(isfinite(sum_a[L]) && sum_a[L] > 2e301);
+  char *zSql = sqlite3_mprintf("SELECT dist FROM dyng_sssp('g', 0) WHERE node = %d", L);
+  sqlite3_stmt *p = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, zSql, -1, &p, NULL), SQLITE_OK);
+  sqlite3_free(zSql);
+  assert_int_equal(sqlite3_step(p), SQLITE_ROW);
+  assert_true(sqlite3_column_double(p, 0) == sum_a[L]);
+  sqlite3_finalize(p);
+  zSql = sqlite3_mprintf("SELECT seq, node, cost, agg_cost FROM dyng_path('g', 0, %d)", L);
+  assert_int_equal(sqlite3_prepare_v2(db, zSql, -1, &p, NULL), SQLITE_OK);
+  sqlite3_free(zSql);
+  int n = 0;
+  while (sqlite3_step(p) == SQLITE_ROW) {
+    assert_int_equal(sqlite3_column_int64(p, 1), n);
+    assert_true(sqlite3_column_double(p, 3) == sum_a[n]);
+    assert_true(sqlite3_column_double(p, 2) == (n < L ? sum_a[n + 1] - sum_a[n] : 0.0) ||
+                sqlite3_column_double(p, 2) == ga.w[n]);
+    n++;
+  }
+  sqlite3_finalize(p);
+  assert_int_equal(n, L + 1);
+  ref_free(&ga);
+  ref_free(&gb);
+  /* A second chain of 1600 links from 0 to L, each (0.5, 1e298): it and
+  ** the first make a front of two. */
+  exec_ok_free(db, sqlite3_mprintf("WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i WHERE x < 1599)"
+                                   "  INSERT INTO e SELECT %d + x, %d + x + 1, 0.5, 1e298 FROM i;"
+                                   "INSERT INTO e VALUES (0, %d, 0.5, 1e298), (%d, %d, 0.5, 1e298)",
+                                   L, L, L + 1, L + 1600, L));
+  ref_load(db, "e", "a", &ga);
+  ref_load(db, "e", "b", &gb);
+  zSql = sqlite3_mprintf("SELECT NULL, seq, node, edge, agg_costs FROM dyng_mosp('g', 0, %d)", L);
+  assert_int_equal(check_agg_costs(db, zSql, &ga, &gb, 0, L), 1);
+  sqlite3_free(zSql);
+  zSql = sqlite3_mprintf("SELECT path, seq, node, edge, agg_costs FROM dyng_pareto('g', 0, %d)", L);
+  assert_int_equal(check_agg_costs(db, zSql, &ga, &gb, 0, L), 2);
+  sqlite3_free(zSql);
+  ref_free(&ga);
+  ref_free(&gb);
+  free(sum_a);
+
+  /* 1e298 is written; the next double is refused by the triggers, and two
+  ** weights of 1e308 cannot be written. */
+  double over = nextafter(1e298, INFINITY);
+  char *zErr = NULL;
+  assert_int_equal(exec_with_real(db, "INSERT INTO e VALUES (7, 8, ?, 0)", 1e298, &zErr), SQLITE_OK);
+  sqlite3_free(zErr);
+  assert_int_equal(exec_with_real(db, "INSERT INTO e VALUES (7, 8, 0, ?)", over, &zErr), SQLITE_CONSTRAINT);
+  if (!strstr(zErr, "dyng: e.b must be at most 1e298 so that path lengths stay finite (got a larger number)"))
+    fail_msg("unexpected error '%s'", zErr);
+  sqlite3_free(zErr);
+  exec_fails(db, "INSERT INTO e VALUES (1, 2, 1e308, 0), (2, 3, 1e308, 0)", "e.a must be at most 1e298", NULL);
+  exec_fails(db, "UPDATE e SET a = 1.7976931348623157e308 WHERE rowid = 1", "e.a must be at most 1e298", NULL);
+  /* Infinity keeps its own message. */
+  exec_fails(db, "INSERT INTO e VALUES (1, 2, 9e999, 0)", "e.a must be a finite number >= 0 (got infinity)", NULL);
+
+  /* A row written before the graph existed: its load refuses it, naming
+  ** the rowid and the value. */
+  exec_ok(db, "CREATE TABLE e2(src INTEGER, dst INTEGER, w REAL); INSERT INTO e2 VALUES (1, 2, 1e298)");
+  assert_int_equal(exec_with_real(db, "INSERT INTO e2 VALUES (2, 3, ?)", over, &zErr), SQLITE_OK);
+  sqlite3_free(zErr);
+  exec_fails(db, "CREATE VIRTUAL TABLE g2 USING dyng(edges=e2, weights=w)",
+             "dyng: e2.w must be at most 1e298 so that path lengths stay finite (rowid 2 has "
+             "1.0000000000000001e+298)",
+             NULL);
+  /* One written past the triggers (dropped here; a writer could also use a
+  ** copy of the database without them) stops the sync the same way. */
+  exec_ok(db, "DELETE FROM e2 WHERE rowid = 2; CREATE VIRTUAL TABLE g2 USING dyng(edges=e2, weights=w)");
+  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g2', 1)"), 2);
+  exec_ok(db, "DROP TRIGGER g2_log_ins; DROP TRIGGER g2_log_upd");
+  assert_int_equal(exec_with_real(db, "UPDATE e2 SET w = ? WHERE rowid = 1", over, &zErr), SQLITE_OK);
+  sqlite3_free(zErr);
+  exec_fails(db, "SELECT count(*) FROM dyng_sssp('g2', 1)", "e2.w must be at most 1e298", "rowid 1", NULL);
+  sqlite3_close(db);
 }
 
 static void *interrupt_later(void *arg) {
@@ -1607,6 +1777,7 @@ int main(void) {
       cmocka_unit_test(test_mosp_follows_the_ensemble_of_the_trees),
       cmocka_unit_test(test_cycle_counts_match_brute_force_and_follow_changes),
       cmocka_unit_test(test_pareto_front_matches_brute_force),
+      cmocka_unit_test(test_weights_up_to_1e298_keep_every_sum_finite),
       cmocka_unit_test(test_long_cycle_count_stops_when_interrupted),
       cmocka_unit_test(test_long_pareto_front_stops_when_interrupted),
       cmocka_unit_test(test_max_ms_budget_stops_long_computations),
