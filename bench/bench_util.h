@@ -90,8 +90,8 @@ double sql_number(sqlite3 *db, const char *sql);
 double json_path_number(sqlite3 *db, const char *json, const char *path);
 char *json_path_text(sqlite3 *db, const char *json, const char *path);
 
-/* Loads the extension at path into db: 1 on success, 0 (and *why, which
-** the caller sqlite3_free()s) otherwise. */
+/* Loads the extension at path (dyng) into db and lifts its max_ms budget:
+** 1 on success, 0 (and *why, which the caller sqlite3_free()s) otherwise. */
 int load_extension(sqlite3 *db, const char *path, char **why);
 
 /* Opens the database at path with the extension at ext loaded; dies on

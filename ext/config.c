@@ -141,8 +141,8 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
 
 /* dyng_config(key, value) changes a setting of this connection: backend,
 ** progress, cache_mb (the memory of kept shortest-path trees), max_ms (the
-** time a query's computation may take) and max_graph_mb (the memory of one
-** graph's mirror). */
+** time a query's computation may take, DYNG_DEFAULT_MAX_MS at first) and
+** max_graph_mb (the memory of one graph's mirror). */
 static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey,
                          sqlite3_value *pVal) {
   if (sqlite3_stricmp(zKey, "backend") == 0) {

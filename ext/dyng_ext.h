@@ -137,13 +137,19 @@ struct DyngConn {
                                for dyng_update */
   sqlite3_int64 iPinFrom;   /* trees used since this clock are not evicted */
   sqlite3_int64 nMaxMs;     /* max_ms: time a query's computation may take
-                               (0: no limit) */
+                               (0: no limit; DYNG_DEFAULT_MAX_MS at first) */
   sqlite3_int64 nMaxGraphBytes; /* max_graph_mb: memory one graph's mirror
                                may take (0: no limit) */
 };
 
 /* The default tree budget of a connection, in MiB. */
 #define DYNG_DEFAULT_CACHE_MB 256
+
+/* The default max_ms of a connection.  Every computation a query starts can
+** be reached from a view or a trigger (the functions are INNOCUOUS), and a
+** Pareto front or a long cycle count can take hours on a graph of a few
+** dozen edges: a view someone planted would stall its reader that long. */
+#define DYNG_DEFAULT_MAX_MS 10000
 
 /* ---- dyng.c ---------------------------------------------------------- */
 

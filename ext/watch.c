@@ -2,7 +2,9 @@
 ** ext/watch.c: what stops a long computation that a query started.
 **
 ** Two things do: an interrupt of the statement (sqlite3_interrupt, or the
-** shell's Ctrl-C) and the connection's time budget, dyng_config('max_ms').
+** shell's Ctrl-C) and the connection's time budget, dyng_config('max_ms'),
+** 10 seconds unless set (DYNG_DEFAULT_MAX_MS: views reach every
+** computation).
 ** The engine asks through a dyng_cancel every few thousand steps; this file
 ** answers.
 **
@@ -101,8 +103,9 @@ void dyngWatchEnd(DyngWatch *w, sqlite3_int64 nDone) {
 int dyngWatchError(const DyngWatch *w, const char *zFunc, char **pzErr) {
   if (w->eStop == DYNG_STOP_BUDGET) {
     *pzErr = sqlite3_mprintf("%s: stopped after %.0f ms, over this connection's max_ms budget of "
-                             "%lld ms (dyng_config('max_ms', 0) lifts it)",
-                             zFunc, dyngNowMs() - w->tStart, w->pConn->nMaxMs);
+                             "%lld ms (%sdyng_config('max_ms', 0) lifts it)",
+                             zFunc, dyngNowMs() - w->tStart, w->pConn->nMaxMs,
+                             w->pConn->nMaxMs == DYNG_DEFAULT_MAX_MS ? "the default; " : "");
     return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
   *pzErr = sqlite3_mprintf("interrupted");

@@ -1477,6 +1477,51 @@ static void test_max_ms_budget_stops_long_computations(void **state) {
   sqlite3_close(db);
 }
 
+/* Every dyng computation a query starts is INNOCUOUS, so a view can reach
+** it; a chain of k diamonds whose two objectives trade off has 2^k
+** Pareto-optimal paths, and a complete graph of 40 nodes about 1.3e15
+** 10-cycles: read from a view someone planted, each would run for hours.
+** A connection's max_ms is 10 s unless set, so each stops (on a 2-core
+** machine the 40-diamond view fails after 10.0 s; a front of 2^16 paths
+** alone takes about three minutes); the test sets 200 ms to stay fast. */
+static void test_planted_views_stop_at_the_time_budget(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  assert_int_equal(query_int(db, "SELECT dyng_config('max_ms')"), 10000);
+  exec_ok(db, "CREATE TABLE d(src INTEGER, dst INTEGER, a REAL, b REAL);"
+              "WITH RECURSIVE l(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM l WHERE i < 39)"
+              "  INSERT INTO d SELECT 3 * i, 3 * i + 1, 1 << i, 0 FROM l"
+              "  UNION ALL SELECT 3 * i + 1, 3 * i + 3, 0, 0 FROM l"
+              "  UNION ALL SELECT 3 * i, 3 * i + 2, 0, 1 << i FROM l"
+              "  UNION ALL SELECT 3 * i + 2, 3 * i + 3, 0, 0 FROM l;"
+              "CREATE VIRTUAL TABLE dg USING dyng(edges=d, weights='a,b');"
+              "CREATE TABLE k(src INTEGER, dst INTEGER);"
+              "WITH n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)"
+              "  INSERT INTO k SELECT a.i, b.i FROM n a, n b WHERE a.i < b.i;"
+              "CREATE VIRTUAL TABLE kg USING dyng(edges=k, directed=0);"
+              "CREATE VIEW planted_front AS SELECT count(*) AS n FROM dyng_pareto('dg', 0, 120);"
+              "CREATE VIEW planted_count AS SELECT dyng_cycle_count('kg', 10) AS n;"
+              "CREATE VIEW small_front AS SELECT count(DISTINCT path) AS n FROM dyng_pareto('dg', 0, 18);"
+              "PRAGMA trusted_schema = OFF");
+  exec_ok(db, "SELECT dyng_config('max_ms', 200)");
+  static const char *const azView[] = {"planted_front", "dyng_pareto", "planted_count", "dyng_cycle_count"};
+  for (int i = 0; i < 4; i += 2) {
+    char *zSql = sqlite3_mprintf("SELECT n FROM %s", azView[i]), *zErr = NULL;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(step_once(db, zSql, &zErr), SQLITE_ERROR);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!strstr(zErr, azView[i + 1]) || !strstr(zErr, "over this connection's max_ms budget of 200 ms"))
+      fail_msg("%s: unexpected error '%s'", azView[i], zErr);
+    assert_true((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9 < 5.0);
+    sqlite3_free(zSql);
+    sqlite3_free(zErr);
+  }
+  /* Within the budget a view answers: six diamonds, 2^6 paths. */
+  assert_int_equal(query_int(db, "SELECT n FROM small_front"), 64);
+  sqlite3_close(db);
+}
+
 /* dyng_config('max_graph_mb', N) refuses a mirror that would pass N MiB,
 ** at CREATE, at a later load and after a batch, and frees it; lifted, the
 ** graph equals its table again. */
@@ -1781,6 +1826,7 @@ int main(void) {
       cmocka_unit_test(test_long_cycle_count_stops_when_interrupted),
       cmocka_unit_test(test_long_pareto_front_stops_when_interrupted),
       cmocka_unit_test(test_max_ms_budget_stops_long_computations),
+      cmocka_unit_test(test_planted_views_stop_at_the_time_budget),
       cmocka_unit_test(test_max_graph_mb_budget_refuses_large_mirrors),
       cmocka_unit_test(test_extreme_node_ids_work_everywhere),
       cmocka_unit_test(test_other_connection_commits_are_seen),
