@@ -391,10 +391,13 @@ static int dyngParetoFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph
     return dyngFuncFail(pVtab, rc, zErr);
   }
   if (erc == DYNG_ETOOBIG)
-    return dyngFuncError(pVtab, sqlite3_mprintf("%s: the front of graph '%s' needs more than %lld "
-                                                "labels; no partial front is returned (raise "
-                                                "max_labels)",
-                                                zFunc, pG->zName, nMax));
+    return dyngFuncError(pVtab, sqlite3_mprintf("%s: the front of graph '%s' from node %lld to node "
+                                                "%lld needs more labels than max_labels (%lld) allows; "
+                                                "no partial front is returned (raise max_labels, "
+                                                "default %d)",
+                                                zFunc, pG->zName, (sqlite3_int64)view.node_id[vSource],
+                                                (sqlite3_int64)view.node_id[vTarget], nMax,
+                                                DYNG_DEFAULT_MAX_LABELS));
   if (erc != DYNG_OK) return dyngFuncError(pVtab, dyngEngineError(zFunc, pG, erc));
   int rc = SQLITE_OK, nObj = view.n_objectives;
   sqlite3_int64 nRow = 0;

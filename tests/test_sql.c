@@ -1193,6 +1193,17 @@ static void test_pareto_front_matches_brute_force(void **state) {
     ref_free(&ga);
     ref_free(&gb);
     exec_fails(db, "SELECT * FROM dyng_pareto('g', 1, 2, 0)", "max_labels must be a positive integer", NULL);
+    /* Too few labels for a front: a message that says which limit. */
+    if (n_front > 0 && s0 != t0) {
+      char *zOne = sqlite3_mprintf("SELECT * FROM dyng_pareto('g', %lld, %lld, 1)", s0, t0);
+      char *zWant = sqlite3_mprintf("dyng_pareto: the front of graph 'g' from node %lld to node %lld needs more "
+                                    "labels than max_labels (1) allows; no partial front is returned (raise "
+                                    "max_labels, default 1000000)",
+                                    s0, t0);
+      exec_fails(db, zOne, zWant, NULL);
+      sqlite3_free(zOne);
+      sqlite3_free(zWant);
+    }
     sqlite3_close(db);
   }
   free(costs);
