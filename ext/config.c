@@ -204,10 +204,53 @@ static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey
   return 1;
 }
 
+/* 1 when zFunc (an identifier) occurs in zSql, in any case. */
+static int dyngSqlNames(const char *zSql, const char *zFunc) {
+  int n = (int)strlen(zFunc);
+  for (const char *z = zSql; *z; z++)
+    if (sqlite3_strnicmp(z, zFunc, n) == 0) return 1;
+  return 0;
+}
+
+/*
+** SQLITE_DIRECTONLY keeps a function out of views, triggers and most of a
+** schema, but a CHECK constraint still runs it: on SQLite 3.40 always, and
+** on later versions (up to 3.54 at least) when the function was registered
+** after the schema was read, as loading dyng usually is.  A statement that
+** writes a table whose planted CHECK calls dyng_config(key, value) or
+** dyng_update would change settings or run a sync on the writer's behalf.
+**
+** SQLite says nothing of where a call comes from, so this goes by the
+** statements that are running: a CHECK constraint runs inside an INSERT or
+** UPDATE, and a direct call is written in the statement's own text.  So a
+** call is refused (1, with SQLite's "unsafe use" error set on ctx) while a
+** statement that writes is running whose text does not name zFunc.  (A
+** statement prepared with the legacy sqlite3_prepare has no text to read:
+** its calls pass.)
+*/
+int dyngRefuseFromSchema(sqlite3_context *ctx, const char *zFunc) {
+  sqlite3 *db = sqlite3_context_db_handle(ctx);
+  for (sqlite3_stmt *p = sqlite3_next_stmt(db, NULL); p; p = sqlite3_next_stmt(db, p)) {
+    if (!sqlite3_stmt_busy(p) || sqlite3_stmt_readonly(p)) continue;
+    const char *zSql = sqlite3_sql(p);
+    if (!zSql || dyngSqlNames(zSql, zFunc)) continue;
+    char *zMsg = sqlite3_mprintf("unsafe use of %s(): only top-level SQL may call it, and this call "
+                                 "comes from the schema of a table the statement writes (a CHECK "
+                                 "constraint)",
+                                 zFunc);
+    if (zMsg) sqlite3_result_error(ctx, zMsg, -1);
+    else sqlite3_result_error_nomem(ctx);
+    sqlite3_free(zMsg);
+    return 1;
+  }
+  return 0;
+}
+
 /* dyng_config() returns the report; dyng_config(key) one top-level entry of
 ** it, as JSON; dyng_config(key, value) sets key first. */
 static void dyngConfigFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   DyngConn *pConn = sqlite3_user_data(ctx);
+  if (dyngRefuseFromSchema(ctx, "dyng_config")) return;
   if (argc == 2) {
     if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
       sqlite3_result_error(ctx, "dyng_config: key must be text", -1);

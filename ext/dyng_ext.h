@@ -385,4 +385,10 @@ int dyngRegisterReadEdges(sqlite3 *db);
 
 int dyngRegisterConfigFunctions(sqlite3 *db, DyngConn *pConn);
 
+/* For the DIRECTONLY functions that change something (dyng_config,
+** dyng_update): 1, with an error set on ctx, when the call comes from the
+** schema (a CHECK constraint) rather than from the running statement's own
+** text, which SQLite itself does not always prevent. */
+int dyngRefuseFromSchema(sqlite3_context *ctx, const char *zFunc);
+
 #endif /* DYNG_EXT_H */

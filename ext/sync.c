@@ -1048,6 +1048,7 @@ int dyngGraphSync(DyngGraph *pG, char **pzErr) {
 */
 static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   DyngConn *pConn = sqlite3_user_data(ctx);
+  if (dyngRefuseFromSchema(ctx, "dyng_update")) return;
   if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
     sqlite3_result_error(ctx, "dyng_update: graph must be the name of a dyng table", -1);
     return;

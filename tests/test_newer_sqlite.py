@@ -1,7 +1,8 @@
 # tests/test_newer_sqlite.py: dyng loaded into a second, newer SQLite (the
 # one APSW bundles), where interrupts are read with sqlite3_is_interrupted
 # (SQLite 3.41 and later) instead of the probe statement the system SQLite
-# needs.  Answers are checked against a Dijkstra written here, and the
+# needs.  Answers are checked against a Dijkstra written here, a planted
+# CHECK constraint cannot run dyng_config or dyng_update, and the
 # system SQLite of the same process is refused a second load.  Skipped
 # when APSW, or an APSW with SQLite 3.41 or later, is not importable (.ci/run
 # fetches one from PyPI; PYTHONPATH points at it).
@@ -86,6 +87,53 @@ except apsw.SQLError as e:
     check("max_ms stops a long count", "max_ms budget of 30 ms" in str(e), str(e))
 one(c, "SELECT dyng_config('max_ms', 0)")
 check("the connection answers afterwards", one(c, "SELECT dyng_cycle_count('kg', 3)") == 9880)
+
+# A table planted with CHECK constraints that call dyng_config(key, value)
+# and dyng_update (made here with stand-ins of those names).  When dyng is
+# loaded before the schema is read, this SQLite refuses the schema itself;
+# when the schema was read first (dyng loaded later, as an application may
+# do), SQLite runs the CHECK, and dyng refuses the calls.
+planted = os.path.join(os.environ.get("TMPDIR", "/tmp"), "dyng-planted-%d.db" % os.getpid())
+if os.path.exists(planted):
+    os.remove(planted)
+p = apsw.Connection(planted)
+p.create_scalar_function("dyng_config", lambda *a: 1)
+p.create_scalar_function("dyng_update", lambda *a: 1)
+p.execute("CREATE TABLE c(x CHECK (dyng_config('max_ms', 7) IS NOT NULL));"
+          "CREATE TABLE u(x CHECK (dyng_update('g') IS NOT NULL))")
+p.close()
+
+
+def victim(load_first):
+    v = apsw.Connection(planted)
+    v.enable_load_extension(True)
+    v.execute("PRAGMA trusted_schema = OFF")
+    if load_first:
+        v.load_extension(ext)
+    else:
+        v.execute("SELECT count(*) FROM sqlite_master").fetchall()
+        v.load_extension(ext)
+    return v
+
+
+v = victim(True)
+try:
+    v.execute("INSERT INTO c VALUES (1)")
+    check("dyng loaded first: SQLite refuses the planted schema", False, "the INSERT ran")
+except apsw.Error as e:
+    check("dyng loaded first: SQLite refuses the planted schema", "unsafe use of dyng_config()" in str(e), str(e))
+v.close()
+v = victim(False)
+for table, func in (("c", "dyng_config"), ("u", "dyng_update")):
+    try:
+        v.execute("INSERT INTO %s VALUES (1)" % table)
+        check("schema read first: dyng refuses %s() from a CHECK" % func, False, "the INSERT ran")
+    except apsw.SQLError as e:
+        check("schema read first: dyng refuses %s() from a CHECK" % func,
+              "unsafe use of %s(): only top-level SQL" % func in str(e), str(e))
+check("the setting is unchanged", one(v, "SELECT dyng_config('max_ms')") == "10000")
+v.close()
+os.remove(planted)
 
 # A random graph, against a Dijkstra written here.
 rng = random.Random(int(os.environ.get("DYNG_TEST_SEED", "20261129")))

@@ -1699,6 +1699,44 @@ static void test_defensive_and_untrusted_schema(void **state) {
   sqlite3_close(db);
 }
 
+/* SQLite 3.40 runs a DIRECTONLY function from a CHECK constraint (so do
+** later versions when the function is registered after the schema was
+** read): a table planted with CHECK (dyng_config('max_ms', 7) ...) or
+** CHECK (dyng_update('g') ...) would change a setting or run a sync for
+** whoever writes the table, trusted_schema=OFF and defensive mode
+** notwithstanding.  dyng refuses such calls; the same calls written in a
+** writing statement itself still run. */
+static void test_check_constraints_cannot_run_directonly_functions(void **state) {
+  (void)state;
+  char zPath[] = "/tmp/dyng-test-XXXXXX";
+  temp_file(zPath);
+  sqlite3 *db = open_db(zPath);
+  exec_ok(db, "CREATE TABLE c(x CHECK (dyng_config('max_ms', 7) IS NOT NULL));"
+              "CREATE TABLE e(src INTEGER, dst INTEGER); CREATE VIRTUAL TABLE g USING dyng(edges=e);"
+              "CREATE TABLE u(x CHECK (dyng_update('g') IS NOT NULL));"
+              "CREATE TABLE r(x CHECK (length(dyng_config()) > 0))");
+  sqlite3_close(db);
+  db = open_db(zPath);
+  int on = -1;
+  assert_int_equal(sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &on), SQLITE_OK);
+  exec_ok(db, "PRAGMA trusted_schema = OFF");
+  exec_fails(db, "INSERT INTO c VALUES (1)", "unsafe use of dyng_config(): only top-level SQL may call it", NULL);
+  assert_int_equal(query_int(db, "SELECT dyng_config('max_ms')"), 10000);
+  exec_ok(db, "INSERT INTO e VALUES (1, 2)");
+  exec_fails(db, "INSERT INTO u VALUES (1)", "unsafe use of dyng_update()", NULL);
+  exec_fails(db, "INSERT INTO r VALUES (1)", "unsafe use of dyng_config()", NULL);
+  /* dyng_update did not run: the graph was never loaded. */
+  assert_int_equal(query_int(db, "SELECT json_array_length(dyng_config('graphs'))"), 0);
+  /* Called by the writing statement itself, they run. */
+  exec_ok(db, "CREATE TABLE lg(x); INSERT INTO lg SELECT dyng_config('max_ms', 5);"
+              "INSERT INTO lg SELECT dyng_update('g')");
+  assert_int_equal(query_int(db, "SELECT dyng_config('max_ms')"), 5);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM lg"), 2);
+  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].loads')"), 1);
+  sqlite3_close(db);
+  unlink(zPath);
+}
+
 /* A change log edited by hand (an entry the triggers would not write, or a
 ** gap in its sequence) makes the next query load the table again: the
 ** answers stay those of the table, and nothing fails. */
@@ -1829,6 +1867,7 @@ int main(void) {
       cmocka_unit_test(test_many_kept_trees_follow_large_batches),
       cmocka_unit_test(test_read_only_database),
       cmocka_unit_test(test_defensive_and_untrusted_schema),
+      cmocka_unit_test(test_check_constraints_cannot_run_directonly_functions),
       cmocka_unit_test(test_edited_change_log_makes_a_reload),
       cmocka_unit_test(test_mosp_follows_the_ensemble_of_the_trees),
       cmocka_unit_test(test_cycle_counts_match_brute_force_and_follow_changes),
