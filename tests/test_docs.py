@@ -65,7 +65,7 @@ FENCE = re.compile(r"^(\s*)(```+)\s*(.*?)\s*$")
 class Block:
     """One fenced block of a doc: its language, flags, text and where."""
 
-    def __init__(self, path, line, lang, flags, lines, blank_before, comment_before):
+    def __init__(self, path, line, lang, flags, lines, blank_before, comment_before, heading):
         self.path = path            # the doc, relative to the source folder
         self.line = line            # line of the opening fence, from 1
         self.lang = lang            # "sql", "text", "json", "console", "" ...
@@ -73,6 +73,7 @@ class Block:
         self.lines = lines          # the content, indentation removed
         self.blank_before = blank_before      # only blank lines since the last block
         self.comment_before = comment_before  # an HTML comment ends the line before
+        self.heading = heading      # the nearest heading above it
 
     def where(self, i=0):
         """file:line of the block's i-th content line."""
@@ -111,8 +112,7 @@ def parse(path):
             body.append(text[i][len(indent):] if text[i].startswith(indent) else text[i].lstrip())
             i += 1
         b = Block(path, start + 1, info[0] if info else "", info[1:], body,
-                  all(not s.strip() for s in since_block), prev.rstrip().endswith("-->"))
-        b.heading = heading
+                  all(not s.strip() for s in since_block), prev.rstrip().endswith("-->"), heading)
         blocks.append(b)
         i += 1
         since_block, prev = [], ""
@@ -221,7 +221,10 @@ class Runner:
                                text=True, errors="replace")
             out = p.stdout
         except subprocess.TimeoutExpired as e:
-            out = (e.stdout or b"").decode(errors="replace") + "\n(timed out after %d s)" % TIMEOUT_S
+            out = e.stdout or ""
+            if isinstance(out, bytes):
+                out = out.decode(errors="replace")
+            out += "\n(timed out after %d s)" % TIMEOUT_S
         return out.split("\n")
 
     def sql(self, script):
@@ -255,7 +258,7 @@ def main():
         state = {}
         states.append(state)
 
-        def runner(doc=doc, state=state):
+        def runner(state=state):
             if "r" not in state:
                 state["r"] = Runner(shell, tempfile.mkdtemp(prefix="dyng-docs."))
             return state["r"]
