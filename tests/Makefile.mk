@@ -1,6 +1,6 @@
 # tests/: cmocka unit tests of the engine, SQL-level tests through the real
-# extension, the Python binding smoke test and the runnable examples.  Every
-# test speaks TAP; `make check` runs them all.
+# extension, the Python binding smoke test, the runnable examples and the
+# examples of the docs.  Every test speaks TAP; `make check` runs them all.
 
 TEST_EXTENSIONS = .py .sh
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
@@ -25,7 +25,8 @@ LOG_COMPILER = $(VALGRIND) --error-exitcode=99 --leak-check=full \
 	--errors-for-leak-kinds=definite,indirect,possible --show-leak-kinds=definite,indirect,possible -q
 endif
 
-EXTRA_DIST += tests/test_python.py tests/test_newer_sqlite.py tests/test_examples.sh tests/test_util.h tests/valgrind.supp
+EXTRA_DIST += tests/test_python.py tests/test_newer_sqlite.py tests/test_examples.sh tests/test_docs.py \
+	tests/test_util.h tests/valgrind.supp
 
 if HAVE_CMOCKA
 UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles
@@ -35,6 +36,8 @@ check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
 TESTS += $(UNIT_TESTS) $(SQL_TESTS)
 endif
 TESTS += tests/test_python.py tests/test_newer_sqlite.py tests/test_examples.sh
+# The examples of docs/sql.md and README.md against what they show.
+TESTS += tests/test_docs.py
 
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -DDYNG_TEST
 UNIT_LDADD = engine/libdyngengine.la $(CMOCKA_LIBS) -lm

@@ -112,7 +112,9 @@ fi
 fi
 # A binding's example (tests N and N+1): runs `$2 $3 path/to/dyng` and
 # checks the routes the quickstart's roads give (7 by length, 5 by minutes,
-# 10 after the closure).  $1: the first test number; $4: its name.
+# 10 after the closure), and that dyng_update reports the one road reopened
+# after them as one batch of one inserted edge.  $1: the first test number;
+# $4: its name.
 binding_example() {
   cd "$DYNG_BUILDDIR" || exit 1
   if "$2" "$3" "$DYNG_BUILDDIR/.libs/dyng" > "$out" 2>&1; then
@@ -121,8 +123,9 @@ binding_example() {
     echo "not ok $1 - $4 runs"; sed 's/^/# /' "$out"
   fi
   if grep -q '^route 1 -> 4 by length: 1 2 3 4 cost 7.0$' "$out" && grep -q '^route 1 -> 4 by minutes: 1 3 4 cost 5.0$' "$out" &&
-     grep -q '^after closing 3 -> 4: 1 2 4 cost 10.0$' "$out"; then
-    echo "ok $(($1 + 1)) - $4's routes (7 by length, 5 by minutes, 10 after the closure)"
+     grep -q '^after closing 3 -> 4: 1 2 4 cost 10.0$' "$out" &&
+     grep -q '^dyng_update: batches applied 1, edges inserted 1$' "$out"; then
+    echo "ok $(($1 + 1)) - $4's routes (7 by length, 5 by minutes, 10 after the closure) and dyng_update's report"
   else
     echo "not ok $(($1 + 1)) - $4's routes"; sed 's/^/# /' "$out"
   fi

@@ -38,8 +38,11 @@ async function main() {
   await run('DELETE FROM roads WHERE src = 3 AND dst = 4');
   show('after closing 3 -> 4', await route(1, 4));
 
+  // Reopen it, and apply the change now instead of at the next query.
+  await run('INSERT INTO roads VALUES (3, 4, 2, 2)');
   const [{ r }] = await all("SELECT dyng_update('net') AS r");
-  console.log('dyng_update:', JSON.parse(r).batches, 'batches pending');
+  const report = JSON.parse(r);
+  console.log(`dyng_update: batches applied ${report.batches}, edges inserted ${report.inserted}`);
   const [{ c }] = await all('SELECT dyng_config() AS c');
   const config = JSON.parse(c);
   console.log('backend:', config.backend.name, '-', config.graphs[0].edges, 'edges');

@@ -41,7 +41,9 @@ con.execute("DELETE FROM roads WHERE src = 3 AND dst = 4")
 nodes, cost = route(1, 4)
 print("after closing 3 -> 4:", " ".join(map(str, nodes)), "cost", cost)
 
+# Reopen it, and apply the change now instead of at the next query.
+con.execute("INSERT INTO roads VALUES (3, 4, 2, 2)")
 report = json.loads(con.execute("SELECT dyng_update('net')").fetchone()[0])
-print("dyng_update:", report["batches"], "batches pending")
+print("dyng_update: batches applied %d, edges inserted %d" % (report["batches"], report["inserted"]))
 config = json.loads(con.execute("SELECT dyng_config()").fetchone()[0])
 print("backend:", config["backend"]["name"], "-", config["graphs"][0]["edges"], "edges")
