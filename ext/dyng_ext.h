@@ -74,6 +74,8 @@ struct DyngGraph {
   int nRef;                 /* virtual table objects connected to it */
   int bOrphan;              /* dropped or replaced: no longer in pConn's list,
                                freed when the last object disconnects */
+  int bBusy;                /* its mirror is being loaded or synced: a use
+                               from inside that is an error */
 
   dyng_graph *pGraph;       /* the mirror; NULL until first loaded */
   const dyng_backend *pBackend; /* backend that computes on it */
@@ -241,6 +243,11 @@ int dyngRegisterGraphModule(sqlite3 *db, DyngConn *pConn);
 
 /* Frees a graph's mirror and definition (not the tables it created). */
 void dyngGraphFree(DyngGraph *pG);
+
+/* Checks that pG's edge table, when it exists, is an ordinary table, not a
+** view or a virtual table (a graph over a graph, or over itself, would
+** read a graph to load one); SQLITE_ERROR with a message otherwise. */
+int dyngCheckEdgeKind(sqlite3 *db, DyngGraph *pG, char **pzErr);
 
 /* Checks that the edge table has every column the graph names (SQLite
 ** would read a missing "column" as a string), adopting the table's

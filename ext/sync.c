@@ -379,6 +379,9 @@ static int dyngLoadMirror(DyngGraph *pG, int bCreate, char **pzErr) {
       *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
       return rc;
     }
+    /* A schema edited by hand may name a view or a virtual table (another
+    ** graph, the graph itself) as the edge table. */
+    if ((rc = dyngCheckEdgeKind(db, pG, pzErr)) != SQLITE_OK) return rc;
     if ((rc = dyngCheckColumns(db, pG, pzErr)) != SQLITE_OK) return rc;
   }
   /* Read the log position before the rows: a change committed in between
@@ -1019,12 +1022,32 @@ static int dyngNomemSaysAll(int rc, char **pzErr) {
   return rc;
 }
 
+/* A graph reached again while its mirror is being loaded or brought up to
+** date: a statement of the load or the sync read something that asks for
+** the graph itself (a database whose schema was edited to make a graph
+** read its own table, or its change log a view that queries it).  That is
+** an error, not a recursion that would end in a stack overflow. */
+static int dyngReentered(DyngGraph *pG, char **pzErr) {
+  *pzErr = sqlite3_mprintf("dyng: graph '%s' is used while it is being loaded or brought up "
+                           "to date (does its edge table or change log read the graph itself?)",
+                           pG->zName);
+  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
 int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
-  return dyngNomemSaysAll(dyngLoadMirror(pG, bCreate, pzErr), pzErr);
+  if (pG->bBusy) return dyngReentered(pG, pzErr);
+  pG->bBusy = 1;
+  int rc = dyngLoadMirror(pG, bCreate, pzErr);
+  pG->bBusy = 0;
+  return dyngNomemSaysAll(rc, pzErr);
 }
 
 int dyngGraphSync(DyngGraph *pG, char **pzErr) {
-  return dyngNomemSaysAll(dyngSyncMirror(pG, pzErr), pzErr);
+  if (pG->bBusy) return dyngReentered(pG, pzErr);
+  pG->bBusy = 1;
+  int rc = dyngSyncMirror(pG, pzErr);
+  pG->bBusy = 0;
+  return dyngNomemSaysAll(rc, pzErr);
 }
 
 /* ---- dyng_update ------------------------------------------------------------ */

@@ -1,0 +1,273 @@
+/*
+** tests/test_ident.c: which graph a name stands for, and how long a graph
+** lives, through the real extension in the real SQLite.
+**
+**   - dyng loaded a second time into a connection (an application's
+**     on-connect hook run twice) keeps serving the graphs and the settings
+**     of the first load;
+**   - a schema name that is detached and attached to another database
+**     serves that database's graph, never the old one's (a long random run
+**     of ATTACH and DETACH, every answer checked against the table it must
+**     be reading);
+**   - a database whose schema was edited to make a graph read a graph (its
+**     own table, or another graph) gets an error, never a recursion.
+**
+** Expected answers come from the edge tables, read with plain SQL, and a
+** breadth-first search here.
+*/
+#include "tests/test_util.h"
+
+#include <sqlite3.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- helpers -------------------------------------------------------- */
+
+static void load_dyng(sqlite3 *db) {
+  char *zErr = NULL;
+  const char *zExt = getenv("DYNG_EXTENSION");
+  assert_non_null(zExt);
+  sqlite3_enable_load_extension(db, 1);
+  if (sqlite3_load_extension(db, zExt, "sqlite3_dyng_init", &zErr) != SQLITE_OK)
+    fail_msg("cannot load %s: %s", zExt, zErr ? zErr : "?");
+  sqlite3_free(zErr);
+}
+
+static sqlite3 *open_db(const char *zPath) {
+  sqlite3 *db = NULL;
+  assert_int_equal(sqlite3_open(zPath, &db), SQLITE_OK);
+  load_dyng(db);
+  return db;
+}
+
+static void exec_ok(sqlite3 *db, const char *zSql) {
+  char *zErr = NULL;
+  if (sqlite3_exec(db, zSql, NULL, NULL, &zErr) != SQLITE_OK)
+    fail_msg("SQL failed: %s\n  in: %s", zErr ? zErr : "?", zSql);
+}
+
+static void exec_ok_free(sqlite3 *db, char *zSql) {
+  exec_ok(db, zSql);
+  sqlite3_free(zSql);
+}
+
+/* Runs zSql expecting an error whose message contains zPart. */
+static void exec_fails(sqlite3 *db, const char *zSql, const char *zPart) {
+  char *zErr = NULL;
+  if (sqlite3_exec(db, zSql, NULL, NULL, &zErr) == SQLITE_OK)
+    fail_msg("SQL succeeded but should fail: %s", zSql);
+  if (!zErr || !strstr(zErr, zPart)) fail_msg("error '%s' lacks '%s'\n  in: %s", zErr ? zErr : "", zPart, zSql);
+  sqlite3_free(zErr);
+}
+
+static sqlite3_int64 query_int(sqlite3 *db, const char *zSql) {
+  sqlite3_stmt *p = NULL;
+  if (sqlite3_prepare_v2(db, zSql, -1, &p, NULL) != SQLITE_OK)
+    fail_msg("prepare failed: %s\n  in: %s", sqlite3_errmsg(db), zSql);
+  if (sqlite3_step(p) != SQLITE_ROW) fail_msg("no row (%s)\n  in: %s", sqlite3_errmsg(db), zSql);
+  sqlite3_int64 v = sqlite3_column_int64(p, 0);
+  sqlite3_finalize(p);
+  return v;
+}
+
+static sqlite3_int64 query_int_free(sqlite3 *db, char *zSql) {
+  sqlite3_int64 v = query_int(db, zSql);
+  sqlite3_free(zSql);
+  return v;
+}
+
+/* A new empty file from a mkstemp template, for a database. */
+static void temp_file(char *zTemplate) {
+  int fd = mkstemp(zTemplate);
+  assert_true(fd >= 0);
+  close(fd);
+}
+
+/* ---- the reference: the edge table read with plain SQL ---------------- */
+
+/* Checks graph zDb.g against edge table zDb.e: the graph table lists every
+** node with its degrees, and dyng_sssp from node `source` reaches the nodes
+** a breadth-first search over the rows reaches, at the same hop counts. */
+static void check_graph(sqlite3 *db, const char *zDb, sqlite3_int64 source) {
+  /* Nodes and degrees: compared as a count and two order-free sums. */
+  sqlite3_int64 nRef = query_int_free(
+      db, sqlite3_mprintf("SELECT count(*) FROM (SELECT src FROM \"%w\".e UNION SELECT dst FROM \"%w\".e)",
+                          zDb, zDb));
+  sqlite3_int64 nGot = query_int_free(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\".g", zDb));
+  if (nGot != nRef) fail_msg("%s.g lists %lld nodes, its table has %lld", zDb, nGot, nRef);
+  const char *zSum = "SELECT total(node * 1000003 + out_degree * 1009 + in_degree * 17) FROM %s";
+  char *zRef = sqlite3_mprintf(
+      "(SELECT n AS node, (SELECT count(*) FROM \"%w\".e WHERE src = n) AS out_degree, "
+      "(SELECT count(*) FROM \"%w\".e WHERE dst = n) AS in_degree "
+      "FROM (SELECT src AS n FROM \"%w\".e UNION SELECT dst FROM \"%w\".e))",
+      zDb, zDb, zDb, zDb);
+  char *zGraph = sqlite3_mprintf("\"%w\".g", zDb);
+  sqlite3_int64 sumRef = query_int_free(db, sqlite3_mprintf(zSum, zRef));
+  sqlite3_int64 sumGot = query_int_free(db, sqlite3_mprintf(zSum, zGraph));
+  if (sumRef != sumGot) fail_msg("%s.g: degrees differ from its table", zDb);
+  sqlite3_free(zRef);
+  sqlite3_free(zGraph);
+
+  /* Hops from source by breadth-first search over the rows. */
+  int nEdge = (int)query_int_free(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\".e", zDb));
+  sqlite3_int64 *aSrc = calloc(nEdge + 1, sizeof *aSrc), *aDst = calloc(nEdge + 1, sizeof *aDst);
+  sqlite3_int64 *aNode = calloc(2 * nEdge + 2, sizeof *aNode);
+  int *aHop = calloc(2 * nEdge + 2, sizeof *aHop);
+  sqlite3_stmt *p = NULL;
+  char *zSql = sqlite3_mprintf("SELECT src, dst FROM \"%w\".e", zDb);
+  assert_int_equal(sqlite3_prepare_v2(db, zSql, -1, &p, NULL), SQLITE_OK);
+  sqlite3_free(zSql);
+  int n = 0;
+  while (sqlite3_step(p) == SQLITE_ROW && n < nEdge) {
+    aSrc[n] = sqlite3_column_int64(p, 0);
+    aDst[n] = sqlite3_column_int64(p, 1);
+    n++;
+  }
+  sqlite3_finalize(p);
+  int nReached = 0, bHasSource = 0;
+  for (int i = 0; i < n; i++) bHasSource |= aSrc[i] == source || aDst[i] == source;
+  if (bHasSource) {
+    aNode[0] = source;
+    aHop[0] = 0;
+    nReached = 1;
+    for (int iHead = 0; iHead < nReached; iHead++)
+      for (int i = 0; i < n; i++) {
+        if (aSrc[i] != aNode[iHead]) continue;
+        int j = 0;
+        while (j < nReached && aNode[j] != aDst[i]) j++;
+        if (j == nReached) aNode[nReached] = aDst[i], aHop[nReached++] = aHop[iHead] + 1;
+      }
+  }
+  sqlite3_int64 hopRef = 0, hopGot;
+  for (int i = 0; i < nReached; i++) hopRef += aHop[i] * 7919 + aNode[i] % 1000003;
+  zSql = sqlite3_mprintf("SELECT count(*), total(dist * 7919 + node %% 1000003) FROM dyng_sssp('%q.g', %lld)",
+                         zDb, source);
+  assert_int_equal(sqlite3_prepare_v2(db, zSql, -1, &p, NULL), SQLITE_OK);
+  if (sqlite3_step(p) != SQLITE_ROW) fail_msg("%s: %s", zSql, sqlite3_errmsg(db));
+  nGot = sqlite3_column_int64(p, 0);
+  hopGot = sqlite3_column_int64(p, 1);
+  sqlite3_finalize(p);
+  if (nGot != nReached || hopGot != hopRef)
+    fail_msg("%s: %lld nodes reached (the table: %d), hop sum %lld (the table: %lld)", zSql, nGot,
+             nReached, hopGot, hopRef);
+  sqlite3_free(zSql);
+  free(aSrc);
+  free(aDst);
+  free(aNode);
+  free(aHop);
+}
+
+/* ---- a database whose schema was edited ------------------------------- */
+
+/* Edits the schema of the database file zPath with zSql, run with
+** writable_schema on and without dyng (the file is then reopened). */
+static void plant(const char *zPath, const char *zSql) {
+  sqlite3 *db = NULL;
+  assert_int_equal(sqlite3_open(zPath, &db), SQLITE_OK);
+  exec_ok(db, "PRAGMA writable_schema = ON");
+  exec_ok(db, zSql);
+  exec_ok(db, "PRAGMA writable_schema = OFF");
+  sqlite3_close(db);
+}
+
+static void test_create_refuses_a_graph_over_a_graph_or_a_view(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3);"
+              "CREATE VIRTUAL TABLE g USING dyng(edges=e);"
+              "CREATE VIEW ev AS SELECT src, dst FROM e;");
+  exec_fails(db, "CREATE VIRTUAL TABLE g2 USING dyng(edges=g, src=node, dst=out_degree)",
+             "edge table 'g' of graph 'g2' is a virtual table");
+  exec_fails(db, "CREATE VIRTUAL TABLE g3 USING dyng(edges=g3, src=node, dst=out_degree)",
+             "edge table 'g3' of graph 'g3' is a virtual table");
+  exec_fails(db, "CREATE VIRTUAL TABLE g4 USING dyng(edges=ev)", "is a view");
+  assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master WHERE name GLOB 'g[234]*'"), 0);
+  check_graph(db, "main", 1);
+  sqlite3_close(db);
+}
+
+/* A graph over itself: loading it would read it, which would load it ... */
+static void test_planted_graph_over_itself_is_an_error(void **state) {
+  (void)state;
+  char zPath[] = "/tmp/dyng_ident_XXXXXX";
+  temp_file(zPath);
+  sqlite3 *db = open_db(zPath);
+  exec_ok(db, "CREATE TABLE g_log(seq INTEGER PRIMARY KEY, op INTEGER NOT NULL, "
+              "edge INTEGER NOT NULL, src INTEGER, dst INTEGER);"
+              "CREATE VIEW v AS SELECT count(*) AS n FROM g;");
+  sqlite3_close(db);
+  plant(zPath, "INSERT INTO sqlite_schema VALUES('table', 'g', 'g', 0, "
+               "'CREATE VIRTUAL TABLE g USING dyng(edges=g, src=node, dst=out_degree)')");
+  db = open_db(zPath);
+  const char *zWant = "edge table 'g' of graph 'g' is a virtual table";
+  exec_fails(db, "SELECT count(*) FROM g", zWant);
+  exec_fails(db, "SELECT * FROM dyng_sssp('g', 1)", zWant);
+  /* Graph tables may be read by views, also with an untrusted schema. */
+  exec_ok(db, "PRAGMA trusted_schema = OFF");
+  exec_fails(db, "SELECT n FROM v", zWant);
+  exec_fails(db, "SELECT dyng_update('g')", zWant);
+  assert_int_equal(query_int(db, "SELECT 40 + 2"), 42);
+  sqlite3_close(db);
+  unlink(zPath);
+}
+
+/* A graph over another graph: refused at load as at CREATE. */
+static void test_planted_graph_over_a_graph_is_an_error(void **state) {
+  (void)state;
+  char zPath[] = "/tmp/dyng_ident_XXXXXX";
+  temp_file(zPath);
+  sqlite3 *db = open_db(zPath);
+  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3),(3,1),(3,4);"
+              "CREATE VIRTUAL TABLE g1 USING dyng(edges=e);"
+              "CREATE TABLE g2_log(seq INTEGER PRIMARY KEY, op INTEGER NOT NULL, "
+              "edge INTEGER NOT NULL, src INTEGER, dst INTEGER);"
+              "CREATE VIEW v AS SELECT count(*) AS n FROM g2;");
+  sqlite3_close(db);
+  plant(zPath, "INSERT INTO sqlite_schema VALUES('table', 'g2', 'g2', 0, "
+               "'CREATE   VIRTUAL TABLE g2 USING dyng(edges=g1, src=node, dst=out_degree)')");
+  db = open_db(zPath);
+  exec_ok(db, "PRAGMA trusted_schema = OFF");
+  const char *zWant = "edge table 'g1' of graph 'g2' is a virtual table";
+  exec_fails(db, "SELECT count(*) FROM g2", zWant);
+  exec_fails(db, "SELECT n FROM v", zWant);
+  exec_fails(db, "SELECT dyng_cycle_count('g2', 3)", zWant);
+  /* g1 itself is unharmed. */
+  assert_int_equal(query_int(db, "SELECT count(*) FROM g1"), 4);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g1', 1)"), 4);
+  assert_int_equal(query_int(db, "SELECT dyng_cycle_count('g1', 3, 'directed')"), 1);
+  sqlite3_close(db);
+  unlink(zPath);
+}
+
+/* A change log that is a view querying the graph: the sync reads the log,
+** which asks for the graph being synced. */
+static void test_planted_log_reading_its_graph_is_an_error(void **state) {
+  (void)state;
+  char zPath[] = "/tmp/dyng_ident_XXXXXX";
+  temp_file(zPath);
+  sqlite3 *db = open_db(zPath);
+  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3);"
+              "CREATE VIRTUAL TABLE g USING dyng(edges=e);");
+  sqlite3_close(db);
+  plant(zPath, "UPDATE sqlite_schema SET type = 'view', rootpage = 0, "
+               "sql = 'CREATE VIEW g_log(seq, op, edge, src, dst) AS "
+               "SELECT dyng_cycle_count(''g'', 3), 1, 1, 1, 1' WHERE name = 'g_log'");
+  db = open_db(zPath);
+  exec_ok(db, "PRAGMA trusted_schema = OFF");
+  const char *zWant = "graph 'g' is used while it is being loaded or brought up to date";
+  exec_fails(db, "SELECT count(*) FROM g", zWant);
+  exec_fails(db, "SELECT count(*) FROM dyng_sssp('g', 1)", zWant);
+  assert_int_equal(query_int(db, "SELECT count(*) FROM e"), 2);
+  sqlite3_close(db);
+  unlink(zPath);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_create_refuses_a_graph_over_a_graph_or_a_view),
+      cmocka_unit_test(test_planted_graph_over_itself_is_an_error),
+      cmocka_unit_test(test_planted_graph_over_a_graph_is_an_error),
+      cmocka_unit_test(test_planted_log_reading_its_graph_is_an_error),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
