@@ -157,6 +157,93 @@ static void check_graph(sqlite3 *db, const char *zDb, sqlite3_int64 source) {
   free(aHop);
 }
 
+/* ---- a second load ------------------------------------------------------- */
+
+static char *query_text(sqlite3 *db, const char *zSql) {
+  sqlite3_stmt *p = NULL;
+  if (sqlite3_prepare_v2(db, zSql, -1, &p, NULL) != SQLITE_OK)
+    fail_msg("prepare failed: %s\n  in: %s", sqlite3_errmsg(db), zSql);
+  if (sqlite3_step(p) != SQLITE_ROW) fail_msg("no row (%s)\n  in: %s", sqlite3_errmsg(db), zSql);
+  char *z = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(p, 0));
+  sqlite3_finalize(p);
+  return z;
+}
+
+/* The connection's settings, as dyng_config reports them. */
+static char *settings(sqlite3 *db) {
+  return query_text(db, "SELECT json_array(dyng_config('cache_mb'), dyng_config('max_ms'), "
+                        "dyng_config('max_graph_mb'), dyng_config('progress'))");
+}
+
+/* An application's on-connect hook run twice loads dyng twice through
+** sqlite3_load_extension: the second load changes nothing. */
+static void test_second_load_keeps_graphs_and_settings(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3);"
+              "CREATE VIRTUAL TABLE g USING dyng(edges=e);");
+  check_graph(db, "main", 1);
+  exec_ok(db, "SELECT dyng_config('cache_mb', 7), dyng_config('max_ms', 60000), "
+              "dyng_config('max_graph_mb', 512), dyng_config('progress', 1)");
+  char *zBefore = settings(db);
+  load_dyng(db);
+  check_graph(db, "main", 1);
+  char *zAfter = settings(db);
+  assert_string_equal(zBefore, zAfter);
+  sqlite3_free(zAfter);
+  /* A schema change reconnects the graph table; a load reads dyng__load. */
+  exec_ok(db, "CREATE TABLE x(a); INSERT INTO e VALUES (3,4),(4,1);");
+  check_graph(db, "main", 3);
+  exec_ok(db, "SELECT dyng_update('g', 'reload')");
+  check_graph(db, "main", 4);
+  load_dyng(db);
+  exec_ok(db, "CREATE VIRTUAL TABLE g2 USING dyng(edges=e, directed=0)");
+  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g2', 1)"), 4);
+  exec_ok(db, "DELETE FROM e WHERE src = 2; DROP TABLE x;");
+  check_graph(db, "main", 1);
+  zAfter = settings(db);
+  assert_string_equal(zBefore, zAfter);
+  sqlite3_free(zBefore);
+  sqlite3_free(zAfter);
+  /* Closing disconnects the graph tables, then frees what they used. */
+  assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+/* Another copy of the library (the same file under another name) is
+** refused by a connection that has dyng; the first keeps working. */
+static void test_second_copy_of_the_library_is_refused(void **state) {
+  (void)state;
+  char zDir[] = "/tmp/dyng_ident_XXXXXX";
+  assert_non_null(mkdtemp(zDir));
+  char *zCopy = sqlite3_mprintf("%s/dyng_copy.so", zDir);
+  char *zCmd = sqlite3_mprintf("cp '%s' '%s'", getenv("DYNG_EXTENSION"), zCopy);
+  assert_int_equal(system(zCmd), 0);
+  sqlite3 *db = open_db(":memory:");
+  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3);"
+              "CREATE VIRTUAL TABLE g USING dyng(edges=e);");
+  check_graph(db, "main", 1);
+  char *zErr = NULL;
+  assert_int_not_equal(sqlite3_load_extension(db, zCopy, "sqlite3_dyng_init", &zErr), SQLITE_OK);
+  if (!zErr || !strstr(zErr, "another copy of dyng")) fail_msg("unexpected error: %s", zErr ? zErr : "");
+  sqlite3_free(zErr);
+  exec_ok(db, "INSERT INTO e VALUES (3,1)");
+  check_graph(db, "main", 2);
+  /* A connection of its own can use the copy. */
+  sqlite3 *db2 = NULL;
+  assert_int_equal(sqlite3_open(":memory:", &db2), SQLITE_OK);
+  sqlite3_enable_load_extension(db2, 1);
+  assert_int_equal(sqlite3_load_extension(db2, zCopy, "sqlite3_dyng_init", NULL), SQLITE_OK);
+  exec_ok(db2, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (5,6);"
+               "CREATE VIRTUAL TABLE g USING dyng(edges=e);");
+  check_graph(db2, "main", 5);
+  assert_int_equal(sqlite3_close(db2), SQLITE_OK);
+  assert_int_equal(sqlite3_close(db), SQLITE_OK);
+  unlink(zCopy);
+  rmdir(zDir);
+  sqlite3_free(zCopy);
+  sqlite3_free(zCmd);
+}
+
 /* ---- a database whose schema was edited ------------------------------- */
 
 /* Edits the schema of the database file zPath with zSql, run with
@@ -264,6 +351,8 @@ static void test_planted_log_reading_its_graph_is_an_error(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_second_load_keeps_graphs_and_settings),
+      cmocka_unit_test(test_second_copy_of_the_library_is_refused),
       cmocka_unit_test(test_create_refuses_a_graph_over_a_graph_or_a_view),
       cmocka_unit_test(test_planted_graph_over_itself_is_an_error),
       cmocka_unit_test(test_planted_graph_over_a_graph_is_an_error),
