@@ -138,6 +138,26 @@ DyngGraph *dyngGraphFind(DyngConn *pConn, const char *zDb, const char *zName) {
   return pFound;
 }
 
+int dyngGraphInItsDb(const DyngGraph *pG) {
+  if (sqlite3_stricmp(pG->zDb, "main") == 0 || sqlite3_stricmp(pG->zDb, "temp") == 0) return 1;
+  const char *zFile = sqlite3_db_filename(pG->pConn->db, pG->zDb);
+  if (!zFile || strcmp(zFile, pG->zFile) != 0) return 0;
+  return zFile[0] != 0 || pG->nRef > 0;
+}
+
+void dyngGraphsForgetGone(DyngConn *pConn) {
+  DyngGraph **pp = &pConn->pGraphs;
+  while (*pp) {
+    DyngGraph *pG = *pp;
+    if (pG->nRef == 0 && !pG->bBusy && !dyngGraphInItsDb(pG)) {
+      *pp = pG->pNext;
+      dyngGraphFree(pG);
+    } else {
+      pp = &pG->pNext;
+    }
+  }
+}
+
 /* Makes SQLite connect the virtual table zDb.zName (xConnect registers it in
 ** pConn) by preparing a statement that names it.  Returns the prepare's
 ** result code; *pzErr gets SQLite's message on failure. */
@@ -165,8 +185,9 @@ int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, int bSyn
     if (!zDb) return SQLITE_NOMEM;
     zName = zDot + 1;
   }
+  dyngGraphsForgetGone(pConn);
   DyngGraph *pG = dyngGraphFind(pConn, zDb, zName);
-  if (!pG || pG->nRef == 0) {
+  if (!pG || pG->nRef == 0 || !dyngGraphInItsDb(pG)) {
     /* Not connected in this schema generation (first use after opening the
     ** file, or after a schema change): let SQLite connect it, which also
     ** checks that the table still exists. */
@@ -184,7 +205,7 @@ int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, int bSyn
       goto done;
     }
     pG = dyngGraphFind(pConn, zDb, zName);
-    if (!pG || pG->nRef == 0) {
+    if (!pG || pG->nRef == 0 || !dyngGraphInItsDb(pG)) {
       *pzErr = sqlite3_mprintf("%s: '%s' is not a dyng graph", zFunc, zArg);
       rc = SQLITE_ERROR;
       goto done;

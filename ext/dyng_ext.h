@@ -5,8 +5,9 @@
 ** list of DyngGraph, one per `dyng` virtual table the connection has seen.
 ** A DyngGraph outlives the virtual table objects SQLite connects and
 ** disconnects (SQLite disconnects them on every schema reset), so the
-** in-memory graph survives; it is freed by DROP TABLE (xDestroy) or when the
-** connection closes.
+** in-memory graph survives; it is freed by DROP TABLE (xDestroy), once its
+** database is detached, or when the connection closes.  A graph is known by
+** its schema, its name and its database's file (dyngGraphInItsDb).
 */
 #ifndef DYNG_EXT_H
 #define DYNG_EXT_H
@@ -63,6 +64,8 @@ struct DyngGraph {
   DyngConn *pConn;          /* connection that owns this graph */
   DyngGraph *pNext;         /* next graph of the connection */
   char *zDb;                /* schema of the graph and its edge table */
+  char *zFile;              /* file of that database when connected ("": none,
+                               as for ":memory:"), part of the graph's identity */
   char *zName;              /* name of the virtual table */
   char *zEdges;             /* edge table */
   char *zSrc;               /* source column */
@@ -159,6 +162,16 @@ int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, int bSyn
 
 /* Looks a graph up by schema (NULL: any, main first) and name. */
 DyngGraph *dyngGraphFind(DyngConn *pConn, const char *zDb, const char *zName);
+
+/* 1 when pG's schema name still stands for the database pG was connected
+** in: always for main and temp; for an attached database, when it has the
+** same file, and for one without a file (":memory:", ""), which no name
+** tells from a new one, only while pG's table is connected. */
+int dyngGraphInItsDb(const DyngGraph *pG);
+
+/* Frees the graphs whose database is gone (detached, or another attached
+** under their schema name) and that nothing uses. */
+void dyngGraphsForgetGone(DyngConn *pConn);
 
 /* Turns an engine error code into a message naming the function and graph;
 ** the result comes from sqlite3_mprintf. */

@@ -64,6 +64,7 @@ void dyngGraphFree(DyngGraph *pG) {
   dyngGraphReleaseStmts(pG);
   dyngGraphDropMirror(pG);
   sqlite3_free(pG->zDb);
+  sqlite3_free(pG->zFile);
   sqlite3_free(pG->zName);
   sqlite3_free(pG->zEdges);
   sqlite3_free(pG->zSrc);
@@ -757,6 +758,15 @@ static int dyngVtabInit(sqlite3 *db, void *pAux, int argc, const char *const *ar
   memset(pVtab, 0, sizeof *pVtab);
   pVtab->pConn = pConn;
 
+  /* The database file is part of the graph's identity: a schema name may
+  ** be detached and attached to another database. */
+  const char *zFile = sqlite3_db_filename(db, pNew->zDb);
+  pNew->zFile = sqlite3_mprintf("%s", zFile ? zFile : "");
+  if (!pNew->zFile) {
+    rc = SQLITE_NOMEM;
+    goto fail;
+  }
+  dyngGraphsForgetGone(pConn);
   DyngGraph *pOld = dyngGraphFind(pConn, pNew->zDb, pNew->zName);
   if (bCreate) {
     /* A graph of this name was dropped by another connection, or in a
@@ -777,12 +787,19 @@ static int dyngVtabInit(sqlite3 *db, void *pAux, int argc, const char *const *ar
     }
     if (rc != SQLITE_OK) goto fail;
     pVtab->pG = pNew;
-  } else if (pOld && dyngSameDefinition(pOld, pNew)) {
-    /* Reconnecting (schema reset): keep the loaded mirror. */
+  } else if (pOld && dyngSameDefinition(pOld, pNew) && dyngGraphInItsDb(pOld)) {
+    /* Reconnecting (schema reset): keep the loaded mirror.  An attached
+    ** file may have been detached and attached again, with a new data
+    ** version that means nothing to the mirror: the next sync compares
+    ** the schema and the change log instead. */
+    if (pOld->nRef == 0 && sqlite3_stricmp(pOld->zDb, "main") != 0 &&
+        sqlite3_stricmp(pOld->zDb, "temp") != 0)
+      pOld->iDataVersion = -1;
     dyngGraphFree(pNew);
     pVtab->pG = pOld;
   } else {
-    /* New to this connection, or re-created with another definition. */
+    /* New to this connection, re-created with another definition, or in
+    ** another database attached under the same schema name. */
     if (pOld) dyngGraphOrphan(pOld);
     pNew->pNext = pConn->pGraphs;
     pConn->pGraphs = pNew;

@@ -244,6 +244,167 @@ static void test_second_copy_of_the_library_is_refused(void **state) {
   sqlite3_free(zCmd);
 }
 
+/* ---- ATTACH and DETACH ------------------------------------------------------ */
+
+/* Graphs dyng_config() lists in schema zDb. */
+static sqlite3_int64 graphs_listed(sqlite3 *db, const char *zDb) {
+  return query_int_free(db, sqlite3_mprintf("SELECT count(*) FROM json_each(dyng_config('graphs')) "
+                                            "WHERE json_extract(value, '$.schema') = %Q",
+                                            zDb));
+}
+
+/* Makes edge table e with rows zRows ("(1,2),(2,3)") and graph g over it in
+** the database file zPath. */
+static void make_graph_file(const char *zPath, const char *zRows) {
+  sqlite3 *db = open_db(zPath);
+  exec_ok_free(db, sqlite3_mprintf("CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES %s;"
+                                   "CREATE VIRTUAL TABLE g USING dyng(edges=e);",
+                                   zRows));
+  assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+static void test_detach_then_attach_another_file_serves_its_graph(void **state) {
+  (void)state;
+  char zY1[] = "/tmp/dyng_ident_XXXXXX", zY2[] = "/tmp/dyng_ident_XXXXXX";
+  temp_file(zY1);
+  temp_file(zY2);
+  make_graph_file(zY1, "(1,2)");
+  make_graph_file(zY2, "(1,3),(3,4)");
+  sqlite3 *db = open_db(":memory:");
+  sqlite3 *dbW = NULL;
+  assert_int_equal(sqlite3_open(zY1, &dbW), SQLITE_OK);
+  exec_ok_free(db, sqlite3_mprintf("ATTACH %Q AS aux", zY1));
+  check_graph(db, "aux", 1);
+  exec_ok(db, "DETACH aux");
+  /* y1 again, changed meanwhile by another connection: the new data
+  ** version of the file says nothing about the mirror. */
+  exec_ok(dbW, "INSERT INTO e VALUES (2,6),(6,7)");
+  exec_ok_free(db, sqlite3_mprintf("ATTACH %Q AS aux", zY1));
+  check_graph(db, "aux", 1);
+  exec_ok(db, "DETACH aux");
+  exec_ok_free(db, sqlite3_mprintf("ATTACH %Q AS aux", zY2));
+  check_graph(db, "aux", 1);
+  /* y2's logged changes reach y2's mirror. */
+  exec_ok(db, "INSERT INTO aux.e VALUES (4,5),(5,1); DELETE FROM aux.e WHERE src = 1;");
+  check_graph(db, "aux", 3);
+  exec_ok(db, "DETACH aux");
+  /* The detached graphs are let go. */
+  assert_int_equal(graphs_listed(db, "aux"), 0);
+  exec_ok_free(db, sqlite3_mprintf("ATTACH %Q AS aux", zY1));
+  check_graph(db, "aux", 1);
+  exec_ok(dbW, "DELETE FROM e WHERE dst = 6");
+  check_graph(db, "aux", 1);
+  assert_int_equal(sqlite3_close(dbW), SQLITE_OK);
+  /* Databases without a file: each ATTACH of ':memory:' is a new one. */
+  exec_ok(db, "DETACH aux; ATTACH ':memory:' AS aux;"
+              "CREATE TABLE aux.e(src INTEGER, dst INTEGER); INSERT INTO aux.e VALUES (1,2),(2,3),(3,4);"
+              "CREATE VIRTUAL TABLE aux.g USING dyng(edges=e);");
+  check_graph(db, "aux", 1);
+  exec_ok(db, "DETACH aux; ATTACH ':memory:' AS aux;"
+              "CREATE TABLE aux.e(src INTEGER, dst INTEGER); INSERT INTO aux.e VALUES (1,2);");
+  exec_fails(db, "SELECT count(*) FROM dyng_sssp('aux.g', 1)", "no graph named 'aux.g'");
+  exec_ok(db, "CREATE VIRTUAL TABLE aux.g USING dyng(edges=e)");
+  check_graph(db, "aux", 1);
+  exec_ok_free(db, sqlite3_mprintf("DETACH aux; ATTACH %Q AS aux", zY2));
+  check_graph(db, "aux", 3);
+  assert_int_equal(sqlite3_close(db), SQLITE_OK);
+  unlink(zY1);
+  unlink(zY2);
+}
+
+/* A long random run of ATTACH and DETACH of several files (and of
+** ':memory:') under a few schema names, with writes in between, from this
+** connection and from another one; every answer is checked against the
+** table the name stands for at that moment. */
+#define N_FILES 4
+#define N_NAMES 3
+static void test_random_attach_detach_matches_the_tables(void **state) {
+  (void)state;
+  test_rng rng;
+  test_rng_seed(&rng, test_seed());
+  const char *zSteps = getenv("DYNG_IDENT_STEPS");
+  int nStep = zSteps ? atoi(zSteps) : 400;
+  char azFile[N_FILES][32];
+  sqlite3 *dbW[N_FILES];
+  for (int f = 0; f < N_FILES; f++) {
+    snprintf(azFile[f], sizeof azFile[f], "/tmp/dyng_ident_XXXXXX");
+    temp_file(azFile[f]);
+    make_graph_file(azFile[f], "(1,2)");
+    /* A writer that never loads dyng: the triggers log its writes. */
+    assert_int_equal(sqlite3_open(azFile[f], &dbW[f]), SQLITE_OK);
+    sqlite3_busy_timeout(dbW[f], 5000);
+  }
+  sqlite3 *db = open_db(":memory:");
+  sqlite3_busy_timeout(db, 5000);
+  int aAt[N_NAMES];  /* per name: the file attached (-1: none, N_FILES: ':memory:') */
+  for (int i = 0; i < N_NAMES; i++) aAt[i] = -1;
+  int nCheck = 0, nMemory = 0;
+  for (int step = 0; step < nStep; step++) {
+    int iName = (int)test_rng_below(&rng, N_NAMES);
+    char zName[8];
+    snprintf(zName, sizeof zName, "aux%d", iName);
+    int r = (int)test_rng_below(&rng, 100);
+    if (r < 20) {
+      /* DETACH, or ATTACH a file no name holds (or a new ':memory:'). */
+      if (aAt[iName] >= 0) {
+        exec_ok_free(db, sqlite3_mprintf("DETACH %s", zName));
+        aAt[iName] = -1;
+        continue;
+      }
+      int f = (int)test_rng_below(&rng, N_FILES + 1);
+      for (int i = 0; i < N_NAMES; i++)
+        if (aAt[i] == f && f < N_FILES) f = N_FILES;
+      if (f == N_FILES) {
+        exec_ok_free(db, sqlite3_mprintf("ATTACH ':memory:' AS %s;"
+                                         "CREATE TABLE %s.e(src INTEGER, dst INTEGER);"
+                                         "INSERT INTO %s.e VALUES (%d, %d);"
+                                         "CREATE VIRTUAL TABLE %s.g USING dyng(edges=e);",
+                                         zName, zName, zName, 1 + nMemory % 5, 2 + nMemory % 3, zName));
+        nMemory++;
+      } else {
+        exec_ok_free(db, sqlite3_mprintf("ATTACH %Q AS %s", azFile[f], zName));
+      }
+      aAt[iName] = f;
+    } else if (r < 45) {
+      /* Writes to a name's table through this connection, or to a file
+      ** (attached or not) through its writer. */
+      int bHere = aAt[iName] >= 0 && test_rng_below(&rng, 2);
+      int f = (int)test_rng_below(&rng, N_FILES);
+      sqlite3 *dbTo = bHere ? db : dbW[f];
+      char zTable[16];
+      snprintf(zTable, sizeof zTable, "%s", bHere ? zName : "main");
+      int a = 1 + (int)test_rng_below(&rng, 8), b = 1 + (int)test_rng_below(&rng, 8);
+      if (test_rng_below(&rng, 3))
+        exec_ok_free(dbTo, sqlite3_mprintf("INSERT INTO %s.e VALUES (%d, %d)", zTable, a, b));
+      else
+        exec_ok_free(dbTo, sqlite3_mprintf("DELETE FROM %s.e WHERE rowid IN "
+                                           "(SELECT rowid FROM %s.e ORDER BY random() LIMIT 1)",
+                                           zTable, zTable));
+    } else if (r < 50) {
+      /* A schema change elsewhere reconnects every graph table. */
+      exec_ok(db, test_rng_below(&rng, 2) ? "CREATE TABLE IF NOT EXISTS main.t(a)" : "DROP TABLE IF EXISTS main.t");
+    } else if (aAt[iName] >= 0) {
+      check_graph(db, zName, 1 + (sqlite3_int64)test_rng_below(&rng, 8));
+      nCheck++;
+    }
+  }
+  for (int i = 0; i < N_NAMES; i++) {
+    char zName[8];
+    snprintf(zName, sizeof zName, "aux%d", i);
+    if (aAt[i] >= 0) {
+      check_graph(db, zName, 1);
+      exec_ok_free(db, sqlite3_mprintf("DETACH %s", zName));
+    }
+    assert_int_equal(graphs_listed(db, zName), 0);
+  }
+  printf("# %d steps, %d checks, %d ':memory:' databases\n", nStep, nCheck, nMemory);
+  assert_int_equal(sqlite3_close(db), SQLITE_OK);
+  for (int f = 0; f < N_FILES; f++) {
+    assert_int_equal(sqlite3_close(dbW[f]), SQLITE_OK);
+    unlink(azFile[f]);
+  }
+}
+
 /* ---- a database whose schema was edited ------------------------------- */
 
 /* Edits the schema of the database file zPath with zSql, run with
@@ -353,6 +514,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_second_load_keeps_graphs_and_settings),
       cmocka_unit_test(test_second_copy_of_the_library_is_refused),
+      cmocka_unit_test(test_detach_then_attach_another_file_serves_its_graph),
+      cmocka_unit_test(test_random_attach_detach_matches_the_tables),
       cmocka_unit_test(test_create_refuses_a_graph_over_a_graph_or_a_view),
       cmocka_unit_test(test_planted_graph_over_itself_is_an_error),
       cmocka_unit_test(test_planted_graph_over_a_graph_is_an_error),
