@@ -274,7 +274,14 @@ static int dyngConnOfDb(sqlite3 *db, DyngConn **ppConn, char **pzErrMsg) {
   *ppConn = NULL;
   /* No schema is read: the statement names no table. */
   int rc = sqlite3_prepare_v2(db, "SELECT dyng__conn(?1)", -1, &pStmt, NULL);
-  if (rc == SQLITE_ERROR) return SQLITE_OK; /* no such function: not loaded */
+  if (rc == SQLITE_ERROR) {
+    /* No such function: not loaded.  The failed prepare left its error in
+    ** the connection, where sqlite3_open looks for a failure of an
+    ** automatic extension; a statement that compiles clears it. */
+    rc = sqlite3_prepare_v2(db, "SELECT 1", -1, &pStmt, NULL);
+    sqlite3_finalize(pStmt);
+    return rc;
+  }
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_pointer(pStmt, 1, ppConn, dyngConnPtrType, NULL);
   rc = sqlite3_step(pStmt);
