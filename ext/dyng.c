@@ -265,23 +265,39 @@ static void dyngConnFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   sqlite3_result_int(ctx, ppConn != NULL);
 }
 
+/* 1 when db has a function dyng__conn of one argument, by PRAGMA
+** function_list: asking by calling it would leave an error and an
+** sqlite3_log line ("no such function") on every first load.  A build
+** without the pragma answers nothing, as for a first load. */
+static int dyngHasConnFunc(sqlite3 *db, int *pbHas) {
+  sqlite3_stmt *pStmt = NULL;
+  *pbHas = 0;
+  int rc = sqlite3_prepare_v2(db, "PRAGMA function_list", -1, &pStmt, NULL);
+  if (rc != SQLITE_OK) return rc;
+  int iNarg = -1;
+  for (int i = 0; pStmt && i < sqlite3_column_count(pStmt); i++)
+    if (sqlite3_stricmp(sqlite3_column_name(pStmt, i), "narg") == 0) iNarg = i;
+  while (pStmt && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zName = (const char *)sqlite3_column_text(pStmt, 0);
+    if (zName && sqlite3_stricmp(zName, "dyng__conn") == 0 &&
+        (iNarg < 0 || sqlite3_column_int(pStmt, iNarg) == 1))
+      *pbHas = 1;
+  }
+  return sqlite3_finalize(pStmt);
+}
+
 /* Asks db whether this library is already registered on it, through
 ** dyng__conn(), registered last by a load that succeeded.  SQLITE_OK with
 ** *ppConn the connection's DyngConn, or NULL when dyng is not registered;
-** SQLITE_ERROR with *pzErrMsg set when another copy of dyng is. */
+** SQLITE_ERROR with *pzErrMsg set when another copy of dyng is.  Neither
+** statement names a table, so no schema is read. */
 static int dyngConnOfDb(sqlite3 *db, DyngConn **ppConn, char **pzErrMsg) {
   sqlite3_stmt *pStmt = NULL;
+  int bHas;
   *ppConn = NULL;
-  /* No schema is read: the statement names no table. */
-  int rc = sqlite3_prepare_v2(db, "SELECT dyng__conn(?1)", -1, &pStmt, NULL);
-  if (rc == SQLITE_ERROR) {
-    /* No such function: not loaded.  The failed prepare left its error in
-    ** the connection, where sqlite3_open looks for a failure of an
-    ** automatic extension; a statement that compiles clears it. */
-    rc = sqlite3_prepare_v2(db, "SELECT 1", -1, &pStmt, NULL);
-    sqlite3_finalize(pStmt);
-    return rc;
-  }
+  int rc = dyngHasConnFunc(db, &bHas);
+  if (rc != SQLITE_OK || !bHas) return rc;
+  rc = sqlite3_prepare_v2(db, "SELECT dyng__conn(?1)", -1, &pStmt, NULL);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_pointer(pStmt, 1, ppConn, dyngConnPtrType, NULL);
   rc = sqlite3_step(pStmt);

@@ -273,7 +273,8 @@ int dyngCheckColumns(sqlite3 *db, DyngGraph *pG, char **pzErr);
 int dyngRegisterSyncFunctions(sqlite3 *db, DyngConn *pConn);
 
 /* Brings pG's mirror up to date (loading it the first time).  On
-** SQLITE_NOMEM *pzErr stays NULL, as for dyngGraphLoad. */
+** SQLITE_NOMEM *pzErr stays NULL, as for dyngGraphLoad.  A graph used from
+** inside its own load or sync (pG->bBusy) gets an error instead. */
 int dyngGraphSync(DyngGraph *pG, char **pzErr);
 
 /* pG's backend ran out of device memory while doing zWhile ("computing a
@@ -285,7 +286,8 @@ int dyngGraphLeaveDevice(DyngGraph *pG, const char *zWhile, char **pzErr);
 
 /* Loads the whole edge table into a new mirror, replacing the old one.
 ** bCreate: called from CREATE VIRTUAL TABLE.  On SQLITE_NOMEM *pzErr stays
-** NULL (a message made from sqlite3_errmsg would mislead). */
+** NULL (a message made from sqlite3_errmsg would mislead).  Refuses an edge
+** table that is a view or a virtual table, and a graph already busy. */
 int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr);
 
 /* Finalizes the statements a graph keeps while its table is connected.

@@ -30,7 +30,9 @@
 **     failure in the middle of applying.  Reloads are counted.
 **
 ** A full load streams the table through the internal function dyng__load
-** into the engine's chunked loader (see docs/design.md).
+** into the engine's chunked loader (see docs/design.md).  A graph is busy
+** while it loads or syncs: reached again from inside (a schema edited to
+** make it read itself), it answers with an error, not a recursion.
 */
 #include "ext/dyng_ext.h"
 #include "engine/error.h"
