@@ -258,6 +258,7 @@ static void dyngConfigFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     }
     if (!dyngConfigSet(ctx, pConn, (const char *)sqlite3_value_text(argv[0]), argv[1])) return;
   }
+  dyngGraphsForgetGone(pConn); /* no graph of a detached database */
   json_t *pRoot = dyngConfigJson(pConn);
   json_t *pOut = pRoot;
   if (argc >= 1) {

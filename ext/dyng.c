@@ -8,8 +8,10 @@
 ** sqlite3_dyng_init registers, for one database connection, the `dyng`
 ** module (graph tables), the table-valued functions dyng_sssp and
 ** dyng_path, and the scalar functions dyng_version and dyng_config.  They
-** all share one DyngConn, freed by SQLite when the connection closes.  This
-** file also finds graphs by name for the functions.
+** all share one DyngConn, freed by SQLite when the connection closes.  A
+** second load into the same connection finds it (through the internal
+** dyng__conn) and registers nothing.  This file also finds graphs by name
+** for the functions.
 */
 #include "ext/dyng_ext.h"
 #include "engine/error.h"
@@ -136,6 +138,26 @@ DyngGraph *dyngGraphFind(DyngConn *pConn, const char *zDb, const char *zName) {
   return pFound;
 }
 
+int dyngGraphInItsDb(const DyngGraph *pG) {
+  if (sqlite3_stricmp(pG->zDb, "main") == 0 || sqlite3_stricmp(pG->zDb, "temp") == 0) return 1;
+  const char *zFile = sqlite3_db_filename(pG->pConn->db, pG->zDb);
+  if (!zFile || strcmp(zFile, pG->zFile) != 0) return 0;
+  return zFile[0] != 0 || pG->nRef > 0;
+}
+
+void dyngGraphsForgetGone(DyngConn *pConn) {
+  DyngGraph **pp = &pConn->pGraphs;
+  while (*pp) {
+    DyngGraph *pG = *pp;
+    if (pG->nRef == 0 && !pG->bBusy && !dyngGraphInItsDb(pG)) {
+      *pp = pG->pNext;
+      dyngGraphFree(pG);
+    } else {
+      pp = &pG->pNext;
+    }
+  }
+}
+
 /* Makes SQLite connect the virtual table zDb.zName (xConnect registers it in
 ** pConn) by preparing a statement that names it.  Returns the prepare's
 ** result code; *pzErr gets SQLite's message on failure. */
@@ -163,8 +185,9 @@ int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, int bSyn
     if (!zDb) return SQLITE_NOMEM;
     zName = zDot + 1;
   }
+  dyngGraphsForgetGone(pConn);
   DyngGraph *pG = dyngGraphFind(pConn, zDb, zName);
-  if (!pG || pG->nRef == 0) {
+  if (!pG || pG->nRef == 0 || !dyngGraphInItsDb(pG)) {
     /* Not connected in this schema generation (first use after opening the
     ** file, or after a schema change): let SQLite connect it, which also
     ** checks that the table still exists. */
@@ -182,7 +205,7 @@ int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, int bSyn
       goto done;
     }
     pG = dyngGraphFind(pConn, zDb, zName);
-    if (!pG || pG->nRef == 0) {
+    if (!pG || pG->nRef == 0 || !dyngGraphInItsDb(pG)) {
       *pzErr = sqlite3_mprintf("%s: '%s' is not a dyng graph", zFunc, zArg);
       rc = SQLITE_ERROR;
       goto done;
@@ -219,6 +242,77 @@ static void dyngVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv
 static pthread_mutex_t dyngInitMutex = PTHREAD_MUTEX_INITIALIZER;
 #endif
 
+/* ---- one registration per connection ------------------------------------ */
+
+/* The pointer type under which dyng__conn() is handed the address to write
+** its DyngConn to.  It holds the address of this copy of the library, so
+** that another copy of dyng in the process (loaded from another file) does
+** not answer for this one. */
+static char dyngConnPtrType[48];
+static pthread_once_t dyngConnPtrOnce = PTHREAD_ONCE_INIT;
+
+static void dyngConnPtrTypeInit(void) {
+  snprintf(dyngConnPtrType, sizeof dyngConnPtrType, "dyng-conn %p", (void *)dyngConnPtrType);
+}
+
+/* dyng__conn(p): writes the connection's DyngConn to p, a pointer bound
+** with the type dyngConnPtrType, and returns 1; any other argument (a
+** value from SQL, another copy's pointer) gives 0. */
+static void dyngConnFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  DyngConn **ppConn = sqlite3_value_pointer(argv[0], dyngConnPtrType);
+  if (ppConn) *ppConn = sqlite3_user_data(ctx);
+  sqlite3_result_int(ctx, ppConn != NULL);
+}
+
+/* 1 when db has a function dyng__conn of one argument, by PRAGMA
+** function_list: asking by calling it would leave an error and an
+** sqlite3_log line ("no such function") on every first load.  A build
+** without the pragma answers nothing, as for a first load. */
+static int dyngHasConnFunc(sqlite3 *db, int *pbHas) {
+  sqlite3_stmt *pStmt = NULL;
+  *pbHas = 0;
+  int rc = sqlite3_prepare_v2(db, "PRAGMA function_list", -1, &pStmt, NULL);
+  if (rc != SQLITE_OK) return rc;
+  int iNarg = -1;
+  for (int i = 0; pStmt && i < sqlite3_column_count(pStmt); i++)
+    if (sqlite3_stricmp(sqlite3_column_name(pStmt, i), "narg") == 0) iNarg = i;
+  while (pStmt && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zName = (const char *)sqlite3_column_text(pStmt, 0);
+    if (zName && sqlite3_stricmp(zName, "dyng__conn") == 0 &&
+        (iNarg < 0 || sqlite3_column_int(pStmt, iNarg) == 1))
+      *pbHas = 1;
+  }
+  return sqlite3_finalize(pStmt);
+}
+
+/* Asks db whether this library is already registered on it, through
+** dyng__conn(), registered last by a load that succeeded.  SQLITE_OK with
+** *ppConn the connection's DyngConn, or NULL when dyng is not registered;
+** SQLITE_ERROR with *pzErrMsg set when another copy of dyng is.  Neither
+** statement names a table, so no schema is read. */
+static int dyngConnOfDb(sqlite3 *db, DyngConn **ppConn, char **pzErrMsg) {
+  sqlite3_stmt *pStmt = NULL;
+  int bHas;
+  *ppConn = NULL;
+  int rc = dyngHasConnFunc(db, &bHas);
+  if (rc != SQLITE_OK || !bHas) return rc;
+  rc = sqlite3_prepare_v2(db, "SELECT dyng__conn(?1)", -1, &pStmt, NULL);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_pointer(pStmt, 1, ppConn, dyngConnPtrType, NULL);
+  rc = sqlite3_step(pStmt);
+  int bOurs = rc == SQLITE_ROW && sqlite3_column_int(pStmt, 0) == 1;
+  rc = sqlite3_finalize(pStmt);
+  if (rc != SQLITE_OK) return rc;
+  if (!bOurs || !*ppConn) {
+    *ppConn = NULL;
+    *pzErrMsg = sqlite3_mprintf("dyng: this connection already has dyng__conn() from another copy "
+                                "of dyng; a connection can use dyng from one library file only");
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
 #ifdef _WIN32
 __declspec(dllexport)
 #else
@@ -252,7 +346,14 @@ int sqlite3_dyng_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
                                 sqlite3_libversion());
     return SQLITE_ERROR;
   }
-  DyngConn *pConn = sqlite3_malloc(sizeof *pConn);
+  /* Loaded again into a connection that has it (an application's
+  ** on-connect hook run twice): registering again would make SQLite free
+  ** the DyngConn that the connected graphs, and the settings, live in. */
+  pthread_once(&dyngConnPtrOnce, dyngConnPtrTypeInit);
+  DyngConn *pConn = NULL;
+  int rc = dyngConnOfDb(db, &pConn, pzErrMsg);
+  if (rc != SQLITE_OK || pConn) return rc;
+  pConn = sqlite3_malloc(sizeof *pConn);
   if (!pConn) return SQLITE_NOMEM;
   memset(pConn, 0, sizeof *pConn);
   pConn->db = db;
@@ -263,7 +364,7 @@ int sqlite3_dyng_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
 
   /* The graph module owns pConn: its destructor frees it, also when the
   ** registration itself fails. */
-  int rc = dyngRegisterGraphModule(db, pConn);
+  rc = dyngRegisterGraphModule(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterSyncFunctions(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterSsspModules(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterCycleFunctions(db, pConn);
@@ -273,6 +374,10 @@ int sqlite3_dyng_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
     rc = sqlite3_create_function_v2(db, "dyng_version", 0,
                                     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
                                     dyngVersionFunc, NULL, NULL, NULL);
+  /* Last: it says that everything above is registered. */
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function_v2(db, "dyng__conn", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, pConn,
+                                    dyngConnFunc, NULL, NULL, NULL);
   if (rc != SQLITE_OK) *pzErrMsg = sqlite3_mprintf("dyng: %s", sqlite3_errstr(rc));
   return rc;
 }

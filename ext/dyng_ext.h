@@ -5,8 +5,9 @@
 ** list of DyngGraph, one per `dyng` virtual table the connection has seen.
 ** A DyngGraph outlives the virtual table objects SQLite connects and
 ** disconnects (SQLite disconnects them on every schema reset), so the
-** in-memory graph survives; it is freed by DROP TABLE (xDestroy) or when the
-** connection closes.
+** in-memory graph survives; it is freed by DROP TABLE (xDestroy), once its
+** database is detached, or when the connection closes.  A graph is known by
+** its schema, its name and its database's file (dyngGraphInItsDb).
 */
 #ifndef DYNG_EXT_H
 #define DYNG_EXT_H
@@ -63,6 +64,8 @@ struct DyngGraph {
   DyngConn *pConn;          /* connection that owns this graph */
   DyngGraph *pNext;         /* next graph of the connection */
   char *zDb;                /* schema of the graph and its edge table */
+  char *zFile;              /* file of that database when connected ("": none,
+                               as for ":memory:"), part of the graph's identity */
   char *zName;              /* name of the virtual table */
   char *zEdges;             /* edge table */
   char *zSrc;               /* source column */
@@ -74,6 +77,8 @@ struct DyngGraph {
   int nRef;                 /* virtual table objects connected to it */
   int bOrphan;              /* dropped or replaced: no longer in pConn's list,
                                freed when the last object disconnects */
+  int bBusy;                /* its mirror is being loaded or synced: a use
+                               from inside that is an error */
 
   dyng_graph *pGraph;       /* the mirror; NULL until first loaded */
   const dyng_backend *pBackend; /* backend that computes on it */
@@ -164,6 +169,16 @@ int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, int bSyn
 /* Looks a graph up by schema (NULL: any, main first) and name. */
 DyngGraph *dyngGraphFind(DyngConn *pConn, const char *zDb, const char *zName);
 
+/* 1 when pG's schema name still stands for the database pG was connected
+** in: always for main and temp; for an attached database, when it has the
+** same file, and for one without a file (":memory:", ""), which no name
+** tells from a new one, only while pG's table is connected. */
+int dyngGraphInItsDb(const DyngGraph *pG);
+
+/* Frees the graphs whose database is gone (detached, or another attached
+** under their schema name) and that nothing uses. */
+void dyngGraphsForgetGone(DyngConn *pConn);
+
 /* Turns an engine error code into a message naming the function and graph;
 ** the result comes from sqlite3_mprintf. */
 char *dyngEngineError(const char *zFunc, const DyngGraph *pG, int rc);
@@ -248,6 +263,11 @@ int dyngRegisterGraphModule(sqlite3 *db, DyngConn *pConn);
 /* Frees a graph's mirror and definition (not the tables it created). */
 void dyngGraphFree(DyngGraph *pG);
 
+/* Checks that pG's edge table, when it exists, is an ordinary table, not a
+** view or a virtual table (a graph over a graph, or over itself, would
+** read a graph to load one); SQLITE_ERROR with a message otherwise. */
+int dyngCheckEdgeKind(sqlite3 *db, DyngGraph *pG, char **pzErr);
+
 /* Checks that the edge table has every column the graph names (SQLite
 ** would read a missing "column" as a string), adopting the table's
 ** spelling; SQLITE_ERROR with a message naming the column otherwise. */
@@ -259,7 +279,8 @@ int dyngCheckColumns(sqlite3 *db, DyngGraph *pG, char **pzErr);
 int dyngRegisterSyncFunctions(sqlite3 *db, DyngConn *pConn);
 
 /* Brings pG's mirror up to date (loading it the first time).  On
-** SQLITE_NOMEM *pzErr stays NULL, as for dyngGraphLoad. */
+** SQLITE_NOMEM *pzErr stays NULL, as for dyngGraphLoad.  A graph used from
+** inside its own load or sync (pG->bBusy) gets an error instead. */
 int dyngGraphSync(DyngGraph *pG, char **pzErr);
 
 /* pG's backend ran out of device memory while doing zWhile ("computing a
@@ -271,7 +292,8 @@ int dyngGraphLeaveDevice(DyngGraph *pG, const char *zWhile, char **pzErr);
 
 /* Loads the whole edge table into a new mirror, replacing the old one.
 ** bCreate: called from CREATE VIRTUAL TABLE.  On SQLITE_NOMEM *pzErr stays
-** NULL (a message made from sqlite3_errmsg would mislead). */
+** NULL (a message made from sqlite3_errmsg would mislead).  Refuses an edge
+** table that is a view or a virtual table, and a graph already busy. */
 int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr);
 
 /* Finalizes the statements a graph keeps while its table is connected.

@@ -64,6 +64,7 @@ void dyngGraphFree(DyngGraph *pG) {
   dyngGraphReleaseStmts(pG);
   dyngGraphDropMirror(pG);
   sqlite3_free(pG->zDb);
+  sqlite3_free(pG->zFile);
   sqlite3_free(pG->zName);
   sqlite3_free(pG->zEdges);
   sqlite3_free(pG->zSrc);
@@ -233,47 +234,98 @@ fail:
 
 /* ---- the edge table ------------------------------------------------- */
 
-/* Checks the edge table: it exists in the graph's schema as an ordinary
-** rowid table and has every named column (whose names are replaced by the
-** table's own spelling). */
-static int dyngCheckEdgeTable(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+/* 1 when zSql, a schema entry's statement, creates a virtual table: after
+** CREATE, past any spaces and comments, comes VIRTUAL.  SQLite writes one
+** space there, but a schema edited by hand may hold anything it parses. */
+static int dyngIsCreateVirtual(const char *zSql) {
+  if (!zSql || sqlite3_strnicmp(zSql, "create", 6) != 0) return 0;
+  const char *z = zSql + 6;
+  for (;;) {
+    while (isspace((unsigned char)*z)) z++;
+    if (z[0] == '/' && z[1] == '*') {
+      const char *zEnd = strstr(z + 2, "*/");
+      if (!zEnd) return 0;
+      z = zEnd + 2;
+    } else if (z[0] == '-' && z[1] == '-') {
+      while (*z && *z != '\n') z++;
+    } else {
+      break;
+    }
+  }
+  return sqlite3_strnicmp(z, "virtual", 7) == 0 && !isalnum((unsigned char)z[7]) && z[7] != '_';
+}
+
+/* What the edge table of pG is, from its schema's sqlite_master: one of
+** DYNG_EDGES_... into *peKind.  Returns an SQLite code, with a message
+** when the schema cannot be read. */
+#define DYNG_EDGES_MISSING 0
+#define DYNG_EDGES_TABLE 1
+#define DYNG_EDGES_VIEW 2
+#define DYNG_EDGES_VIRTUAL 3
+static int dyngEdgeTableKind(sqlite3 *db, DyngGraph *pG, int *peKind, char **pzErr) {
   sqlite3_stmt *pStmt = NULL;
-  int rc;
+  *peKind = DYNG_EDGES_MISSING;
   char *zSql = sqlite3_mprintf(
-      "SELECT type, sql FROM \"%w\".sqlite_master WHERE name = %Q COLLATE NOCASE "
+      "SELECT type, sql, rootpage FROM \"%w\".sqlite_master WHERE name = %Q COLLATE NOCASE "
       "AND type IN ('table','view')",
       pG->zDb, pG->zEdges);
   if (!zSql) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
   sqlite3_free(zSql);
   if (rc != SQLITE_OK) {
     *pzErr = sqlite3_mprintf("dyng: cannot read the schema of '%s': %s", pG->zDb,
                              sqlite3_errmsg(db));
     return rc;
   }
-  if (sqlite3_step(pStmt) != SQLITE_ROW) {
-    rc = sqlite3_finalize(pStmt);
-    if (rc == SQLITE_OK) {
-      *pzErr = sqlite3_mprintf("dyng: edge table '%s' of graph '%s' does not exist in schema '%s'",
-                               pG->zEdges, pG->zName, pG->zDb);
-      rc = SQLITE_ERROR;
-    }
-    return rc;
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zType = (const char *)sqlite3_column_text(pStmt, 0);
+    if (zType && strcmp(zType, "view") == 0) *peKind = DYNG_EDGES_VIEW;
+    else if (dyngIsCreateVirtual((const char *)sqlite3_column_text(pStmt, 1)) ||
+             sqlite3_column_int64(pStmt, 2) == 0)
+      *peKind = DYNG_EDGES_VIRTUAL; /* an ordinary table has a root page */
+    else *peKind = DYNG_EDGES_TABLE;
   }
-  const char *zType = (const char *)sqlite3_column_text(pStmt, 0);
-  const char *zDef = (const char *)sqlite3_column_text(pStmt, 1);
-  if (zType && strcmp(zType, "view") == 0) {
+  return sqlite3_finalize(pStmt);
+}
+
+/* The error for an edge table of kind eKind that dyng cannot read: a view
+** or a virtual table (another graph, or the graph itself). */
+static int dyngRefuseEdgeKind(const DyngGraph *pG, int eKind, char **pzErr) {
+  if (eKind == DYNG_EDGES_VIEW) {
     *pzErr = sqlite3_mprintf("dyng: edge table '%s' of graph '%s' is a view; dyng needs a table",
                              pG->zEdges, pG->zName);
-    rc = SQLITE_ERROR;
-  } else if (zDef && sqlite3_strnicmp(zDef, "CREATE VIRTUAL", 14) == 0) {
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  if (eKind == DYNG_EDGES_VIRTUAL) {
     *pzErr = sqlite3_mprintf(
         "dyng: edge table '%s' of graph '%s' is a virtual table; dyng needs an ordinary table",
         pG->zEdges, pG->zName);
-    rc = SQLITE_ERROR;
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
-  sqlite3_finalize(pStmt);
+  return SQLITE_OK;
+}
+
+int dyngCheckEdgeKind(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+  int eKind;
+  int rc = dyngEdgeTableKind(db, pG, &eKind, pzErr);
+  return rc == SQLITE_OK ? dyngRefuseEdgeKind(pG, eKind, pzErr) : rc;
+}
+
+/* Checks the edge table: it exists in the graph's schema as an ordinary
+** rowid table and has every named column (whose names are replaced by the
+** table's own spelling). */
+static int dyngCheckEdgeTable(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+  sqlite3_stmt *pStmt = NULL;
+  int eKind;
+  int rc = dyngEdgeTableKind(db, pG, &eKind, pzErr);
   if (rc != SQLITE_OK) return rc;
+  if (eKind == DYNG_EDGES_MISSING) {
+    *pzErr = sqlite3_mprintf("dyng: edge table '%s' of graph '%s' does not exist in schema '%s'",
+                             pG->zEdges, pG->zName, pG->zDb);
+    return SQLITE_ERROR;
+  }
+  if ((rc = dyngRefuseEdgeKind(pG, eKind, pzErr)) != SQLITE_OK) return rc;
+  char *zSql;
 
   /* Rowids identify edges. */
   zSql = sqlite3_mprintf("SELECT rowid FROM \"%w\".\"%w\" LIMIT 0", pG->zDb, pG->zEdges);
@@ -711,6 +763,15 @@ static int dyngVtabInit(sqlite3 *db, void *pAux, int argc, const char *const *ar
   memset(pVtab, 0, sizeof *pVtab);
   pVtab->pConn = pConn;
 
+  /* The database file is part of the graph's identity: a schema name may
+  ** be detached and attached to another database. */
+  const char *zFile = sqlite3_db_filename(db, pNew->zDb);
+  pNew->zFile = sqlite3_mprintf("%s", zFile ? zFile : "");
+  if (!pNew->zFile) {
+    rc = SQLITE_NOMEM;
+    goto fail;
+  }
+  dyngGraphsForgetGone(pConn);
   DyngGraph *pOld = dyngGraphFind(pConn, pNew->zDb, pNew->zName);
   if (bCreate) {
     /* A graph of this name was dropped by another connection, or in a
@@ -731,12 +792,19 @@ static int dyngVtabInit(sqlite3 *db, void *pAux, int argc, const char *const *ar
     }
     if (rc != SQLITE_OK) goto fail;
     pVtab->pG = pNew;
-  } else if (pOld && dyngSameDefinition(pOld, pNew)) {
-    /* Reconnecting (schema reset): keep the loaded mirror. */
+  } else if (pOld && dyngSameDefinition(pOld, pNew) && dyngGraphInItsDb(pOld)) {
+    /* Reconnecting (schema reset): keep the loaded mirror.  An attached
+    ** file may have been detached and attached again, with a new data
+    ** version that means nothing to the mirror: the next sync compares
+    ** the schema and the change log instead. */
+    if (pOld->nRef == 0 && sqlite3_stricmp(pOld->zDb, "main") != 0 &&
+        sqlite3_stricmp(pOld->zDb, "temp") != 0)
+      pOld->iDataVersion = -1;
     dyngGraphFree(pNew);
     pVtab->pG = pOld;
   } else {
-    /* New to this connection, or re-created with another definition. */
+    /* New to this connection, re-created with another definition, or in
+    ** another database attached under the same schema name. */
     if (pOld) dyngGraphOrphan(pOld);
     pNew->pNext = pConn->pGraphs;
     pConn->pGraphs = pNew;

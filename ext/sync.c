@@ -30,7 +30,9 @@
 **     failure in the middle of applying.  Reloads are counted.
 **
 ** A full load streams the table through the internal function dyng__load
-** into the engine's chunked loader (see docs/design.md).
+** into the engine's chunked loader (see docs/design.md).  A graph is busy
+** while it loads or syncs: reached again from inside (a schema edited to
+** make it read itself), it answers with an error, not a recursion.
 */
 #include "ext/dyng_ext.h"
 #include "engine/error.h"
@@ -390,6 +392,9 @@ static int dyngLoadMirror(DyngGraph *pG, int bCreate, char **pzErr) {
       *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
       return rc;
     }
+    /* A schema edited by hand may name a view or a virtual table (another
+    ** graph, the graph itself) as the edge table. */
+    if ((rc = dyngCheckEdgeKind(db, pG, pzErr)) != SQLITE_OK) return rc;
     if ((rc = dyngCheckColumns(db, pG, pzErr)) != SQLITE_OK) return rc;
   }
   /* Read the log position before the rows: a change committed in between
@@ -1030,12 +1035,32 @@ static int dyngNomemSaysAll(int rc, char **pzErr) {
   return rc;
 }
 
+/* A graph reached again while its mirror is being loaded or brought up to
+** date: a statement of the load or the sync read something that asks for
+** the graph itself (a database whose schema was edited to make a graph
+** read its own table, or its change log a view that queries it).  That is
+** an error, not a recursion that would end in a stack overflow. */
+static int dyngReentered(DyngGraph *pG, char **pzErr) {
+  *pzErr = sqlite3_mprintf("dyng: graph '%s' is used while it is being loaded or brought up "
+                           "to date (does its edge table or change log read the graph itself?)",
+                           pG->zName);
+  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
 int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr) {
-  return dyngNomemSaysAll(dyngLoadMirror(pG, bCreate, pzErr), pzErr);
+  if (pG->bBusy) return dyngReentered(pG, pzErr);
+  pG->bBusy = 1;
+  int rc = dyngLoadMirror(pG, bCreate, pzErr);
+  pG->bBusy = 0;
+  return dyngNomemSaysAll(rc, pzErr);
 }
 
 int dyngGraphSync(DyngGraph *pG, char **pzErr) {
-  return dyngNomemSaysAll(dyngSyncMirror(pG, pzErr), pzErr);
+  if (pG->bBusy) return dyngReentered(pG, pzErr);
+  pG->bBusy = 1;
+  int rc = dyngSyncMirror(pG, pzErr);
+  pG->bBusy = 0;
+  return dyngNomemSaysAll(rc, pzErr);
 }
 
 /* ---- dyng_update ------------------------------------------------------------ */
