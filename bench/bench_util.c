@@ -87,7 +87,8 @@ int load_extension(sqlite3 *db, const char *path, char **why) {
     if (!*why) *why = sqlite3_mprintf("unknown error");
     return 0;
   }
-  /* Measured work runs as long as it takes: no max_ms (10 s by default). */
+  /* Measured work runs as long as it takes: no max_ms (a Pareto front or a
+  ** cycle count stops after 10 s while it is not set). */
   sqlite3_exec(db, "SELECT dyng_config('max_ms', 0)", NULL, NULL, NULL);
   return 1;
 }

@@ -132,7 +132,7 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
   json_object_set_new(pRoot, "progress", json_boolean(pConn->bProgress));
   json_object_set_new(pRoot, "cache_mb", json_real((double)pConn->nCacheLimit / (1 << 20)));
   json_object_set_new(pRoot, "cache_bytes", json_integer(pConn->nTreeBytes));
-  json_object_set_new(pRoot, "max_ms", json_integer(pConn->nMaxMs));
+  json_object_set_new(pRoot, "max_ms", pConn->nMaxMs < 0 ? json_null() : json_integer(pConn->nMaxMs));
   json_object_set_new(pRoot, "interrupt_check", json_string(dyngInterruptCheck()));
   json_object_set_new(pRoot, "max_graph_mb", json_real((double)pConn->nMaxGraphBytes / (1 << 20)));
   json_object_set_new(pRoot, "graphs", pGraphs);
@@ -141,7 +141,7 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
 
 /* dyng_config(key, value) changes a setting of this connection: backend,
 ** progress, cache_mb (the memory of kept shortest-path trees), max_ms (the
-** time a query's computation may take, DYNG_DEFAULT_MAX_MS at first) and
+** time a query's computation may take; not set at first) and
 ** max_graph_mb (the memory of one graph's mirror). */
 static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey,
                          sqlite3_value *pVal) {

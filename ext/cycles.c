@@ -96,7 +96,7 @@ static int dyngCountFromScratch(DyngGraph *pG, int k, int bDirected, DyngCount *
 /* dyngCountFromScratch under a watch of its own. */
 static int dyngRecount(DyngGraph *pG, int k, int bDirected, DyngCount *c) {
   DyngWatch w;
-  dyngWatchBegin(&w, pG->pConn);
+  dyngWatchBegin(&w, pG->pConn, 1);
   char *zErr = NULL;
   int erc = dyngCountFromScratch(pG, k, bDirected, c, &w, &zErr);
   sqlite3_free(zErr);
@@ -208,7 +208,7 @@ static void dyngCycleCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
     c->nHit++;
   } else {
     DyngWatch watch;
-    dyngWatchBegin(&watch, pConn);
+    dyngWatchBegin(&watch, pConn, 1);
     int erc = dyngCountFromScratch(pG, k, bDirected, c, &watch, &zErr);
     if (erc != DYNG_OK && zErr) {
       /* The graph could not leave a device that ran out of memory. */

@@ -358,7 +358,7 @@ int sqlite3_dyng_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
   memset(pConn, 0, sizeof *pConn);
   pConn->db = db;
   pConn->nCacheLimit = (sqlite3_int64)DYNG_DEFAULT_CACHE_MB << 20;
-  pConn->nMaxMs = DYNG_DEFAULT_MAX_MS;
+  pConn->nMaxMs = -1; /* not set: DYNG_DEFAULT_MAX_MS where it applies */
   pConn->iPinFrom = INT64_MAX;
   pConn->eBackendPref = DYNG_BACKEND_AUTO;
 

@@ -142,7 +142,8 @@ struct DyngConn {
                                for dyng_update */
   sqlite3_int64 iPinFrom;   /* trees used since this clock are not evicted */
   sqlite3_int64 nMaxMs;     /* max_ms: time a query's computation may take
-                               (0: no limit; DYNG_DEFAULT_MAX_MS at first) */
+                               (0: no limit; -1, at first: not set, see
+                               DYNG_DEFAULT_MAX_MS) */
   sqlite3_int64 nMaxGraphBytes; /* max_graph_mb: memory one graph's mirror
                                may take (0: no limit) */
 };
@@ -150,10 +151,13 @@ struct DyngConn {
 /* The default tree budget of a connection, in MiB. */
 #define DYNG_DEFAULT_CACHE_MB 256
 
-/* The default max_ms of a connection.  Every computation a query starts can
-** be reached from a view or a trigger (the functions are INNOCUOUS), and a
-** Pareto front or a long cycle count can take hours on a graph of a few
-** dozen edges: a view someone planted would stall its reader that long. */
+/* The budget of a combinatorial computation (a Pareto front, a cycle count)
+** while max_ms is not set.  Every computation a query starts can be reached
+** from a view or a trigger (the functions are INNOCUOUS), and these two can
+** take hours on a graph of a few dozen edges: a view someone planted would
+** stall its reader that long.  A shortest-path tree (also each of MOSP's)
+** takes time near-linear in the graph's size, which the database's own size
+** bounds, so without a max_ms it runs to the end. */
 #define DYNG_DEFAULT_MAX_MS 10000
 
 /* ---- dyng.c ---------------------------------------------------------- */
@@ -230,6 +234,8 @@ typedef struct DyngWatch {
                                prepared at the first poll */
   int bNoProbe;             /* it could not be prepared */
   double tStart, tEnd;      /* dyngNowMs() at the start; the deadline (0: none) */
+  sqlite3_int64 nLimitMs;   /* the budget it runs under (0: none) */
+  int bDefaultLimit;        /* that budget is DYNG_DEFAULT_MAX_MS, max_ms unset */
   int eStop;                /* DYNG_STOP_...; 0 while running */
   int bProgress;            /* progress is reported */
   DyngProgress progress;
@@ -240,8 +246,10 @@ typedef struct DyngWatch {
 ** (SQLite 3.41 and later) or "probe statement". */
 const char *dyngInterruptCheck(void);
 
-/* Starts watching for pConn's statement now. */
-void dyngWatchBegin(DyngWatch *w, DyngConn *pConn);
+/* Starts watching for pConn's statement now.  bCombinatorial: a Pareto
+** front or a cycle count, whose budget is DYNG_DEFAULT_MAX_MS while the
+** connection's max_ms is not set. */
+void dyngWatchBegin(DyngWatch *w, DyngConn *pConn, int bCombinatorial);
 /* Reports the computation's progress as "zWhat ... zUnit" (both must live
 ** until dyngWatchEnd) when the connection asked for progress reports. */
 void dyngWatchProgressStart(DyngWatch *w, const char *zWhat, const char *zUnit);

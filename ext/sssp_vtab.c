@@ -501,7 +501,7 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   if (bNode && dyng_graph_vertex(g, iNode, &vTarget) != DYNG_OK) return SQLITE_OK;
   /* What stops the computation: an interrupt, the max_ms budget. */
   DyngWatch watch;
-  dyngWatchBegin(&watch, pVtab->pConn);
+  dyngWatchBegin(&watch, pVtab->pConn, pInfo->bPareto);
   if (pInfo->bPareto || pInfo->bMosp) {
     rc = pInfo->bPareto ? dyngParetoFilter(pVtab, pCur, pG, &watch, vSource, vTarget, nMaxLabels)
                         : dyngMospFilter(pVtab, pCur, pG, &watch, vSource, vTarget);

@@ -2,9 +2,10 @@
 ** ext/watch.c: what stops a long computation that a query started.
 **
 ** Two things do: an interrupt of the statement (sqlite3_interrupt, or the
-** shell's Ctrl-C) and the connection's time budget, dyng_config('max_ms'),
-** 10 seconds unless set (DYNG_DEFAULT_MAX_MS: views reach every
-** computation).
+** shell's Ctrl-C) and the connection's time budget, dyng_config('max_ms');
+** while it is not set, a Pareto front or a cycle count still stops after 10
+** seconds (DYNG_DEFAULT_MAX_MS: views reach them, and they can grow
+** exponentially with a small graph).
 ** The engine asks through a dyng_cancel every few thousand steps; this file
 ** answers.
 **
@@ -77,11 +78,17 @@ static void dyngWatchProgress(void *ctx, uint64_t done, uint64_t total) {
   if (w->bProgress) dyngProgressTick(&w->progress, (sqlite3_int64)done, (sqlite3_int64)total);
 }
 
-void dyngWatchBegin(DyngWatch *w, DyngConn *pConn) {
+void dyngWatchBegin(DyngWatch *w, DyngConn *pConn, int bCombinatorial) {
   memset(w, 0, sizeof *w);
   w->pConn = pConn;
   w->tStart = dyngNowMs();
-  if (pConn->nMaxMs > 0) w->tEnd = w->tStart + (double)pConn->nMaxMs;
+  if (pConn->nMaxMs >= 0) {
+    w->nLimitMs = pConn->nMaxMs;
+  } else if (bCombinatorial) {
+    w->nLimitMs = DYNG_DEFAULT_MAX_MS;
+    w->bDefaultLimit = 1;
+  }
+  if (w->nLimitMs > 0) w->tEnd = w->tStart + (double)w->nLimitMs;
   w->xIsInterrupted = dyngIsInterruptedRoutine();
   w->cancel.should_stop = dyngWatchShouldStop;
   w->cancel.ctx = w;
@@ -104,8 +111,8 @@ int dyngWatchError(const DyngWatch *w, const char *zFunc, char **pzErr) {
   if (w->eStop == DYNG_STOP_BUDGET) {
     *pzErr = sqlite3_mprintf("%s: stopped after %.0f ms, over this connection's max_ms budget of "
                              "%lld ms (%sdyng_config('max_ms', 0) lifts it)",
-                             zFunc, dyngNowMs() - w->tStart, w->pConn->nMaxMs,
-                             w->pConn->nMaxMs == DYNG_DEFAULT_MAX_MS ? "the default; " : "");
+                             zFunc, dyngNowMs() - w->tStart, w->nLimitMs,
+                             w->bDefaultLimit ? "the default; " : "");
     return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
   *pzErr = sqlite3_mprintf("interrupted");
