@@ -257,9 +257,10 @@ int dyngCheckColumns(sqlite3 *db, DyngGraph *pG, int bCreate, char **pzErr);
 int dyngCheckCapture(sqlite3 *db, DyngGraph *pG, char **pzErr);
 
 /* dyng_update(graph, 'reattach'): checks the edge table as CREATE does,
-** installs the change capture again (replacing what is left of it) and
-** reloads the graph.  When the load fails (a row dyng cannot use) the
-** capture is removed again and the graph keeps refusing to answer. */
+** installs the capture triggers again (replacing what is left of them,
+** keeping the log) and reloads the graph.  When the load fails (a row dyng
+** cannot use, written while the capture was gone) the capture stays and
+** every query fails the same way until the row is fixed. */
 int dyngGraphReattach(DyngGraph *pG, char **pzErr);
 
 /* ---- sync.c ----------------------------------------------------------- */

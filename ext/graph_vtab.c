@@ -615,8 +615,9 @@ static int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, cha
 }
 
 /* Creates the log table and the triggers of sql/capture.sql, and those of
-** sql/replace.sql when the edge table has UNIQUE constraints. */
-static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+** sql/replace.sql when the edge table has UNIQUE constraints.  bKeepLog:
+** a log table already there is kept (reattaching). */
+static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, int bKeepLog, char **pzErr) {
   sqlite3_str *pLogW = sqlite3_str_new(db), *pWNames = sqlite3_str_new(db),
               *pNewW = sqlite3_str_new(db), *pChecks = sqlite3_str_new(db),
               *pChanged = sqlite3_str_new(db);
@@ -633,10 +634,10 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
     dyngAppendChecks(pChecks, pG, zW, 0);
     sqlite3_str_appendf(pChanged, " OR OLD.\"%w\" IS NOT NEW.\"%w\"", zW, zW);
   }
-  char *azVal[13];
-  const char *azKey[13] = {"schema", "log",         "edges",      "trg_ins",     "trg_upd",
+  char *azVal[14];
+  const char *azKey[14] = {"schema", "log",         "edges",      "trg_ins",     "trg_upd",
                            "trg_del", "src",        "dst",        "log_weights", "log_wnames",
-                           "new_weights", "checks", "log_limit"};
+                           "new_weights", "checks", "log_limit",  "if_new"};
   azVal[0] = sqlite3_mprintf("\"%w\"", pG->zDb);
   azVal[1] = sqlite3_mprintf("\"%w\"", pG->zLog);
   azVal[2] = sqlite3_mprintf("\"%w\"", pG->zEdges);
@@ -650,9 +651,10 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   azVal[10] = dyngStrFinish(pNewW);
   azVal[11] = dyngStrFinish(pChecks);
   azVal[12] = sqlite3_mprintf("%d", pG->nLogLimit);
+  azVal[13] = sqlite3_mprintf("%s", bKeepLog ? "IF NOT EXISTS " : "");
   char *zChanged = dyngStrFinish(pChanged);
   int rc = SQLITE_OK;
-  for (int i = 0; i < 13; i++)
+  for (int i = 0; i < 14; i++)
     if (!azVal[i]) rc = SQLITE_NOMEM;
   if (!zChanged) rc = SQLITE_NOMEM;
   char *zSql = NULL, *zMatch = NULL;
@@ -661,14 +663,14 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   if (!zRepIns || !zRepUpd) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) rc = dyngUniqueMatch(db, pG, &zMatch, pzErr);
   if (rc == SQLITE_OK) {
-    const char *azK[17], *azV[17];
-    for (int i = 0; i < 13; i++) azK[i] = azKey[i], azV[i] = azVal[i];
-    azK[13] = "changed", azV[13] = zChanged;
-    azK[14] = "trg_rep_ins", azV[14] = zRepIns;
-    azK[15] = "trg_rep_upd", azV[15] = zRepUpd;
-    azK[16] = "unique_match", azV[16] = zMatch;
-    char *zCapture = dyngTemplate(zCaptureSql, 14, azK, azV);
-    char *zReplace = zMatch[0] ? dyngTemplate(zReplaceSql, 17, azK, azV) : sqlite3_mprintf("");
+    const char *azK[18], *azV[18];
+    for (int i = 0; i < 14; i++) azK[i] = azKey[i], azV[i] = azVal[i];
+    azK[14] = "changed", azV[14] = zChanged;
+    azK[15] = "trg_rep_ins", azV[15] = zRepIns;
+    azK[16] = "trg_rep_upd", azV[16] = zRepUpd;
+    azK[17] = "unique_match", azV[17] = zMatch;
+    char *zCapture = dyngTemplate(zCaptureSql, 15, azK, azV);
+    char *zReplace = zMatch[0] ? dyngTemplate(zReplaceSql, 18, azK, azV) : sqlite3_mprintf("");
     zSql = zCapture && zReplace ? sqlite3_mprintf("%s%s", zCapture, zReplace) : NULL;
     sqlite3_free(zCapture);
     sqlite3_free(zReplace);
@@ -687,21 +689,22 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   }
   sqlite3_free(zSql);
   sqlite3_free(zChanged);
-  for (int i = 0; i < 13; i++) sqlite3_free(azVal[i]);
+  for (int i = 0; i < 14; i++) sqlite3_free(azVal[i]);
   return rc;
 }
 
-/* Removes the triggers and the log table (IF EXISTS: the edge table may be
-** gone, and its triggers with it). */
-static int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
-  char *zSql = sqlite3_mprintf("DROP TRIGGER IF EXISTS \"%w\".\"%w_ins\";"
-                               "DROP TRIGGER IF EXISTS \"%w\".\"%w_upd\";"
-                               "DROP TRIGGER IF EXISTS \"%w\".\"%w_del\";"
-                               "DROP TRIGGER IF EXISTS \"%w\".\"%w_rep_ins\";"
-                               "DROP TRIGGER IF EXISTS \"%w\".\"%w_rep_upd\";"
-                               "DROP TABLE IF EXISTS \"%w\".\"%w\";",
-                               pG->zDb, pG->zLog, pG->zDb, pG->zLog, pG->zDb, pG->zLog, pG->zDb,
-                               pG->zLog, pG->zDb, pG->zLog, pG->zDb, pG->zLog);
+/* Removes the triggers and, unless bKeepLog, the log table (IF EXISTS: the
+** edge table may be gone, and its triggers with it).  Dropping a table
+** fails while any statement of the connection has a cursor open, which a
+** reattach from a query may have; dropping triggers does not. */
+static int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, int bKeepLog, char **pzErr) {
+  static const char *const azTrigger[] = {"ins", "upd", "del", "rep_ins", "rep_upd"};
+  sqlite3_str *pSql = sqlite3_str_new(db);
+  for (int i = 0; i < 5; i++)
+    sqlite3_str_appendf(pSql, "DROP TRIGGER IF EXISTS \"%w\".\"%w_%s\";", pG->zDb, pG->zLog,
+                        azTrigger[i]);
+  if (!bKeepLog) sqlite3_str_appendf(pSql, "DROP TABLE IF EXISTS \"%w\".\"%w\";", pG->zDb, pG->zLog);
+  char *zSql = sqlite3_str_finish(pSql);
   if (!zSql) return SQLITE_NOMEM;
   char *zErr = NULL;
   int rc = sqlite3_exec(db, zSql, NULL, NULL, &zErr);
@@ -753,22 +756,15 @@ int dyngGraphReattach(DyngGraph *pG, char **pzErr) {
   }
   rc = dyngCheckEdgeTable(db, pG, 0, pzErr);
   if (rc != SQLITE_OK) return rc;
-  /* The kept statements read the log, which is made again. */
-  dyngGraphReleaseStmts(pG);
-  rc = dyngRemoveCapture(db, pG, pzErr);
-  if (rc == SQLITE_OK) rc = dyngInstallCapture(db, pG, pzErr);
-  if (rc == SQLITE_OK) {
-    rc = dyngGraphLoad(pG, 0, pzErr);
-    if (rc != SQLITE_OK) {
-      /* As after a failed CREATE: no capture, and the graph refuses to
-      ** answer until a reattach succeeds. */
-      char *zIgnored = NULL;
-      dyngGraphReleaseStmts(pG);
-      dyngRemoveCapture(db, pG, &zIgnored);
-      sqlite3_free(zIgnored);
-      pG->bStale = 1;
-    }
-  }
+  /* The log stays (a table cannot be dropped while a cursor is open, as
+  ** in SELECT dyng_update(...) FROM t); what is left of the triggers goes,
+  ** and all of them are made again on the table as it is now. */
+  rc = dyngRemoveCapture(db, pG, 1, pzErr);
+  if (rc == SQLITE_OK) rc = dyngInstallCapture(db, pG, 1, pzErr);
+  /* A row dyng cannot use, written while the capture was gone, fails the
+  ** load and every query until it is fixed; the capture checks the fix. */
+  if (rc == SQLITE_OK) rc = dyngGraphLoad(pG, 0, pzErr);
+  if (rc != SQLITE_OK) pG->bStale = 1;
   return rc;
 }
 
@@ -823,7 +819,7 @@ static int dyngVtabInit(sqlite3 *db, void *pAux, int argc, const char *const *ar
     ** savepoint: forget its mirror. */
     if (pOld) dyngGraphOrphan(pOld);
     rc = dyngCheckEdgeTable(db, pNew, 1, pzErr);
-    if (rc == SQLITE_OK) rc = dyngInstallCapture(db, pNew, pzErr);
+    if (rc == SQLITE_OK) rc = dyngInstallCapture(db, pNew, 0, pzErr);
     if (rc == SQLITE_OK) {
       pNew->pNext = pConn->pGraphs;
       pConn->pGraphs = pNew;
@@ -831,7 +827,7 @@ static int dyngVtabInit(sqlite3 *db, void *pAux, int argc, const char *const *ar
       if (rc != SQLITE_OK) {
         pConn->pGraphs = pNew->pNext;
         char *zIgnored = NULL;
-        dyngRemoveCapture(db, pNew, &zIgnored);
+        dyngRemoveCapture(db, pNew, 0, &zIgnored);
         sqlite3_free(zIgnored);
       }
     }
@@ -891,7 +887,7 @@ static int dyngVtabDestroy(sqlite3_vtab *pBase) {
   DyngGraph *pG = pVtab->pG;
   DyngConn *pConn = pVtab->pConn;
   char *zErr = NULL;
-  int rc = dyngRemoveCapture(pConn->db, pG, &zErr);
+  int rc = dyngRemoveCapture(pConn->db, pG, 0, &zErr);
   if (rc != SQLITE_OK) {
     sqlite3_free(pVtab->base.zErrMsg);
     pVtab->base.zErrMsg = zErr;
