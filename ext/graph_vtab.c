@@ -13,7 +13,10 @@
 ** change capture of sql/capture.sql (a log table and three triggers) and
 ** loads the graph, refusing rows dyng cannot use.  xConnect (reopening the
 ** file, or after a schema change) only records the definition; the graph
-** loads on first use.  Before every answer dyngGraphSync brings the mirror
+** loads on first use, after checking that the edge table still fits and
+** still carries the capture (a table dropped and created again has lost
+** it: dyngGraphReattach, dyng_update(g, 'reattach'), adds it again).
+** Before every answer dyngGraphSync brings the mirror
 ** up to date from the log: unseen entries are applied as one batch, and a
 ** full reload is the fallback whenever the mirror may hold changes that a
 ** ROLLBACK removed.
@@ -614,10 +617,36 @@ static int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, cha
   return rc;
 }
 
+/* zSql with "IF NOT EXISTS " after each CREATE TABLE and CREATE TRIGGER
+** that starts a line (the statements of the templates do, their bodies are
+** indented); NULL when out of memory.  Frees zSql. */
+static char *dyngIfNotExists(char *zSql) {
+  static const char *const azCreate[] = {"CREATE TABLE ", "CREATE TRIGGER "};
+  if (!zSql) return NULL;
+  sqlite3_str *pOut = sqlite3_str_new(NULL);
+  for (const char *z = zSql; *z;) {
+    const char *zEol = strchr(z, '\n');
+    int n = zEol ? (int)(zEol - z) + 1 : (int)strlen(z);
+    for (int i = 0; i < 2; i++) {
+      int m = (int)strlen(azCreate[i]);
+      if (n > m && strncmp(z, azCreate[i], m) == 0) {
+        sqlite3_str_append(pOut, z, m);
+        sqlite3_str_appendall(pOut, "IF NOT EXISTS ");
+        z += m, n -= m;
+        break;
+      }
+    }
+    sqlite3_str_append(pOut, z, n);
+    z += n;
+  }
+  sqlite3_free(zSql);
+  return dyngStrFinish(pOut);
+}
+
 /* Creates the log table and the triggers of sql/capture.sql, and those of
-** sql/replace.sql when the edge table has UNIQUE constraints.  bKeepLog:
-** a log table already there is kept (reattaching). */
-static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, int bKeepLog, char **pzErr) {
+** sql/replace.sql when the edge table has UNIQUE constraints.  bMissing:
+** only those not there yet (reattaching). */
+static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, int bMissing, char **pzErr) {
   sqlite3_str *pLogW = sqlite3_str_new(db), *pWNames = sqlite3_str_new(db),
               *pNewW = sqlite3_str_new(db), *pChecks = sqlite3_str_new(db),
               *pChanged = sqlite3_str_new(db);
@@ -634,10 +663,10 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, int bKeepLog, char **p
     dyngAppendChecks(pChecks, pG, zW, 0);
     sqlite3_str_appendf(pChanged, " OR OLD.\"%w\" IS NOT NEW.\"%w\"", zW, zW);
   }
-  char *azVal[14];
-  const char *azKey[14] = {"schema", "log",         "edges",      "trg_ins",     "trg_upd",
+  char *azVal[13];
+  const char *azKey[13] = {"schema", "log",         "edges",      "trg_ins",     "trg_upd",
                            "trg_del", "src",        "dst",        "log_weights", "log_wnames",
-                           "new_weights", "checks", "log_limit",  "if_new"};
+                           "new_weights", "checks", "log_limit"};
   azVal[0] = sqlite3_mprintf("\"%w\"", pG->zDb);
   azVal[1] = sqlite3_mprintf("\"%w\"", pG->zLog);
   azVal[2] = sqlite3_mprintf("\"%w\"", pG->zEdges);
@@ -651,10 +680,9 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, int bKeepLog, char **p
   azVal[10] = dyngStrFinish(pNewW);
   azVal[11] = dyngStrFinish(pChecks);
   azVal[12] = sqlite3_mprintf("%d", pG->nLogLimit);
-  azVal[13] = sqlite3_mprintf("%s", bKeepLog ? "IF NOT EXISTS " : "");
   char *zChanged = dyngStrFinish(pChanged);
   int rc = SQLITE_OK;
-  for (int i = 0; i < 14; i++)
+  for (int i = 0; i < 13; i++)
     if (!azVal[i]) rc = SQLITE_NOMEM;
   if (!zChanged) rc = SQLITE_NOMEM;
   char *zSql = NULL, *zMatch = NULL;
@@ -663,15 +691,19 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, int bKeepLog, char **p
   if (!zRepIns || !zRepUpd) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) rc = dyngUniqueMatch(db, pG, &zMatch, pzErr);
   if (rc == SQLITE_OK) {
-    const char *azK[18], *azV[18];
-    for (int i = 0; i < 14; i++) azK[i] = azKey[i], azV[i] = azVal[i];
-    azK[14] = "changed", azV[14] = zChanged;
-    azK[15] = "trg_rep_ins", azV[15] = zRepIns;
-    azK[16] = "trg_rep_upd", azV[16] = zRepUpd;
-    azK[17] = "unique_match", azV[17] = zMatch;
-    char *zCapture = dyngTemplate(zCaptureSql, 15, azK, azV);
-    char *zReplace = zMatch[0] ? dyngTemplate(zReplaceSql, 18, azK, azV) : sqlite3_mprintf("");
-    zSql = zCapture && zReplace ? sqlite3_mprintf("%s%s", zCapture, zReplace) : NULL;
+    const char *azK[17], *azV[17];
+    for (int i = 0; i < 13; i++) azK[i] = azKey[i], azV[i] = azVal[i];
+    azK[13] = "changed", azV[13] = zChanged;
+    azK[14] = "trg_rep_ins", azV[14] = zRepIns;
+    azK[15] = "trg_rep_upd", azV[15] = zRepUpd;
+    azK[16] = "unique_match", azV[16] = zMatch;
+    char *zCapture = dyngTemplate(zCaptureSql, 14, azK, azV);
+    char *zReplace = zMatch[0] ? dyngTemplate(zReplaceSql, 17, azK, azV) : sqlite3_mprintf("");
+    /* Reattaching, the REPLACE triggers come first: a failure half-way
+    ** then leaves one that dyngCheckCapture counts missing. */
+    if (!zCapture || !zReplace) zSql = NULL;
+    else if (bMissing) zSql = dyngIfNotExists(sqlite3_mprintf("%s%s", zReplace, zCapture));
+    else zSql = sqlite3_mprintf("%s%s", zCapture, zReplace);
     sqlite3_free(zCapture);
     sqlite3_free(zReplace);
     if (!zSql) rc = SQLITE_NOMEM;
@@ -689,21 +721,21 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, int bKeepLog, char **p
   }
   sqlite3_free(zSql);
   sqlite3_free(zChanged);
-  for (int i = 0; i < 14; i++) sqlite3_free(azVal[i]);
+  for (int i = 0; i < 13; i++) sqlite3_free(azVal[i]);
   return rc;
 }
 
-/* Removes the triggers and, unless bKeepLog, the log table (IF EXISTS: the
-** edge table may be gone, and its triggers with it).  Dropping a table
-** fails while any statement of the connection has a cursor open, which a
-** reattach from a query may have; dropping triggers does not. */
-static int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, int bKeepLog, char **pzErr) {
-  static const char *const azTrigger[] = {"ins", "upd", "del", "rep_ins", "rep_upd"};
+/* The capture's trigger names, after "<log>_". */
+static const char *const azCaptureTrigger[] = {"ins", "upd", "del", "rep_ins", "rep_upd"};
+
+/* Removes the triggers and the log table (IF EXISTS: the edge table may be
+** gone, and its triggers with it). */
+static int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   sqlite3_str *pSql = sqlite3_str_new(db);
   for (int i = 0; i < 5; i++)
     sqlite3_str_appendf(pSql, "DROP TRIGGER IF EXISTS \"%w\".\"%w_%s\";", pG->zDb, pG->zLog,
-                        azTrigger[i]);
-  if (!bKeepLog) sqlite3_str_appendf(pSql, "DROP TABLE IF EXISTS \"%w\".\"%w\";", pG->zDb, pG->zLog);
+                        azCaptureTrigger[i]);
+  sqlite3_str_appendf(pSql, "DROP TABLE IF EXISTS \"%w\".\"%w\";", pG->zDb, pG->zLog);
   char *zSql = sqlite3_str_finish(pSql);
   if (!zSql) return SQLITE_NOMEM;
   char *zErr = NULL;
@@ -713,6 +745,39 @@ static int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, int bKeepLog, char **pz
     *pzErr = sqlite3_mprintf("dyng: cannot remove the change capture of graph '%s': %s",
                              pG->zName, zErr ? zErr : sqlite3_errstr(rc));
   sqlite3_free(zErr);
+  return rc;
+}
+
+/* Drops the capture triggers of pG that are on another table than its
+** edge table. */
+static int dyngDropStrayTriggers(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+  sqlite3_str *pSql = sqlite3_str_new(db);
+  sqlite3_str_appendf(pSql, "SELECT name FROM \"%w\".sqlite_master WHERE type = 'trigger' AND "
+                            "tbl_name <> %Q COLLATE NOCASE AND name COLLATE NOCASE IN (",
+                      pG->zDb, pG->zEdges);
+  for (int i = 0; i < 5; i++)
+    sqlite3_str_appendf(pSql, "%s'%q_%s'", i ? ", " : "", pG->zLog, azCaptureTrigger[i]);
+  sqlite3_str_appendall(pSql, ")");
+  char *zSql = sqlite3_str_finish(pSql);
+  if (!zSql) return SQLITE_NOMEM;
+  sqlite3_stmt *pStmt = NULL;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
+  sqlite3_free(zSql);
+  sqlite3_str *pDrop = sqlite3_str_new(db);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW)
+    sqlite3_str_appendf(pDrop, "DROP TRIGGER \"%w\".\"%w\";", pG->zDb,
+                        (const char *)sqlite3_column_text(pStmt, 0));
+  int rc2 = sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK) rc = rc2;
+  char *zDrop = dyngStrFinish(pDrop);
+  if (rc == SQLITE_OK && !zDrop) rc = SQLITE_NOMEM;
+  char *zErr = NULL;
+  if (rc == SQLITE_OK && zDrop[0]) rc = sqlite3_exec(db, zDrop, NULL, NULL, &zErr);
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM)
+    *pzErr = sqlite3_mprintf("dyng: cannot remove the change capture of graph '%s': %s",
+                             pG->zName, zErr ? zErr : sqlite3_errmsg(db));
+  sqlite3_free(zErr);
+  sqlite3_free(zDrop);
   return rc;
 }
 
@@ -756,10 +821,12 @@ int dyngGraphReattach(DyngGraph *pG, char **pzErr) {
   }
   rc = dyngCheckEdgeTable(db, pG, 0, pzErr);
   if (rc != SQLITE_OK) return rc;
-  /* The log stays (a table cannot be dropped while a cursor is open, as
-  ** in SELECT dyng_update(...) FROM t); what is left of the triggers goes,
-  ** and all of them are made again on the table as it is now. */
-  rc = dyngRemoveCapture(db, pG, 1, pzErr);
+  /* Only adds what is missing, and drops only capture triggers left on
+  ** another table: a failure half-way (out of memory, after which SQLite
+  ** runs no further statement until the caller's ends) leaves no capture
+  ** worse than it was, and the next reattach completes it.  Nothing is
+  ** dropped that a cursor could hold (SELECT dyng_update(...) FROM t). */
+  rc = dyngDropStrayTriggers(db, pG, pzErr);
   if (rc == SQLITE_OK) rc = dyngInstallCapture(db, pG, 1, pzErr);
   /* A row dyng cannot use, written while the capture was gone, fails the
   ** load and every query until it is fixed; the capture checks the fix. */
@@ -827,7 +894,7 @@ static int dyngVtabInit(sqlite3 *db, void *pAux, int argc, const char *const *ar
       if (rc != SQLITE_OK) {
         pConn->pGraphs = pNew->pNext;
         char *zIgnored = NULL;
-        dyngRemoveCapture(db, pNew, 0, &zIgnored);
+        dyngRemoveCapture(db, pNew, &zIgnored);
         sqlite3_free(zIgnored);
       }
     }
@@ -887,7 +954,7 @@ static int dyngVtabDestroy(sqlite3_vtab *pBase) {
   DyngGraph *pG = pVtab->pG;
   DyngConn *pConn = pVtab->pConn;
   char *zErr = NULL;
-  int rc = dyngRemoveCapture(pConn->db, pG, 0, &zErr);
+  int rc = dyngRemoveCapture(pConn->db, pG, &zErr);
   if (rc != SQLITE_OK) {
     sqlite3_free(pVtab->base.zErrMsg);
     pVtab->base.zErrMsg = zErr;
