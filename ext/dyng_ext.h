@@ -276,12 +276,32 @@ void dyngGraphFree(DyngGraph *pG);
 ** read a graph to load one); SQLITE_ERROR with a message otherwise. */
 int dyngCheckEdgeKind(sqlite3 *db, DyngGraph *pG, char **pzErr);
 
-/* Checks that the edge table has every column the graph names (SQLite
-** would read a missing "column" as a string), adopting the table's
-** spelling; SQLITE_ERROR with a message naming the column otherwise. */
-int dyngCheckColumns(sqlite3 *db, DyngGraph *pG, char **pzErr);
+/* Checks that the edge table exists, that `rowid` names its rowid (not a
+** WITHOUT ROWID table, no other column named rowid) and that it has every
+** column the graph names (SQLite would read a missing "column" as a
+** string), adopting the table's spelling; SQLITE_ERROR with a message
+** saying which otherwise.  bCreate: at CREATE (a missing column was not
+** renamed since). */
+int dyngCheckColumns(sqlite3 *db, DyngGraph *pG, int bCreate, char **pzErr);
+
+/* Checks that the change capture is on the edge table: its three triggers
+** on the table and the log.  A table dropped and created again, or rebuilt
+** by SQLite's CREATE-copy-DROP-RENAME procedure, has lost the triggers;
+** SQLITE_ERROR then, with a message saying how to reattach. */
+int dyngCheckCapture(sqlite3 *db, DyngGraph *pG, char **pzErr);
+
+/* dyng_update(graph, 'reattach'): checks the edge table as CREATE does,
+** installs the capture triggers again (replacing what is left of them,
+** keeping the log) and reloads the graph.  When the load fails (a row dyng
+** cannot use, written while the capture was gone) the capture stays and
+** every query fails the same way until the row is fixed. */
+int dyngGraphReattach(DyngGraph *pG, char **pzErr);
 
 /* ---- sync.c ----------------------------------------------------------- */
+
+/* Follows a rename of the edge table: the table its capture's INSERT
+** trigger is on becomes pG->zEdges. */
+int dyngResolveEdgeTable(DyngGraph *pG);
 
 /* Registers dyng__load (the loader's feed) and dyng_update. */
 int dyngRegisterSyncFunctions(sqlite3 *db, DyngConn *pConn);

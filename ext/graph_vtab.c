@@ -13,7 +13,10 @@
 ** change capture of sql/capture.sql (a log table and three triggers) and
 ** loads the graph, refusing rows dyng cannot use.  xConnect (reopening the
 ** file, or after a schema change) only records the definition; the graph
-** loads on first use.  Before every answer dyngGraphSync brings the mirror
+** loads on first use, after checking that the edge table still fits and
+** still carries the capture (a table dropped and created again has lost
+** it: dyngGraphReattach, dyng_update(g, 'reattach'), adds it again).
+** Before every answer dyngGraphSync brings the mirror
 ** up to date from the log: unseen entries are applied as one batch, and a
 ** full reload is the fallback whenever the mirror may hold changes that a
 ** ROLLBACK removed.
@@ -108,8 +111,10 @@ static int dyngParseBool(const char *z, int *pb) {
 
 /* Builds a DyngGraph from CREATE VIRTUAL TABLE arguments:
 ** argv[1] schema, argv[2] table name, argv[3..] "key=value" options.
-** On error returns NULL with *pzErr set. */
-static DyngGraph *dyngGraphParse(DyngConn *pConn, int argc, const char *const *argv,
+** bCreate: for CREATE, which also refuses a weights list ending in a comma
+** (a definition already stored with one must still connect, or it could
+** not even be dropped).  On error returns NULL with *pzErr set. */
+static DyngGraph *dyngGraphParse(DyngConn *pConn, int argc, const char *const *argv, int bCreate,
                                  char **pzErr) {
   static const char zKnown[] = "edges, src, dst, weights, directed, log_limit, backend";
   DyngGraph *pG = sqlite3_malloc(sizeof *pG);
@@ -180,14 +185,19 @@ static DyngGraph *dyngGraphParse(DyngConn *pConn, int argc, const char *const *a
                                  "(or false/true, no/yes, off/on)",
                                  zVal, pG->zName);
     } else {
-      /* weights: a comma-separated list of column names. */
+      /* weights: a comma-separated list of column names; a comma at the
+      ** end leaves an empty last name. */
       const char *z = zVal;
       while (*z && !*pzErr) {
         const char *zEnd = strchr(z, ',');
         int n = zEnd ? (int)(zEnd - z) : (int)strlen(z);
         char *zW = dyngUnquote(z, n);
         if (!zW) goto nomem_kv;
-        if (zW[0] == 0) {
+        if (bCreate && zEnd && zEnd[1] == 0 && zW[0]) {
+          *pzErr = sqlite3_mprintf("dyng: empty name in weights='%s' of graph '%s'", zVal,
+                                   pG->zName);
+          sqlite3_free(zW);
+        } else if (zW[0] == 0) {
           *pzErr = sqlite3_mprintf("dyng: empty name in weights='%s' of graph '%s'", zVal,
                                    pG->zName);
           sqlite3_free(zW);
@@ -233,6 +243,13 @@ fail:
 }
 
 /* ---- the edge table ------------------------------------------------- */
+
+/* A reference to pG for a message: "name", or "schema.name" outside main;
+** NULL when out of memory. */
+static char *dyngGraphRef(const DyngGraph *pG) {
+  if (sqlite3_stricmp(pG->zDb, "main") == 0) return sqlite3_mprintf("%s", pG->zName);
+  return sqlite3_mprintf("%s.%s", pG->zDb, pG->zName);
+}
 
 /* 1 when zSql, a schema entry's statement, creates a virtual table: after
 ** CREATE, past any spaces and comments, comes VIRTUAL.  SQLite writes one
@@ -314,8 +331,7 @@ int dyngCheckEdgeKind(sqlite3 *db, DyngGraph *pG, char **pzErr) {
 /* Checks the edge table: it exists in the graph's schema as an ordinary
 ** rowid table and has every named column (whose names are replaced by the
 ** table's own spelling). */
-static int dyngCheckEdgeTable(sqlite3 *db, DyngGraph *pG, char **pzErr) {
-  sqlite3_stmt *pStmt = NULL;
+static int dyngCheckEdgeTable(sqlite3 *db, DyngGraph *pG, int bCreate, char **pzErr) {
   int eKind;
   int rc = dyngEdgeTableKind(db, pG, &eKind, pzErr);
   if (rc != SQLITE_OK) return rc;
@@ -325,30 +341,61 @@ static int dyngCheckEdgeTable(sqlite3 *db, DyngGraph *pG, char **pzErr) {
     return SQLITE_ERROR;
   }
   if ((rc = dyngRefuseEdgeKind(pG, eKind, pzErr)) != SQLITE_OK) return rc;
-  char *zSql;
-
-  /* Rowids identify edges. */
-  zSql = sqlite3_mprintf("SELECT rowid FROM \"%w\".\"%w\" LIMIT 0", pG->zDb, pG->zEdges);
-  if (!zSql) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
-  sqlite3_free(zSql);
-  sqlite3_finalize(pStmt);
-  if (rc != SQLITE_OK) {
-    *pzErr = sqlite3_mprintf(
-        "dyng: edge table '%s' of graph '%s' has no rowid (WITHOUT ROWID?); dyng identifies "
-        "edges by rowid",
-        pG->zEdges, pG->zName);
-    return SQLITE_ERROR;
-  }
-
-  return dyngCheckColumns(db, pG, pzErr);
+  /* dyngCheckColumns also checks that rowid names the rowid. */
+  return dyngCheckColumns(db, pG, bCreate, pzErr);
 }
 
-int dyngCheckColumns(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+/*
+** Edges are identified by rowid, and the SQL dyng runs and installs says
+** `rowid`.  That fails for a WITHOUT ROWID table, which has none, and for a
+** table with a column named rowid, which hides it, unless that column is
+** the INTEGER PRIMARY KEY, and so the rowid itself.  A rowid table's
+** PRIMARY KEY that is not its rowid has an index of origin 'pk' ending in
+** the rowid (cid -1); a WITHOUT ROWID table's PRIMARY KEY index is the
+** table, and has no rowid.  iRowidPk: the pk field of table_info's row for
+** a column named rowid (0: not part of the key), -1 when there is none.
+*/
+static int dyngCheckRowid(sqlite3 *db, DyngGraph *pG, int iRowidPk, char **pzErr) {
+  sqlite3_stmt *pStmt = NULL;
+  char *zSql = sqlite3_mprintf(
+      "SELECT count(*), coalesce(sum(NOT EXISTS (SELECT 1 FROM pragma_index_xinfo(l.name, %Q) x "
+      "WHERE x.cid = -1)), 0) FROM pragma_index_list(%Q, %Q) l WHERE l.origin = 'pk'",
+      pG->zDb, pG->zEdges, pG->zDb);
+  if (!zSql) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) return rc;
+  int nPkIndex = 0, bWithoutRowid = 0;
+  if (sqlite3_step(pStmt) == SQLITE_ROW) {
+    nPkIndex = sqlite3_column_int(pStmt, 0);
+    bWithoutRowid = sqlite3_column_int(pStmt, 1) > 0;
+  }
+  rc = sqlite3_finalize(pStmt);
+  if (rc != SQLITE_OK) return rc;
+  if (bWithoutRowid) {
+    *pzErr = sqlite3_mprintf("dyng: edge table '%s' of graph '%s' is a WITHOUT ROWID table; dyng "
+                             "identifies edges by rowid",
+                             pG->zEdges, pG->zName);
+    return SQLITE_ERROR;
+  }
+  if (iRowidPk >= 0 && !(iRowidPk > 0 && nPkIndex == 0)) {
+    *pzErr = sqlite3_mprintf("dyng: edge table '%s' of graph '%s' has a column named 'rowid' that "
+                             "is not its rowid; dyng identifies edges by rowid (rename the column, "
+                             "or make it the INTEGER PRIMARY KEY)",
+                             pG->zEdges, pG->zName);
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
+int dyngCheckColumns(sqlite3 *db, DyngGraph *pG, int bCreate, char **pzErr) {
   sqlite3_stmt *pStmt = NULL;
   int rc;
-  /* Every named column exists; adopt the table's spelling. */
-  char *zSql = sqlite3_mprintf("PRAGMA \"%w\".table_info(\"%w\")", pG->zDb, pG->zEdges);
+  /* Every named column exists; adopt the table's spelling.  table_xinfo
+  ** lists generated columns too (hidden 2 and 3), which dyng reads like
+  ** any other: the capture triggers run AFTER the write, when NEW has them. */
+  char *zSql = sqlite3_mprintf("SELECT name, pk FROM pragma_table_xinfo(%Q, %Q)", pG->zEdges,
+                               pG->zDb);
   if (!zSql) return SQLITE_NOMEM;
   rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
   sqlite3_free(zSql);
@@ -358,10 +405,11 @@ int dyngCheckColumns(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   apCol[nCol++] = &pG->zSrc;
   apCol[nCol++] = &pG->zDst;
   for (int k = 0; k < pG->nWeight; k++) apCol[nCol++] = &pG->azWeight[k];
-  int nRow = 0;
+  int nRow = 0, iRowidPk = -1;
   while (sqlite3_step(pStmt) == SQLITE_ROW) {
-    const char *zCol = (const char *)sqlite3_column_text(pStmt, 1);
+    const char *zCol = (const char *)sqlite3_column_text(pStmt, 0);
     nRow++;
+    if (zCol && sqlite3_stricmp(zCol, "rowid") == 0) iRowidPk = sqlite3_column_int(pStmt, 1);
     for (int i = 0; zCol && i < nCol; i++) {
       if (found[i] || sqlite3_stricmp(*apCol[i], zCol) != 0) continue;
       char *z = sqlite3_mprintf("%s", zCol);
@@ -377,16 +425,23 @@ int dyngCheckColumns(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   rc = sqlite3_finalize(pStmt);
   if (rc != SQLITE_OK) return rc;
   if (nRow == 0) {
-    *pzErr = sqlite3_mprintf("dyng: graph '%s': its edge table '%s' does not exist (dropped?)",
-                             pG->zName, pG->zEdges);
-    return SQLITE_ERROR;
+    char *zRef = dyngGraphRef(pG);
+    *pzErr = zRef ? sqlite3_mprintf("dyng: graph '%s': its edge table '%s' does not exist "
+                                    "(dropped?); create it again and run SELECT dyng_update('%q', "
+                                    "'reattach'), or drop the graph",
+                                    pG->zName, pG->zEdges, zRef)
+                  : NULL;
+    sqlite3_free(zRef);
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
+  rc = dyngCheckRowid(db, pG, iRowidPk, pzErr);
+  if (rc != SQLITE_OK) return rc;
   for (int i = 0; i < nCol; i++) {
     if (found[i]) continue;
     const char *zRole = i == 0 ? "src" : i == 1 ? "dst" : "weights";
-    *pzErr = sqlite3_mprintf("dyng: edge table '%s' has no column '%s' (option %s of graph '%s'; "
-                             "if it was renamed, drop the graph and create it again)",
-                             pG->zEdges, *apCol[i], zRole, pG->zName);
+    *pzErr = sqlite3_mprintf("dyng: edge table '%s' has no column '%s' (option %s of graph '%s'%s)",
+                             pG->zEdges, *apCol[i], zRole, pG->zName,
+                             bCreate ? "" : "; if it was renamed, drop the graph and create it again");
     return SQLITE_ERROR;
   }
   return SQLITE_OK;
@@ -619,9 +674,36 @@ static int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, cha
   return rc;
 }
 
+/* zSql with "IF NOT EXISTS " after each CREATE TABLE and CREATE TRIGGER
+** that starts a line (the statements of the templates do, their bodies are
+** indented); NULL when out of memory.  Frees zSql. */
+static char *dyngIfNotExists(char *zSql) {
+  static const char *const azCreate[] = {"CREATE TABLE ", "CREATE TRIGGER "};
+  if (!zSql) return NULL;
+  sqlite3_str *pOut = sqlite3_str_new(NULL);
+  for (const char *z = zSql; *z;) {
+    const char *zEol = strchr(z, '\n');
+    int n = zEol ? (int)(zEol - z) + 1 : (int)strlen(z);
+    for (int i = 0; i < 2; i++) {
+      int m = (int)strlen(azCreate[i]);
+      if (n > m && strncmp(z, azCreate[i], m) == 0) {
+        sqlite3_str_append(pOut, z, m);
+        sqlite3_str_appendall(pOut, "IF NOT EXISTS ");
+        z += m, n -= m;
+        break;
+      }
+    }
+    sqlite3_str_append(pOut, z, n);
+    z += n;
+  }
+  sqlite3_free(zSql);
+  return dyngStrFinish(pOut);
+}
+
 /* Creates the log table and the triggers of sql/capture.sql, and those of
-** sql/replace.sql when the edge table has UNIQUE constraints. */
-static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+** sql/replace.sql when the edge table has UNIQUE constraints.  bMissing:
+** only those not there yet (reattaching). */
+static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, int bMissing, char **pzErr) {
   sqlite3_str *pLogW = sqlite3_str_new(db), *pWNames = sqlite3_str_new(db),
               *pNewW = sqlite3_str_new(db), *pChecks = sqlite3_str_new(db),
               *pChanged = sqlite3_str_new(db);
@@ -674,7 +756,11 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
     azK[16] = "unique_match", azV[16] = zMatch;
     char *zCapture = dyngTemplate(zCaptureSql, 14, azK, azV);
     char *zReplace = zMatch[0] ? dyngTemplate(zReplaceSql, 17, azK, azV) : sqlite3_mprintf("");
-    zSql = zCapture && zReplace ? sqlite3_mprintf("%s%s", zCapture, zReplace) : NULL;
+    /* Reattaching, the REPLACE triggers come first: a failure half-way
+    ** then leaves one that dyngCheckCapture counts missing. */
+    if (!zCapture || !zReplace) zSql = NULL;
+    else if (bMissing) zSql = dyngIfNotExists(sqlite3_mprintf("%s%s", zReplace, zCapture));
+    else zSql = sqlite3_mprintf("%s%s", zCapture, zReplace);
     sqlite3_free(zCapture);
     sqlite3_free(zReplace);
     if (!zSql) rc = SQLITE_NOMEM;
@@ -696,17 +782,18 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   return rc;
 }
 
+/* The capture's trigger names, after "<log>_". */
+static const char *const azCaptureTrigger[] = {"ins", "upd", "del", "rep_ins", "rep_upd"};
+
 /* Removes the triggers and the log table (IF EXISTS: the edge table may be
 ** gone, and its triggers with it). */
 static int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
-  char *zSql = sqlite3_mprintf("DROP TRIGGER IF EXISTS \"%w\".\"%w_ins\";"
-                               "DROP TRIGGER IF EXISTS \"%w\".\"%w_upd\";"
-                               "DROP TRIGGER IF EXISTS \"%w\".\"%w_del\";"
-                               "DROP TRIGGER IF EXISTS \"%w\".\"%w_rep_ins\";"
-                               "DROP TRIGGER IF EXISTS \"%w\".\"%w_rep_upd\";"
-                               "DROP TABLE IF EXISTS \"%w\".\"%w\";",
-                               pG->zDb, pG->zLog, pG->zDb, pG->zLog, pG->zDb, pG->zLog, pG->zDb,
-                               pG->zLog, pG->zDb, pG->zLog, pG->zDb, pG->zLog);
+  sqlite3_str *pSql = sqlite3_str_new(db);
+  for (int i = 0; i < 5; i++)
+    sqlite3_str_appendf(pSql, "DROP TRIGGER IF EXISTS \"%w\".\"%w_%s\";", pG->zDb, pG->zLog,
+                        azCaptureTrigger[i]);
+  sqlite3_str_appendf(pSql, "DROP TABLE IF EXISTS \"%w\".\"%w\";", pG->zDb, pG->zLog);
+  char *zSql = sqlite3_str_finish(pSql);
   if (!zSql) return SQLITE_NOMEM;
   char *zErr = NULL;
   int rc = sqlite3_exec(db, zSql, NULL, NULL, &zErr);
@@ -715,6 +802,93 @@ static int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
     *pzErr = sqlite3_mprintf("dyng: cannot remove the change capture of graph '%s': %s",
                              pG->zName, zErr ? zErr : sqlite3_errstr(rc));
   sqlite3_free(zErr);
+  return rc;
+}
+
+/* Drops the capture triggers of pG that are on another table than its
+** edge table. */
+static int dyngDropStrayTriggers(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+  sqlite3_str *pSql = sqlite3_str_new(db);
+  sqlite3_str_appendf(pSql, "SELECT name FROM \"%w\".sqlite_master WHERE type = 'trigger' AND "
+                            "tbl_name <> %Q COLLATE NOCASE AND name COLLATE NOCASE IN (",
+                      pG->zDb, pG->zEdges);
+  for (int i = 0; i < 5; i++)
+    sqlite3_str_appendf(pSql, "%s'%q_%s'", i ? ", " : "", pG->zLog, azCaptureTrigger[i]);
+  sqlite3_str_appendall(pSql, ")");
+  char *zSql = sqlite3_str_finish(pSql);
+  if (!zSql) return SQLITE_NOMEM;
+  sqlite3_stmt *pStmt = NULL;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
+  sqlite3_free(zSql);
+  sqlite3_str *pDrop = sqlite3_str_new(db);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW)
+    sqlite3_str_appendf(pDrop, "DROP TRIGGER \"%w\".\"%w\";", pG->zDb,
+                        (const char *)sqlite3_column_text(pStmt, 0));
+  int rc2 = sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK) rc = rc2;
+  char *zDrop = dyngStrFinish(pDrop);
+  if (rc == SQLITE_OK && !zDrop) rc = SQLITE_NOMEM;
+  char *zErr = NULL;
+  if (rc == SQLITE_OK && zDrop[0]) rc = sqlite3_exec(db, zDrop, NULL, NULL, &zErr);
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM)
+    *pzErr = sqlite3_mprintf("dyng: cannot remove the change capture of graph '%s': %s",
+                             pG->zName, zErr ? zErr : sqlite3_errmsg(db));
+  sqlite3_free(zErr);
+  sqlite3_free(zDrop);
+  return rc;
+}
+
+int dyngCheckCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+  char *zSql = sqlite3_mprintf(
+      "SELECT count(*) FROM \"%w\".sqlite_master WHERE (type = 'trigger' AND tbl_name = %Q "
+      "COLLATE NOCASE AND (name = '%q_ins' COLLATE NOCASE OR name = '%q_upd' COLLATE NOCASE OR "
+      "name = '%q_del' COLLATE NOCASE)) OR (type = 'table' AND name = %Q COLLATE NOCASE)",
+      pG->zDb, pG->zEdges, pG->zLog, pG->zLog, pG->zLog, pG->zLog);
+  if (!zSql) return SQLITE_NOMEM;
+  sqlite3_stmt *pStmt = NULL;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) {
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read the schema of '%s': %s", pG->zName,
+                             pG->zDb, sqlite3_errmsg(db));
+    return rc;
+  }
+  int nFound = sqlite3_step(pStmt) == SQLITE_ROW ? sqlite3_column_int(pStmt, 0) : 0;
+  rc = sqlite3_finalize(pStmt);
+  if (rc != SQLITE_OK) return rc;
+  if (nFound == 4) return SQLITE_OK;
+  char *zRef = dyngGraphRef(pG);
+  *pzErr = zRef ? sqlite3_mprintf("dyng: graph '%s': the change capture on its edge table '%s' is "
+                                  "gone (was the table dropped and created again, or rebuilt?), "
+                                  "so writes to it would go unseen; SELECT dyng_update('%q', "
+                                  "'reattach') installs it again and reloads the graph",
+                                  pG->zName, pG->zEdges, zRef)
+                : NULL;
+  sqlite3_free(zRef);
+  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
+int dyngGraphReattach(DyngGraph *pG, char **pzErr) {
+  sqlite3 *db = pG->pConn->db;
+  int rc = dyngResolveEdgeTable(pG);
+  if (rc != SQLITE_OK) {
+    if (rc != SQLITE_NOMEM)
+      *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
+    return rc;
+  }
+  rc = dyngCheckEdgeTable(db, pG, 0, pzErr);
+  if (rc != SQLITE_OK) return rc;
+  /* Only adds what is missing, and drops only capture triggers left on
+  ** another table: a failure half-way (out of memory, after which SQLite
+  ** runs no further statement until the caller's ends) leaves no capture
+  ** worse than it was, and the next reattach completes it.  Nothing is
+  ** dropped that a cursor could hold (SELECT dyng_update(...) FROM t). */
+  rc = dyngDropStrayTriggers(db, pG, pzErr);
+  if (rc == SQLITE_OK) rc = dyngInstallCapture(db, pG, 1, pzErr);
+  /* A row dyng cannot use, written while the capture was gone, fails the
+  ** load and every query until it is fixed; the capture checks the fix. */
+  if (rc == SQLITE_OK) rc = dyngGraphLoad(pG, 0, pzErr);
+  if (rc != SQLITE_OK) pG->bStale = 1;
   return rc;
 }
 
@@ -748,7 +922,7 @@ static int dyngVtabInit(sqlite3 *db, void *pAux, int argc, const char *const *ar
                         sqlite3_vtab **ppVtab, char **pzErr, int bCreate) {
   DyngConn *pConn = pAux;
   DyngVtab *pVtab = NULL;
-  DyngGraph *pNew = dyngGraphParse(pConn, argc, argv, pzErr);
+  DyngGraph *pNew = dyngGraphParse(pConn, argc, argv, bCreate, pzErr);
   int rc;
   if (!pNew) return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   rc = sqlite3_declare_vtab(db, "CREATE TABLE x(node INTEGER, out_degree INTEGER, "
@@ -777,8 +951,8 @@ static int dyngVtabInit(sqlite3 *db, void *pAux, int argc, const char *const *ar
     /* A graph of this name was dropped by another connection, or in a
     ** savepoint: forget its mirror. */
     if (pOld) dyngGraphOrphan(pOld);
-    rc = dyngCheckEdgeTable(db, pNew, pzErr);
-    if (rc == SQLITE_OK) rc = dyngInstallCapture(db, pNew, pzErr);
+    rc = dyngCheckEdgeTable(db, pNew, 1, pzErr);
+    if (rc == SQLITE_OK) rc = dyngInstallCapture(db, pNew, 0, pzErr);
     if (rc == SQLITE_OK) {
       pNew->pNext = pConn->pGraphs;
       pConn->pGraphs = pNew;

@@ -3,6 +3,7 @@
 **
 **   SELECT dyng_update('net');          -- apply pending changes now; JSON
 **   SELECT dyng_update('net', 'reload'); -- reload from the table instead
+**   SELECT dyng_update('net', 'reattach'); -- install the capture again, reload
 **
 ** The triggers of sql/capture.sql append every change of the edge table to
 ** the graph's log, `<graph>_log(seq, op, edge, src, dst, w0, ...)`.  Before
@@ -24,10 +25,14 @@
 **     reverts exactly the records that no longer match (newest first), and
 **     applies what follows.  Without new writes it only needs the log's last
 **     seq.  Undo records are dropped when the mirror becomes clean.
-**   - A schema change (DDL, VACUUM) reloads; so does a log that no longer
+**   - A schema change (DDL, VACUUM; inside a transaction the schema cookie
+**     is read even when nothing else moved) reloads, after checking that
+**     the edge table still has its capture triggers: a table dropped and
+**     created again, or rebuilt, has lost them, and the graph refuses to
+**     answer until dyng_update(g, 'reattach').  A log that no longer
 **     starts right after the mirror's position (trimmed by the writers'
-**     bound, or edited), an undo list that grew past DYNG_UNDO_MAX, and any
-**     failure in the middle of applying.  Reloads are counted.
+**     bound, or edited), an undo list that grew past DYNG_UNDO_MAX and any
+**     failure in the middle of applying reload too.  Reloads are counted.
 **
 ** A full load streams the table through the internal function dyng__load
 ** into the engine's chunked loader (see docs/design.md).  A graph is busy
@@ -177,8 +182,9 @@ static int dyngInUndoableState(sqlite3 *db) {
 
 /* Follows a rename of the edge table: the capture triggers move with the
 ** table (SQLite rewrites them), so the table their INSERT trigger is on is
-** the edge table. */
-static int dyngResolveEdgeTable(DyngGraph *pG) {
+** the edge table.  Without that trigger the name stays, and
+** dyngCheckCapture says what happened. */
+int dyngResolveEdgeTable(DyngGraph *pG) {
   sqlite3_stmt *pStmt = NULL;
   char *zSql = sqlite3_mprintf("SELECT tbl_name FROM \"%w\".sqlite_master "
                                "WHERE type = 'trigger' AND name = '%q_ins'",
@@ -377,8 +383,8 @@ static void dyngLoadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   }
 }
 
-/* dyngGraphLoad, before dyngNomemSaysAll's rule for its message. */
-static int dyngLoadMirror(DyngGraph *pG, int bCreate, char **pzErr) {
+/* One try of dyngLoadMirror. */
+static int dyngLoadMirrorOnce(DyngGraph *pG, int bCreate, char **pzErr) {
   sqlite3 *db = pG->pConn->db;
   sqlite3_stmt *pStmt = NULL;
   dyng_graph *pGraph = NULL;
@@ -387,15 +393,22 @@ static int dyngLoadMirror(DyngGraph *pG, int bCreate, char **pzErr) {
   int rc, erc;
 
   if (!bCreate) {
-    /* The edge table may have been renamed, or its columns. */
+    /* The edge table may have been renamed, or its columns; it may have
+    ** been dropped, or dropped and created again without the capture. */
     if ((rc = dyngResolveEdgeTable(pG)) != SQLITE_OK) {
       *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
       return rc;
     }
     /* A schema edited by hand may name a view or a virtual table (another
     ** graph, the graph itself) as the edge table. */
-    if ((rc = dyngCheckEdgeKind(db, pG, pzErr)) != SQLITE_OK) return rc;
-    if ((rc = dyngCheckColumns(db, pG, pzErr)) != SQLITE_OK) return rc;
+    rc = dyngCheckEdgeKind(db, pG, pzErr);
+    if (rc == SQLITE_OK) rc = dyngCheckColumns(db, pG, 0, pzErr);
+    if (rc == SQLITE_OK) rc = dyngCheckCapture(db, pG, pzErr);
+    if (rc != SQLITE_OK) {
+      /* Every query fails the same way until the table is right again. */
+      pG->bStale = 1;
+      return rc;
+    }
   }
   /* Read the log position before the rows: a change committed in between
   ** is then applied again by the next sync, which is harmless (each log
@@ -538,6 +551,17 @@ static int dyngLoadMirror(DyngGraph *pG, int bCreate, char **pzErr) {
   pG->loadTime = pG->syncTime = dyngEpochMs();
   pG->nLoad++;
   return SQLITE_OK;
+}
+
+/* dyngGraphLoad, before dyngNomemSaysAll's rule for its message.  A load
+** that fails leaves the old mirror, if any, marked stale: the table no
+** longer matches it (a row written past the capture, say, that the load
+** refused), so every query loads again, and fails the same way, until the
+** table is right. */
+static int dyngLoadMirror(DyngGraph *pG, int bCreate, char **pzErr) {
+  int rc = dyngLoadMirrorOnce(pG, bCreate, pzErr);
+  if (rc != SQLITE_OK && pG->pGraph) pG->bStale = 1;
+  return rc;
 }
 
 int dyngGraphLeaveDevice(DyngGraph *pG, const char *zWhile, char **pzErr) {
@@ -973,13 +997,17 @@ static int dyngSyncMirror(DyngGraph *pG, char **pzErr) {
   }
   sqlite3_int64 nChanges = sqlite3_total_changes(db);
   int bQuiet = iDataVersion == pG->iDataVersion && nChanges == pG->nChanges;
-  if (!pG->bTentative && bQuiet) return SQLITE_OK;
+  /* DDL of an open transaction moves neither counter (the data version
+  ** moves at commit): inside one, the schema cookie is read too. */
+  int bInTxn = !sqlite3_get_autocommit(db);
+  if (!pG->bTentative && bQuiet && !bInTxn) return SQLITE_OK;
   rc = dyngSchemaVersion(pG, &iSchemaVersion);
   if (rc != SQLITE_OK) {
     *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
     return rc;
   }
   if (iSchemaVersion != pG->iSchemaVersion) return dyngLoadMirror(pG, 0, pzErr);
+  if (!pG->bTentative && bQuiet) return SQLITE_OK;
   rc = dyngLogMax(pG, &iMax, pzErr);
   if (rc != SQLITE_OK) return rc;
   int bUndoable = dyngInUndoableState(db);
@@ -1066,8 +1094,9 @@ int dyngGraphSync(DyngGraph *pG, char **pzErr) {
 /* ---- dyng_update ------------------------------------------------------------ */
 
 /*
-** dyng_update(graph[, 'reload']): brings the graph up to date now (or
-** reloads it from the table) and returns what that took, as JSON:
+** dyng_update(graph[, 'reload' | 'reattach']): brings the graph up to date
+** now (or reloads it from the table, or installs its change capture again
+** and reloads: dyngGraphReattach) and returns what that took, as JSON:
 ** {"graph", "inserted", "deleted", "batches", "reloads", "ms", "read_ms", "apply_ms",
 ** "backend_ms", "kept_ms", "trees", "cycle_counts"}.
 */
@@ -1078,14 +1107,16 @@ static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_error(ctx, "dyng_update: graph must be the name of a dyng table", -1);
     return;
   }
-  int bReload = 0;
+  int bReload = 0, bReattach = 0;
   if (argc > 1) {
     const char *zMode = (const char *)sqlite3_value_text(argv[1]);
-    if (!zMode || sqlite3_stricmp(zMode, "reload") != 0) {
-      sqlite3_result_error(ctx, "dyng_update: the second argument can only be 'reload'", -1);
+    bReload = zMode && sqlite3_stricmp(zMode, "reload") == 0;
+    bReattach = zMode && sqlite3_stricmp(zMode, "reattach") == 0;
+    if (!bReload && !bReattach) {
+      sqlite3_result_error(ctx, "dyng_update: the second argument can only be 'reload' or "
+                                "'reattach'", -1);
       return;
     }
-    bReload = 1;
   }
   DyngGraph *pG = NULL;
   char *zErr = NULL;
@@ -1097,7 +1128,9 @@ static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   if (rc == SQLITE_OK) {
     nIns = pG->nInserted, nDel = pG->nDeleted, nBatch = pG->nBatch, nLoad = pG->nLoad;
     readMs = pG->readMs, applyMs = pG->applyMs, backendMs = pG->backendMs, keptMs = pG->keptMs;
-    rc = bReload ? dyngGraphLoad(pG, 0, &zErr) : dyngGraphSync(pG, &zErr);
+    rc = bReattach ? dyngNomemSaysAll(dyngGraphReattach(pG, &zErr), &zErr)
+         : bReload ? dyngGraphLoad(pG, 0, &zErr)
+                   : dyngGraphSync(pG, &zErr);
   }
   if (rc != SQLITE_OK) {
     if (rc == SQLITE_NOMEM) sqlite3_result_error_nomem(ctx);

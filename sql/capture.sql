@@ -20,6 +20,11 @@
 --   {{checks}}       one SELECT RAISE(...) per rule and column, on NEW
 --   {{changed}}      OLD.rowid IS NOT NEW.rowid OR OLD.c IS NOT NEW.c ... (all used columns)
 --   {{log_limit}}    entries the log keeps
+--
+-- A reattach (dyng_update(g, 'reattach')) runs the same SQL with IF NOT
+-- EXISTS after each CREATE TABLE and CREATE TRIGGER, so that it only adds.
+-- Nothing here needs dyng to be removed: docs/sql.md ("Removing a graph
+-- without dyng") gives the plain SQL that drops these triggers and the log.
 CREATE TABLE {{schema}}.{{log}}(
   seq INTEGER PRIMARY KEY,
   op INTEGER NOT NULL,

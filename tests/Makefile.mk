@@ -31,7 +31,7 @@ EXTRA_DIST += tests/test_python.py tests/test_newer_sqlite.py tests/test_example
 if HAVE_CMOCKA
 UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles
 SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_backends tests/test_gpu tests/test_read_edges \
-	tests/test_threads tests/test_oom tests/test_ident
+	tests/test_threads tests/test_oom tests/test_ident tests/test_schema
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
 TESTS += $(UNIT_TESTS) $(SQL_TESTS)
 endif
@@ -83,6 +83,13 @@ tests_test_ident_SOURCES = tests/test_ident.c tests/test_util.h
 tests_test_ident_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_ident_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS)
 EXTRA_tests_test_ident_DEPENDENCIES = dyng.la
+
+# The edge table's schema changing under a graph, the tables a graph
+# accepts, and a graph removed by a program without dyng.
+tests_test_schema_SOURCES = tests/test_schema.c tests/sql_util.h tests/ref_small.h tests/test_util.h
+tests_test_schema_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
+tests_test_schema_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
+EXTRA_tests_test_schema_DEPENDENCIES = dyng.la
 
 # The model-based random test of the sync; DYNG_SYNC_STEPS sets its length.
 tests_test_sync_model_SOURCES = tests/test_sync_model.c tests/test_util.h

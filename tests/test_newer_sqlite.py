@@ -2,8 +2,9 @@
 # one APSW bundles), where interrupts are read with sqlite3_is_interrupted
 # (SQLite 3.41 and later) instead of the probe statement the system SQLite
 # needs.  Answers are checked against a Dijkstra written here, a planted
-# CHECK constraint cannot run dyng_config or dyng_update, and the
-# system SQLite of the same process is refused a second load.  Skipped
+# CHECK constraint cannot run dyng_config or dyng_update, the
+# system SQLite of the same process is refused a second load, and a graph
+# is removed with plain SQL by a connection that never loads dyng.  Skipped
 # when APSW, or an APSW with SQLite 3.41 or later, is not importable (.ci/run
 # fetches one from PyPI; PYTHONPATH points at it).
 import heapq
@@ -12,6 +13,7 @@ import random
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -167,6 +169,40 @@ try:
     check("a second SQLite library is refused", False, "it loaded")
 except sqlite3.OperationalError as e:
     check("a second SQLite library is refused", "another SQLite library" in str(e), str(e))
+
+# A graph removed by a connection that never loads dyng, with the plain SQL
+# of docs/sql.md ("Removing a graph without dyng"): DROP TABLE needs the
+# module on this SQLite too.
+path = tempfile.mktemp(prefix="dyng-drop-", suffix=".db")
+w = apsw.Connection(path)
+w.enable_load_extension(True)
+w.load_extension(ext)
+w.execute("CREATE TABLE e(src INTEGER NOT NULL, dst INTEGER NOT NULL, w REAL, UNIQUE(src, dst));"
+          "INSERT INTO e VALUES (1, 2, 1), (2, 3, 2);"
+          "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)")
+w.close()
+p = apsw.Connection(path)
+try:
+    p.execute("DROP TABLE g")
+    check("DROP TABLE of a graph needs dyng", False, "it dropped")
+except apsw.SQLError as e:
+    check("DROP TABLE of a graph needs dyng", "no such module: dyng" in str(e), str(e))
+p.execute("DROP TRIGGER IF EXISTS g_log_ins; DROP TRIGGER IF EXISTS g_log_upd;"
+          "DROP TRIGGER IF EXISTS g_log_del; DROP TRIGGER IF EXISTS g_log_rep_ins;"
+          "DROP TRIGGER IF EXISTS g_log_rep_upd; DROP TABLE IF EXISTS g_log;"
+          "PRAGMA writable_schema = ON;"
+          "DELETE FROM sqlite_master WHERE type = 'table' AND name = 'g'"
+          "  AND sql LIKE 'CREATE VIRTUAL TABLE%USING dyng%';"
+          "PRAGMA writable_schema = RESET")
+names = [r[0] for r in p.execute("SELECT name FROM sqlite_master ORDER BY name")]
+p.execute("INSERT INTO e VALUES (3, 4, -1)")
+p.close()
+p = apsw.Connection(path)
+check("plain SQL removes the graph without dyng",
+      names == ["e", "sqlite_autoindex_e_1"] and one(p, "PRAGMA integrity_check") == "ok"
+      and one(p, "SELECT count(*) FROM e") == 3, repr(names))
+p.close()
+os.unlink(path)
 
 print("1..%d" % len(results))
 print("# SQLite %s (APSW %s) next to the system's %s" % (apsw.sqlitelibversion(), apsw.apswversion(),

@@ -121,6 +121,7 @@ static const char *const g_script[] = {
     "SELECT count(*) FROM dyng_mosp('g', 0, 7)",
     "DELETE FROM e WHERE rowid = 1",
     "SELECT dyng_update('g')",
+    "SELECT dyng_update('g', 'reattach')",
     "SELECT dyng_cycle_count('d', 3, 'directed')",
     "SELECT count(*) FROM dyng_pareto('g', 0, 7)",
     "SELECT count(*) FROM g",
