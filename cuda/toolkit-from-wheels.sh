@@ -19,11 +19,12 @@
 #                             libcudadevrt.a, libculibos.a, libnvfatbin.so.12
 #   nvvm/libdevice/           libdevice.10.bc (the device math library)
 #   EULA.txt                  the CUDA runtime's licence, which the plugin carries
-#   dyng-toolkit.txt          the wheels it was made from
+#   dyng-toolkit.txt          the wheels and fatbinary source it was made from
 # The wheels hold no nvcc, cudafe++, cicc, fatbinary or nvlink: the root is
-# for clang's CUDA compiler only.  DEST is replaced whole when it was made by
-# this script; any other existing DEST is refused.  Needs python3 with pip
-# and a C compiler ($CC, default cc).
+# for clang's CUDA compiler only.  A DEST this script made from the same
+# wheels and fatbinary source is left as it is; one made from others is
+# replaced whole; any other existing DEST is refused.  Needs python3 with
+# pip and a C compiler ($CC, default cc).
 set -eu
 
 usage() { echo "usage: $0 DEST" >&2; exit 2; }
@@ -59,6 +60,20 @@ cached() {
   return 0
 }
 
+# What DEST is made from; an existing DEST made from the same is kept.
+made_from() {
+  echo "# CUDA 12.9 root for clang, made by dyng's cuda/toolkit-from-wheels.sh from:"
+  echo "$wheels" | while read -r name version sha; do
+    [ -z "$name" ] || echo "$name==$version sha256:$sha"
+  done
+  echo "fatbinary-nvfatbin.c sha256:$(sha256sum "$src/fatbinary-nvfatbin.c" | cut -d' ' -f1)"
+}
+if [ -f "$dest/dyng-toolkit.txt" ] && [ -x "$dest/bin/fatbinary" ] &&
+   [ "$(made_from)" = "$(cat "$dest/dyng-toolkit.txt")" ]; then
+  echo "toolkit-from-wheels: $dest is up to date"
+  exit 0
+fi
+
 mkdir -p "$cache"
 req=$(mktemp)
 trap 'rm -f "$req"' EXIT
@@ -79,14 +94,13 @@ fi
 new=$dest.new
 rm -rf "$new"
 mkdir -p "$new/unpacked" "$new/bin" "$new/include" "$new/lib64" "$new/nvvm"
-echo "# CUDA 12.9 root for clang, made by dyng's cuda/toolkit-from-wheels.sh from:" > "$new/dyng-toolkit.txt"
 echo "$wheels" | while read -r name version sha; do
   [ -n "$name" ] || continue
   whl=$(cached "$name" "$version" "$sha")
   if [ -z "$whl" ]; then echo "$0: $name $version with sha256 $sha is not in $cache" >&2; exit 1; fi
   "$PYTHON" -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$whl" "$new/unpacked"
-  echo "$name==$version sha256:$sha" >> "$new/dyng-toolkit.txt"
 done
+made_from > "$new/dyng-toolkit.txt"
 u=$new/unpacked/nvidia
 cp "$u/cuda_nvcc/bin/ptxas" "$new/bin/ptxas"
 chmod 755 "$new/bin/ptxas"
