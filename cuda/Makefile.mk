@@ -3,11 +3,13 @@
 # (cuda/cuda.m4).  See cuda/README.md.
 #
 # How it works: configure lists the toolkits in DYNG_CUDA_TOOLKITS, words of
-# MAJOR:RUNTIME:ARCHS:NVCC:LIBDIR.  `make` wants dyng_cuda<MAJOR>.la for each
-# and gets it from a sub-make run with DYNG_CUDA_TOOLKIT=<MAJOR>, in which
-# that toolkit's fields, its object folder cuda/obj<MAJOR>/ and the compile
-# and link rules below are defined (in the top-level make they are empty).
-# nvcc compiles through libtool, whose -fPIC -DPIC it hands on to the host
+# MAJOR:RUNTIME:ARCHS:COMPILER:LIBDIR:KIND:ROOT.  `make` wants
+# dyng_cuda<MAJOR>.la for each and gets it from a sub-make run with
+# DYNG_CUDA_TOOLKIT=<MAJOR>, in which that toolkit's fields, its object
+# folder cuda/obj<MAJOR>/ and the compile and link rules below are defined
+# (in the top-level make they are empty).  The compiler (KIND nvcc, or clang
+# compiling CUDA as a language against ROOT, a CUDA root made from PyPI's
+# wheels) runs through libtool, whose -fPIC -DPIC nvcc hands on to the host
 # compiler (-forward-unknown-to-host-compiler); $(CXX) links the objects
 # with the static CUDA runtime.
 
@@ -15,12 +17,13 @@
 # $(CC) compiles for the plugin; then the headers of cuda/ they include.
 DYNG_CUDA_SOURCES = cuda/entry.cu cuda/dev_backend.cu cuda/dev_sssp.cu cuda/dev_cycles.cu cuda/dev_mosp.cu
 DYNG_CUDA_C_SOURCES =
-DYNG_CUDA_HEADER_FILES = cuda/backend_cuda.h cuda/dev_graph.cuh cuda/dev_state.cuh
+DYNG_CUDA_HEADER_FILES = cuda/backend_cuda.h cuda/dev_graph.cuh cuda/dev_state.cuh cuda/dev_load.cuh
 
 # Distributed as data, which automake reads through (so it knows the two
 # lists are used); the rules below compile them.
 dist_noinst_DATA = $(DYNG_CUDA_SOURCES) $(DYNG_CUDA_C_SOURCES) $(DYNG_CUDA_HEADER_FILES)
-EXTRA_DIST += cuda/plugin.map cuda/cuda.m4 cuda/README.md cuda/test_plugin_build.sh
+EXTRA_DIST += cuda/plugin.map cuda/cuda.m4 cuda/README.md cuda/test_plugin_build.sh cuda/test_ldcg.cu \
+	cuda/toolkit-from-wheels.sh cuda/fatbinary-nvfatbin.c
 
 # The plugins configure asked for, as libtool modules.
 DYNG_CUDA_PLUGINS = $(foreach t,$(DYNG_CUDA_TOOLKITS),dyng_cuda$(firstword $(subst :, ,$(t))).la)
@@ -31,10 +34,13 @@ dyng_cuda_fields = $(subst :, ,$(filter $(DYNG_CUDA_TOOLKIT):%,$(DYNG_CUDA_TOOLK
 DYNG_CUDA_MAJOR = $(word 1,$(dyng_cuda_fields))
 DYNG_CUDA_RUNTIME = $(word 2,$(dyng_cuda_fields))
 DYNG_CUDA_ARCH = $(word 3,$(dyng_cuda_fields))
-DYNG_NVCC = $(word 4,$(dyng_cuda_fields))
+DYNG_CUDA_COMPILER = $(word 4,$(dyng_cuda_fields))
 DYNG_CUDA_LIBDIR = $(word 5,$(dyng_cuda_fields))
+DYNG_CUDA_KIND = $(word 6,$(dyng_cuda_fields))
+DYNG_CUDA_ROOT = $(word 7,$(dyng_cuda_fields))
 
-# SASS for every arch, PTX for the highest (the last: configure sorts them);
+# SASS for every arch, PTX for the highest (the last: configure sorts them),
+# in nvcc's words (DYNG_CUDA_GENCODE) or clang's (DYNG_CLANG_GPU_ARCH);
 # DYNG_CUDA_ARCHS names the same device code for the plugin's description.
 dyng_cuda_comma = ,
 dyng_cuda_empty =
@@ -44,6 +50,8 @@ dyng_cuda_ptx = $(lastword $(dyng_cuda_archs))
 DYNG_CUDA_GENCODE = \
 	$(foreach a,$(dyng_cuda_archs),-gencode arch=compute_$(a)$(dyng_cuda_comma)code=sm_$(a)) \
 	-gencode arch=compute_$(dyng_cuda_ptx)$(dyng_cuda_comma)code=compute_$(dyng_cuda_ptx)
+DYNG_CLANG_GPU_ARCH = $(foreach a,$(dyng_cuda_archs),--cuda-gpu-arch=sm_$(a)) \
+	--no-cuda-include-ptx=all --cuda-include-ptx=sm_$(dyng_cuda_ptx)
 DYNG_CUDA_ARCHS = $(subst $(dyng_cuda_space),$(dyng_cuda_comma),$(strip \
 	$(patsubst %,sm_%,$(dyng_cuda_archs)) compute_$(dyng_cuda_ptx)))
 
@@ -51,10 +59,23 @@ DYNG_CUDA_OBJDIR = cuda/obj$(DYNG_CUDA_MAJOR)
 DYNG_CUDA_OBJECTS = $(DYNG_CUDA_SOURCES:%.cu=$(DYNG_CUDA_OBJDIR)/%.lo) \
 	$(DYNG_CUDA_C_SOURCES:%.c=$(DYNG_CUDA_OBJDIR)/%.lo)
 
-# nvcc gets its own flags, never $(SAN_CFLAGS): the plugin is not sanitized.
+# The compiler gets its own flags, never $(SAN_CFLAGS): the plugin is not
+# sanitized.  DYNG_CUDA_FLAGS is everything but the device code's archs,
+# which DYNG_CUDA_DEVICE_CODE adds.
 DYNG_NVCC_FLAGS = -std=c++17 -forward-unknown-to-host-compiler --compiler-options=-fvisibility=hidden \
+	$(DEFS) -I$(DYNG_CUDA_OBJDIR) -I$(top_srcdir) -I$(top_builddir) $(CPPFLAGS) $(NVCCFLAGS)
+# clang against a CUDA root: -isystem puts the root's headers before
+# /usr/local/include, where a CUDA 13 toolkit may have put its own (clang
+# adds --cuda-path's include folder after it); device code is optimised at
+# -O3 whatever CUDA_CLANGFLAGS say for the host, as nvcc does (clang would
+# give the device the host's level, and ptxas -O0 without one).
+DYNG_CLANG_CUDA_FLAGS = -x cuda --cuda-path=$(DYNG_CUDA_ROOT) -isystem $(DYNG_CUDA_ROOT)/include \
+	-Wno-unknown-cuda-version -std=c++17 -fvisibility=hidden \
 	$(DEFS) -I$(DYNG_CUDA_OBJDIR) -I$(top_srcdir) -I$(top_builddir) $(CPPFLAGS) \
-	$(DYNG_CUDA_GENCODE) $(NVCCFLAGS)
+	$(CUDA_CLANGFLAGS) -Xarch_device -O3
+dyng_cuda_clang = $(filter clang,$(DYNG_CUDA_KIND))
+DYNG_CUDA_FLAGS = $(if $(dyng_cuda_clang),$(DYNG_CLANG_CUDA_FLAGS),$(DYNG_NVCC_FLAGS))
+DYNG_CUDA_DEVICE_CODE = $(if $(dyng_cuda_clang),$(DYNG_CLANG_GPU_ARCH),$(DYNG_CUDA_GENCODE))
 DYNG_CUDA_CFLAGS = $(DYNG_STD_CFLAGS) -D_GNU_SOURCE -fvisibility=hidden $(CFLAGS)
 # -z nodelete: SQLite unloads an extension when its connection closes; the
 # static runtime's threads must keep their code.  -z defs: everything the
@@ -65,7 +86,7 @@ DYNG_CUDA_LIBS = -L$(DYNG_CUDA_LIBDIR) -lcudart_static -lrt -lpthread -ldl
 
 AM_V_NVCC = $(am__v_NVCC_$(V))
 am__v_NVCC_ = $(am__v_NVCC_$(AM_DEFAULT_VERBOSITY))
-am__v_NVCC_0 = @echo "  NVCC    " $@;
+am__v_NVCC_0 = @echo "  $(if $(dyng_cuda_clang),CLANGCU,NVCC   ) " $@;
 am__v_NVCC_1 =
 AM_V_CUDALD = $(am__v_CUDALD_$(V))
 am__v_CUDALD_ = $(am__v_CUDALD_$(AM_DEFAULT_VERBOSITY))
@@ -74,7 +95,9 @@ am__v_CUDALD_1 =
 
 # The toolkit and device code, for the sources (cuda/backend_cuda.h).  The
 # header is only replaced when its text changes (a new Makefile alone
-# rebuilds nothing); the stamp records that it was compared.
+# rebuilds nothing); the stamp records that it was compared.  Beside it,
+# compile-flags holds the compiler and its flags (without the archs), for
+# cuda/test_plugin_build.sh's checks of what the compiler sees.
 $(DYNG_CUDA_OBJDIR)/plugin_build.h: $(DYNG_CUDA_OBJDIR)/plugin_build.stamp
 	@:
 $(DYNG_CUDA_OBJDIR)/plugin_build.stamp: Makefile
@@ -83,16 +106,17 @@ $(DYNG_CUDA_OBJDIR)/plugin_build.stamp: Makefile
 	  echo '#define DYNG_CUDA_MAJOR $(DYNG_CUDA_MAJOR)'; \
 	  echo '#define DYNG_CUDA_RUNTIME $(DYNG_CUDA_RUNTIME)'; \
 	  echo '#define DYNG_CUDA_ARCHS "$(DYNG_CUDA_ARCHS)"'; \
-	} > $$h-t && { cmp -s $$h-t $$h && rm -f $$h-t || mv -f $$h-t $$h; } && touch $@
+	} > $$h-t && { cmp -s $$h-t $$h && rm -f $$h-t || mv -f $$h-t $$h; } && \
+	echo '$(DYNG_CUDA_KIND) $(DYNG_CUDA_COMPILER) $(DYNG_CUDA_FLAGS)' > $(@D)/compile-flags && touch $@
 
-# Objects mirror the sources' paths under cuda/obj<MAJOR>/; nvcc and $(CC)
+# Objects mirror the sources' paths under cuda/obj<MAJOR>/; the compilers
 # write the headers each one read into a .d file beside it.  nvcc has no
 # -MP, so the sed adds an empty rule per header (as -MP does): a header
 # that goes away then does not stop the build.  libtool's `-shared` makes
 # only the PIC object.
 $(DYNG_CUDA_OBJDIR)/%.lo: %.cu $(DYNG_CUDA_OBJDIR)/plugin_build.h
 	$(AM_V_NVCC)$(MKDIR_P) $(@D) && $(LIBTOOL) $(AM_V_lt) --tag=CXX $(AM_LIBTOOLFLAGS) \
-	  $(LIBTOOLFLAGS) --mode=compile $(DYNG_NVCC) $(DYNG_NVCC_FLAGS) -shared \
+	  $(LIBTOOLFLAGS) --mode=compile $(DYNG_CUDA_COMPILER) $(DYNG_CUDA_FLAGS) $(DYNG_CUDA_DEVICE_CODE) -shared \
 	  -MD -MF $(@:.lo=.Td) -MT $@ -c -o $@ $< && \
 	{ cat $(@:.lo=.Td) && $(SED) -e 1d -e 's/^ *//' -e 's/ *\\$$//' -e '/^$$/d' -e 's/$$/:/' \
 	  $(@:.lo=.Td); } > $(@:.lo=.d) && rm -f $(@:.lo=.Td)
@@ -142,13 +166,13 @@ clean-local:
 	  cuda/plugins.txt CUDA-EULA-[0-9]*.txt
 
 # The plugin carries the CUDA runtime, so the licence of each toolkit a
-# plugin was built with travels with it: copied from the toolkit (EULA.txt
-# at its root, else the runtime package's licence file) as
-# CUDA-EULA-<MAJOR>.txt, installed beside dyng's LICENSE and put in the
-# tarball.  Not kept in git.
+# plugin was built with travels with it: copied from the toolkit's ROOT
+# (EULA.txt, which cuda/toolkit-from-wheels.sh also writes, else the
+# runtime package's licence file) as CUDA-EULA-<MAJOR>.txt, installed
+# beside dyng's LICENSE and put in the tarball.  Not kept in git.
 dyng-cuda-eula:
 	@for t in $(DYNG_CUDA_TOOLKITS); do \
-	  major=$${t%%:*}; nvcc=`echo "$$t" | cut -d: -f4`; root=`dirname "$$nvcc"`/..; \
+	  major=$${t%%:*}; root=`echo "$$t" | cut -d: -f7`; \
 	  for f in "$$root/EULA.txt" $$root/dist-info/nvidia_cuda_runtime*/licenses/License.txt; do \
 	    if test -f "$$f"; then cp "$$f" CUDA-EULA-$$major.txt; break; fi; \
 	  done; \
@@ -164,7 +188,7 @@ dist-hook:
 
 # --- make check ----------------------------------------------------------------
 # cuda/test_plugin_build.sh checks every plugin built here (no GPU needed);
-# cuda/plugins.txt tells it the toolkits, one line of the five fields each.
+# cuda/plugins.txt tells it the toolkits, one line of the seven fields each.
 if DYNG_CUDA
 check_PROGRAMS += cuda/plugin_info
 TESTS += cuda/test_plugin_build.sh

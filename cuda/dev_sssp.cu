@@ -38,6 +38,7 @@
 ** source, so that every parent is one hop closer to it.
 */
 #include "cuda/dev_graph.cuh"
+#include "cuda/dev_load.cuh"
 
 #include <cooperative_groups.h>
 
@@ -695,25 +696,25 @@ __device__ __forceinline__ void offer(const Loop &L, uint32_t v, unsigned long l
 /* One round of the search (thread tid of nthreads): the near frontier of
 ** set k % 3 relaxes its out-edges into set (k + 1) % 3, stamped `round`.
 ** Values another block wrote in an earlier round are read past L1
-** (__ldcg). */
+** (dyng_ldcg, cuda/dev_load.cuh). */
 __device__ void near_round(const Loop &L, uint32_t k, uint32_t round, unsigned long long thresh, uint32_t fq,
                            uint32_t tid, uint32_t nthreads) {
   uint32_t set = k % 3, buf = k & 1u, oset = (k + 1) % 3, obuf = buf ^ 1u;
-  uint32_t nl = __ldcg(&L.ctr[W_LIGHT + set]), nh = __ldcg(&L.ctr[W_HEAVY + set]);
+  uint32_t nl = dyng_ldcg(&L.ctr[W_LIGHT + set]), nh = dyng_ldcg(&L.ctr[W_HEAVY + set]);
   if (tid == 0) L.ctr[W_LIGHT + (k + 2) % 3] = L.ctr[W_HEAVY + (k + 2) % 3] = 0;
   const uint32_t *in_l = L.light[buf];
   for (uint32_t i = tid / TEAM; i < nl; i += nthreads / TEAM) {
-    uint32_t u = __ldcg(&in_l[i]);
-    double du = dval(__ldcg(&L.dist[u]));
+    uint32_t u = dyng_ldcg(&in_l[i]);
+    double du = dval(dyng_ldcg(&L.dist[u]));
     for (uint32_t p = L.off[u] + tid % TEAM, e = L.off[u] + L.deg[u]; p < e; p += TEAM)
       offer(L, L.nbr[p], dbits(du + L.w[p]), thresh, round, oset, obuf, fq);
   }
   const unsigned long long *in_h = L.heavy[buf];
   uint32_t lane = tid & 31u;
   for (uint32_t i = tid >> 5; i < nh; i += nthreads >> 5) {
-    unsigned long long item = __ldcg(&in_h[i]);
+    unsigned long long item = dyng_ldcg(&in_h[i]);
     uint32_t u = (uint32_t)item, c = (uint32_t)(item >> 32);
-    double du = dval(__ldcg(&L.dist[u]));
+    double du = dval(dyng_ldcg(&L.dist[u]));
     uint32_t b = L.off[u] + c * HEAVY_CHUNK, e = L.off[u] + L.deg[u];
     if (e - b > HEAVY_CHUNK) e = b + HEAVY_CHUNK;
     for (uint32_t p = b + lane; p < e; p += 32) offer(L, L.nbr[p], dbits(du + L.w[p]), thresh, round, oset, obuf, fq);
@@ -723,11 +724,11 @@ __device__ void near_round(const Loop &L, uint32_t k, uint32_t round, unsigned l
 /* The far phase, first half: the smallest distance in far queue fq into
 ** slot `parity`; clears the length of the queue the filter fills. */
 __device__ void far_min_step(const Loop &L, uint32_t fq, uint32_t parity, uint32_t tid, uint32_t nthreads) {
-  uint32_t n = __ldcg(&L.ctr[W_FAR + fq]);
+  uint32_t n = dyng_ldcg(&L.ctr[W_FAR + fq]);
   if (tid == 0) L.ctr[W_FAR + (fq ^ 1u)] = 0;
   unsigned long long best = INF_BITS;
   for (uint32_t i = tid; i < n; i += nthreads) {
-    unsigned long long d = __ldcg(&L.dist[__ldcg(&L.far[fq][i])]);
+    unsigned long long d = dyng_ldcg(&L.dist[dyng_ldcg(&L.far[fq][i])]);
     if (d < best) best = d;
   }
   for (int o = 16; o > 0; o >>= 1) {
@@ -742,11 +743,11 @@ __device__ void far_min_step(const Loop &L, uint32_t fq, uint32_t parity, uint32
 ** the other far queue.  Readies the other slot of the smallest distance. */
 __device__ void far_filter_step(const Loop &L, uint32_t fq, uint32_t k, uint32_t parity, unsigned long long done,
                                 unsigned long long thresh, uint32_t round, uint32_t tid, uint32_t nthreads) {
-  uint32_t n = __ldcg(&L.ctr[W_FAR + fq]), nf = fq ^ 1u;
+  uint32_t n = dyng_ldcg(&L.ctr[W_FAR + fq]), nf = fq ^ 1u;
   if (tid == 0) ((unsigned long long *)&L.ctr[W_FMIN])[parity ^ 1u] = INF_BITS;
   for (uint32_t i = tid; i < n; i += nthreads) {
-    uint32_t v = __ldcg(&L.far[fq][i]);
-    unsigned long long d = __ldcg(&L.dist[v]);
+    uint32_t v = dyng_ldcg(&L.far[fq][i]);
+    unsigned long long d = dyng_ldcg(&L.dist[v]);
     if (d < done) {
       L.far_flag[v] = 0;
     } else if (d < thresh) {
@@ -776,16 +777,16 @@ __global__ void __launch_bounds__(LOOP_THREADS) k_search(Loop L, uint32_t round)
   uint32_t k = 0, fq = 0, parity = 0, rounds = 0, buckets = 0;
   double thresh = 0, done = 0;
   for (;;) {
-    while (__ldcg(&L.ctr[W_LIGHT + k % 3]) + __ldcg(&L.ctr[W_HEAVY + k % 3])) {
+    while (dyng_ldcg(&L.ctr[W_LIGHT + k % 3]) + dyng_ldcg(&L.ctr[W_HEAVY + k % 3])) {
       near_round(L, k, ++round, dbits(thresh), fq, tid, nthreads);
       k++, rounds++;
       grid.sync();
     }
-    if (__ldcg(&L.ctr[W_FAR + fq]) == 0) break;
+    if (dyng_ldcg(&L.ctr[W_FAR + fq]) == 0) break;
     far_min_step(L, fq, parity, tid, nthreads);
     grid.sync();
     done = thresh;
-    thresh = next_thresh(dval(__ldcg((unsigned long long *)&L.ctr[W_FMIN] + parity)), thresh, L.delta);
+    thresh = next_thresh(dval(dyng_ldcg((unsigned long long *)&L.ctr[W_FMIN] + parity)), thresh, L.delta);
     far_filter_step(L, fq, k, parity, dbits(done), dbits(thresh), ++round, tid, nthreads);
     fq ^= 1u, parity ^= 1u, buckets++;
     grid.sync();
@@ -865,8 +866,8 @@ __device__ __forceinline__ void bfs_edge(const Loop &L, uint32_t u, double du, u
                                          uint32_t buf) {
   uint32_t v = L.nbr[p];
   if (L.chg_stamp && L.chg_stamp[v] != L.chg_gen) return;
-  if (__ldcg(&L.hops[v]) != NO_VERTEX) return;
-  if (dbits(du + L.w[p]) != __ldcg(&L.dist[v])) return;
+  if (dyng_ldcg(&L.hops[v]) != NO_VERTEX) return;
+  if (dbits(du + L.w[p]) != dyng_ldcg(&L.dist[v])) return;
   if (atomicCAS(&L.hops[v], NO_VERTEX, k + 1) == NO_VERTEX) {
     L.parent[v] = u;
     L.pedge[v] = L.slot[p];
@@ -876,19 +877,19 @@ __device__ __forceinline__ void bfs_edge(const Loop &L, uint32_t u, double du, u
 
 __device__ void bfs_round(const Loop &L, uint32_t k, uint32_t tid, uint32_t nthreads) {
   uint32_t set = k % 3, buf = k & 1u, oset = (k + 1) % 3, obuf = buf ^ 1u;
-  uint32_t nl = __ldcg(&L.ctr[W_LIGHT + set]), nh = __ldcg(&L.ctr[W_HEAVY + set]);
+  uint32_t nl = dyng_ldcg(&L.ctr[W_LIGHT + set]), nh = dyng_ldcg(&L.ctr[W_HEAVY + set]);
   if (tid == 0) L.ctr[W_LIGHT + (k + 2) % 3] = L.ctr[W_HEAVY + (k + 2) % 3] = 0;
   for (uint32_t i = tid / TEAM; i < nl; i += nthreads / TEAM) {
-    uint32_t u = __ldcg(&L.light[buf][i]);
-    double du = dval(__ldcg(&L.dist[u]));
+    uint32_t u = dyng_ldcg(&L.light[buf][i]);
+    double du = dval(dyng_ldcg(&L.dist[u]));
     for (uint32_t p = L.off[u] + tid % TEAM, e = L.off[u] + L.deg[u]; p < e; p += TEAM)
       bfs_edge(L, u, du, p, k, oset, obuf);
   }
   uint32_t lane = tid & 31u;
   for (uint32_t i = tid >> 5; i < nh; i += nthreads >> 5) {
-    unsigned long long item = __ldcg(&L.heavy[buf][i]);
+    unsigned long long item = dyng_ldcg(&L.heavy[buf][i]);
     uint32_t u = (uint32_t)item, c = (uint32_t)(item >> 32);
-    double du = dval(__ldcg(&L.dist[u]));
+    double du = dval(dyng_ldcg(&L.dist[u]));
     uint32_t b = L.off[u] + c * HEAVY_CHUNK, e = L.off[u] + L.deg[u];
     if (e - b > HEAVY_CHUNK) e = b + HEAVY_CHUNK;
     for (uint32_t p = b + lane; p < e; p += 32) bfs_edge(L, u, du, p, k, oset, obuf);
@@ -899,7 +900,7 @@ __global__ void __launch_bounds__(LOOP_THREADS) k_bfs(Loop L) {
   cg::grid_group grid = cg::this_grid();
   uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x, nthreads = gridDim.x * blockDim.x;
   uint32_t k = 0;
-  while (__ldcg(&L.ctr[W_LIGHT + k % 3]) + __ldcg(&L.ctr[W_HEAVY + k % 3])) {
+  while (dyng_ldcg(&L.ctr[W_LIGHT + k % 3]) + dyng_ldcg(&L.ctr[W_HEAVY + k % 3])) {
     bfs_round(L, k, tid, nthreads);
     k++;
     grid.sync();

@@ -2,7 +2,8 @@
 # cuda/test_plugin_build.sh: checks every CUDA plugin this build made, with
 # no GPU.  Run by `make check` from the top build folder (TAP output), when
 # configure took a toolkit; cuda/plugins.txt lists them, one line each:
-#   MAJOR RUNTIME ARCHS NVCC LIBDIR     (ARCHS: 75,80,...; PTX for the last)
+#   MAJOR RUNTIME ARCHS COMPILER LIBDIR KIND ROOT
+# (ARCHS: 75,80,...; PTX for the last; KIND: nvcc or clang; cuda/cuda.m4).
 # For each plugin .libs/dyng_cuda<MAJOR>.so it checks that
 #  - it needs neither libcudart nor libcuda (DT_NEEDED holds only the C and
 #    C++ runtime libraries): the CUDA runtime is linked in statically;
@@ -16,10 +17,21 @@
 #  - its fat binaries hold SASS for exactly the configured archs and PTX for
 #    exactly the highest, as read by plugin_info --device-code and, where the
 #    toolkit or PATH has it, by cuobjdump --list-elf / --list-ptx.
+# And, with the compiler and flags the plugin was compiled with
+# (cuda/obj<MAJOR>/compile-flags), that
+#  - the CUDART_VERSION the sources see is the toolkit's (host side, and
+#    device side for clang): no other toolkit's headers come first;
+#  - cuda/test_ldcg.cu's repeated dyng_ldcg loads all reach the PTX;
+#  - for clang, the ptxas and fatbinary it runs are the root's, never those
+#    on PATH, and device code is compiled and assembled at -O3.
 set -u
 builddir=${DYNG_BUILDDIR:-.}
 list=$builddir/cuda/plugins.txt
 info=$builddir/cuda/plugin_info
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf '#include <cuda_runtime_api.h>\ndyng_cudart_version=CUDART_VERSION\n' > "$tmp/v.cu"
 
 n=0
 failed=0
@@ -44,7 +56,7 @@ fi
 expected_abi=$("$info" --expected | sed -n 's/^abi=//p')
 expected_version=$("$info" --expected | sed -n 's/^version=//p')
 
-while read -r major runtime arch nvcc libdir; do
+while read -r major runtime arch compiler libdir kind root; do
   so=$builddir/.libs/dyng_cuda$major.so
   name=dyng_cuda$major.so
   if [ ! -f "$so" ]; then
@@ -90,7 +102,7 @@ while read -r major runtime arch nvcc libdir; do
     not_ok "$name: plugin_info reads its .nv_fatbin section" "$code"
   fi
 
-  cuobjdump=$(dirname "$nvcc")/cuobjdump
+  cuobjdump=$root/bin/cuobjdump
   [ -x "$cuobjdump" ] || cuobjdump=$(command -v cuobjdump || true)
   if [ -n "$cuobjdump" ]; then
     elf=$("$cuobjdump" --list-elf "$so" 2>&1 | sed -n 's/.*\.\(sm_[0-9a-z]*\)\.cubin$/\1/p' | joined)
@@ -98,7 +110,55 @@ while read -r major runtime arch nvcc libdir; do
     ptx_found=$("$cuobjdump" --list-ptx "$so" 2>&1 | sed -n 's/.*\.sm_\([0-9a-z]*\)\.ptx$/compute_\1/p' | joined)
     check "$name: PTX images (cuobjdump --list-ptx)" "$ptx" "$ptx_found"
   else
-    echo "# no cuobjdump beside $nvcc or on PATH: device code read by plugin_info only"
+    echo "# no cuobjdump in $root/bin or on PATH: device code read by plugin_info only"
+  fi
+
+  flags_file=$builddir/cuda/obj$major/compile-flags
+  if ! read -r fkind fcompiler flags < "$flags_file"; then
+    not_ok "$name: $flags_file gives the compiler and its flags"
+    continue
+  fi
+  check "$name: compiled by the configured compiler" "$kind $compiler" "$fkind $fcompiler"
+  last=$(echo "$arch" | tr ',' '\n' | tail -n 1)
+  # $flags is split into words on purpose: it is a command line.
+  if [ "$kind" = clang ]; then
+    one_arch="--cuda-gpu-arch=sm_$last"
+    sides="host device"
+  else
+    one_arch="-arch=sm_$last"
+    sides=host
+  fi
+  for side in $sides; do
+    if [ "$kind" = clang ]; then side_flag=--cuda-$side-only; else side_flag="-x c++"; fi
+    seen=$("$compiler" $flags $one_arch $side_flag -E "$tmp/v.cu" 2>"$tmp/err" | sed -n 's/^dyng_cudart_version= *//p')
+    check "$name: the sources see CUDART_VERSION $runtime ($side side)" "$runtime" "$seen"
+  done
+
+  if [ "$kind" = clang ]; then
+    "$compiler" $flags $one_arch --cuda-device-only -S -o "$tmp/ldcg.ptx" "$here/test_ldcg.cu" 2>"$tmp/err"
+  else
+    "$compiler" $flags $one_arch -ptx -o "$tmp/ldcg.ptx" "$here/test_ldcg.cu" 2>"$tmp/err"
+  fi
+  if [ $? -eq 0 ]; then
+    for kernel in dyng_probe_fence_u32 dyng_probe_atomic_u64; do
+      loads=$(sed -n "/^.visible .entry .*$kernel/,/^}/p" "$tmp/ldcg.ptx" | grep -c 'ld\.global\.cg')
+      check "$name: both dyng_ldcg loads of $kernel reach the PTX" "2" "$loads"
+    done
+  else
+    not_ok "$name: cuda/test_ldcg.cu compiles to PTX" "$(cat "$tmp/err")"
+  fi
+
+  if [ "$kind" = clang ]; then
+    "$compiler" -### $flags $one_arch -c -o "$tmp/x.o" "$here/test_ldcg.cu" > "$tmp/cmds" 2>&1
+    tool_lines() { grep -E "^ \"[^\"]*/$1\" " "$tmp/cmds"; }
+    check "$name: clang runs $root/bin/ptxas" "$root/bin/ptxas" \
+      "$(tool_lines ptxas | cut -d'"' -f2 | sort -u)"
+    check "$name: clang runs $root/bin/fatbinary" "$root/bin/fatbinary" \
+      "$(tool_lines fatbinary | cut -d'"' -f2 | sort -u)"
+    check "$name: ptxas assembles at -O3" "1" \
+      "$(tool_lines ptxas | grep -c '"-O3"')"
+    check "$name: device code is compiled at -O3" "-O3" \
+      "$(grep -- '"-fcuda-is-device"' "$tmp/cmds" | grep -o '"-O[0-9sz]*"' | tail -n 1 | tr -d '"')"
   fi
 done < "$list"
 

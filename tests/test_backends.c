@@ -327,6 +327,35 @@ static void test_older_driver_takes_the_newest_plugin_it_can_run(void **state) {
   probe_free(&p);
 }
 
+/* The CUDA 12 line alone (dyng_cuda12.so, cuda/README.md) on a CUDA 13
+** driver: a CUDA 12 runtime runs on a newer driver, so it is selected,
+** started and answers; reporting names the driver's CUDA 13. */
+static void test_cuda12_plugin_alone_runs_on_a_cuda13_driver(void **state) {
+  (void)state;
+  const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
+  install(dir, "fakeplugin12", "dyng_cuda12.so");
+  char ld[600], pp[600];
+  env_paths(ld, pp, lib, dir);
+  const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", NULL};
+  const char *none[] = {NULL};
+  probe p = run(env, none);
+  assert_string_equal(str_at(&p, "driver.cuda_version"), "13000");
+  assert_string_equal(str_at(&p, "backend.name"), "cuda12");
+  contains(str_at(&p, "backend.reason"), "dyng_cuda12.so selected, started by the first graph");
+  assert_string_equal(plugin_field(&p, "dyng_cuda12.so", "state"), "selected");
+  lacks(p.calls, "init ");
+  probe_free(&p);
+  p = run(env, k_graph);
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cuda12");
+  assert_string_equal(str_at(&p, "graphs.0.residency"), "device");
+  assert_string_equal(plugin_field(&p, "dyng_cuda12.so", "started"), "true");
+  contains(plugin_field(&p, "dyng_cuda12.so", "reason"), "started on NVIDIA H200");
+  contains(p.calls, "init 12 0");
+  contains(p.out, "1:0.0 2:1.0 3:3.0 4:4.0");
+  assert_string_equal(p.err, "");
+  probe_free(&p);
+}
+
 static void test_foreign_plugins_are_never_used(void **state) {
   (void)state;
   const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
@@ -737,6 +766,7 @@ int main(void) {
       cmocka_unit_test(test_no_plugin_is_silent_and_uses_the_cpu),
       cmocka_unit_test(test_matching_plugin_is_chosen_on_first_use),
       cmocka_unit_test(test_older_driver_takes_the_newest_plugin_it_can_run),
+      cmocka_unit_test(test_cuda12_plugin_alone_runs_on_a_cuda13_driver),
       cmocka_unit_test(test_foreign_plugins_are_never_used),
       cmocka_unit_test(test_a_plugin_that_fails_to_start_passes_to_the_next),
       cmocka_unit_test(test_devices_follow_visibility_and_capability),
