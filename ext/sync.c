@@ -191,7 +191,8 @@ static int dyngLogKind(DyngGraph *pG) {
   if (rc == SQLITE_OK && (n > 0) != pG->bLogNonce) {
     pG->bLogNonce = n > 0;
     sqlite3_finalize(pG->pLogRead);
-    pG->pLogRead = NULL;
+    sqlite3_finalize(pG->pLogNonce);
+    pG->pLogRead = pG->pLogNonce = NULL;
   }
   return rc;
 }
