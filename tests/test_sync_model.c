@@ -18,9 +18,12 @@
 ** Step kinds (weighted random, only ones valid in the current state):
 **   writes on the connection under test: INSERT (single, multi-row, INSERT
 **     ... SELECT, explicit ids that may collide, INSERT then DELETE of the
-**     same row), REPLACE through the rowid, UNIQUE k and the index on t,
-**     upserts and OR IGNORE, UPDATE of weights only (also ones that change
-**     nothing), of src/dst (reversal, self-loops, merging nodes), of the
+**     same row), REPLACE through the rowid, UNIQUE k and the index on t
+**     (also all three at once, and a row replaced by a later row of the
+**     same statement), upserts (DO UPDATE, also one whose update meets
+**     t; DO NOTHING, also of INSERT ... SELECT), OR IGNORE and OR FAIL (the
+**     rows before the failing one stay), UPDATE of weights only (also ones
+**     that change nothing), of src/dst (reversal, self-loops, merging nodes), of the
 **     id/rowid, of k and of t (plain, OR REPLACE, OR IGNORE), DELETE (single
 **     and multi-row);
 **     node ids from a pool of 40 (negative, 2^53+1, INT64_MIN/MAX, ...)
@@ -854,6 +857,23 @@ static char *gen_write(model *m, int *pMayCollide) {
   } else if (r < 27) { /* inserted and deleted in one exec */
     zSql = sqlite3_mprintf("INSERT INTO %s(%s) VALUES (%s); DELETE FROM %s WHERE %s = "
                            "last_insert_rowid()", zT, zCols, zV, zT, zId);
+  } else if (r < 30 && isE && w < 4) { /* conflicts with several rows, or a later row's */
+    char *zV2 = row_values(m, t);
+    if (w == 0) /* the rowid, k and t at once: up to three rows go */
+      zSql = sqlite3_mprintf("REPLACE INTO main.e(id, %s, k, t) VALUES (%s, %s, %d, '%s')", zCols,
+                             zRow, zV, k, tag);
+    else if (w == 1) /* the second row replaces the first one */
+      zSql = sqlite3_mprintf("INSERT OR REPLACE INTO main.e(%s, k) VALUES (%s, %d), (%s, %d)", zCols,
+                             zV, k, zV2, k);
+    else if (w == 2) /* OR FAIL keeps the first row, the second fails on k */
+      zSql = sqlite3_mprintf("INSERT OR FAIL INTO main.e(%s, k) VALUES (%s, %d), (%s, %d)", zCols, zV,
+                             k, zV2, k);
+    else /* an upsert on k whose update may meet t */
+      zSql = sqlite3_mprintf("INSERT INTO main.e(%s, k, t) VALUES (%s, %d, '%s') ON CONFLICT(k) DO "
+                             "UPDATE SET dst = excluded.dst, b = excluded.b, t = excluded.t", zCols,
+                             zV, k, tag);
+    sqlite3_free(zV2);
+    *pMayCollide = 1;
   } else if (r < 30) { /* REPLACE: of the row with that rowid, with that k, or both */
     if (isE && v < 2)
       zSql = sqlite3_mprintf("REPLACE INTO main.e(id, %s, k) VALUES (%s, %s, %d)", zCols, zRow, zV, k);
@@ -884,6 +904,14 @@ static char *gen_write(model *m, int *pMayCollide) {
     else
       zSql = sqlite3_mprintf("INSERT OR IGNORE INTO %s(%s, %s) VALUES (%s, %s)", zT, zId, zCols, zRow,
                              zV);
+  } else if (r < 36 && isE && test_rng_below(&m->rng, 4) == 0) { /* k and the graph's columns */
+    if (v < 3)
+      zSql = sqlite3_mprintf("UPDATE OR REPLACE main.e SET k = %d, dst = %lld WHERE id = %s", k, y,
+                             zRow);
+    else
+      zSql = sqlite3_mprintf("INSERT INTO main.e(src, dst, a, b, k) SELECT dst, src, b, a, k + %d "
+                             "FROM main.e WHERE src = %lld OR dst = %lld ON CONFLICT DO NOTHING",
+                             v, x, y);
   } else if (r < 36 && isE && test_rng_below(&m->rng, 3) == 0) { /* t, which no graph reads */
     if (v < 2) {
       zSql = sqlite3_mprintf("UPDATE main.e SET t = '%s' WHERE id = %s", tag, zRow);
