@@ -43,6 +43,10 @@
 **     while no transaction is open;
 **   a write while a dyng_sssp statement is half read: its rows must stay
 **     those of the moment it started;
+**   REPLACE-like writes on six values of k around a query and a rollback:
+**     write, query, ROLLBACK TO, another write; write, SAVEPOINT, write,
+**     query, ROLLBACK TO; or a transaction with a write and a query rolled
+**     back, then a write of the second connection;
 **   rarely: dyng_update() (also 'reload'), DDL (an index, a table, dropping
 **     and creating gh again, renaming e and back, an index by the second
 **     connection), VACUUM, a WAL checkpoint, closing and reopening the
@@ -164,11 +168,13 @@ enum {
   K_VACUUM,
   K_CHECKPOINT,
   K_REOPEN,     /* close and reopen the connection under test */
+  K_REWRITE,    /* REPLACE-like writes on few keys around a query and a rollback */
   K_N
 };
 static const char *const azKind[K_N] = {
     "write", "invalid", "begin", "commit", "rollback", "savepoint", "release", "rollback_to",
     "conn2", "conn3", "child", "pending", "dyng_update", "ddl", "vacuum", "checkpoint", "reopen",
+    "rewrite",
 };
 
 #define RING 32      /* statements kept for the failure report */
@@ -1333,6 +1339,79 @@ static void step_reopen(model *m) {
   if (!m->wal) model_exec_ok(m, m->db, "main", "PRAGMA recursive_triggers=ON");
 }
 
+/* A write of main.e that may replace, ignore or upsert on one of six
+** values of k (or a taken rowid), so that writes meet each other's rows. */
+static char *gen_replace(model *m) {
+  char *zV = tmp(m, row_values(m, &tabE)), *zRow = tmp(m, some_row(m, &tabE));
+  int k = (int)test_rng_below(&m->rng, 6), w = (int)test_rng_below(&m->rng, 10);
+  const char *zCols = tabE.zCols;
+  switch (test_rng_below(&m->rng, 9)) {
+  case 0: return sqlite3_mprintf("INSERT OR REPLACE INTO main.e(%s, k) VALUES (%s, %d)", zCols, zV, k);
+  case 1: return sqlite3_mprintf("REPLACE INTO main.e(id, %s, k) VALUES (%s, %s, %d)", zCols, zRow, zV, k);
+  case 2: return sqlite3_mprintf("INSERT OR IGNORE INTO main.e(%s, k) VALUES (%s, %d)", zCols, zV, k);
+  case 3:
+    return sqlite3_mprintf("INSERT INTO main.e(%s, k) VALUES (%s, %d) ON CONFLICT(k) DO UPDATE SET "
+                           "dst = excluded.dst, a = excluded.a", zCols, zV, k);
+  case 4:
+    return sqlite3_mprintf("INSERT INTO main.e(%s, k) VALUES (%s, %d) ON CONFLICT DO NOTHING", zCols,
+                           zV, k);
+  case 5: return sqlite3_mprintf("UPDATE OR REPLACE main.e SET k = %d WHERE id = %s", k, zRow);
+  case 6: return sqlite3_mprintf("UPDATE OR IGNORE main.e SET k = %d, b = %d WHERE id = %s", k, w, zRow);
+  case 7: /* a rowid a REPLACE may just have freed, or taken */
+    return sqlite3_mprintf("INSERT OR REPLACE INTO main.e(id, %s) VALUES (%s, %s)", zCols, zRow, zV);
+  default: return sqlite3_mprintf("DELETE FROM main.e WHERE k = %d", k);
+  }
+}
+
+/* Runs a gen_replace() write on db; SQLITE_BUSY is a no-op when busy_ok. */
+static void replace_on(model *m, sqlite3 *db, const char *zWho, int busy_ok) {
+  const char *zSql = tmp(m, gen_replace(m));
+  int rc = model_exec(m, db, zWho, zSql);
+  if (rc == SQLITE_OK) return;
+  if ((rc & 0xff) == SQLITE_BUSY && busy_ok) m->n_busy++;
+  else model_fail(m, "[%s] %s failed: %s (%d)", zWho, zSql, sqlite3_errmsg(db), rc);
+}
+
+/* Asks each graph of main.e once (source 1, every objective in turn). */
+static void check_graphs_of_e(model *m) {
+  for (int gi = 0; gi < N_GRAPH; gi++)
+    if (strcmp(aGraph[gi].zTable, "e") == 0)
+      check_sssp(m, &aGraph[gi], (int)(m->step % (aGraph[gi].n_weight ? aGraph[gi].n_weight : 1)),
+                 pick_source(m), 0, 0);
+}
+
+/* Writes of gen_replace() around a query and a rollback: a write, a query,
+** ROLLBACK TO, another write (the log's seqs reused by a different entry);
+** a write, a savepoint, a write, a query, ROLLBACK TO (the state before the
+** second write, not the table's now); or, outside a transaction, a write
+** and a query in a transaction rolled back, then a write of the second
+** connection. */
+static void step_rewrite(model *m) {
+  int auto_ = sqlite3_get_autocommit(m->db);
+  uint64_t v = test_rng_below(&m->rng, 3);
+  if (v == 2 && auto_) {
+    model_exec_ok(m, m->db, "main", "BEGIN");
+    replace_on(m, m->db, "main", !auto_);
+    check_graphs_of_e(m);
+    model_exec_ok(m, m->db, "main", "ROLLBACK");
+    replace_on(m, m->db2, "conn2", 1);
+    return;
+  }
+  model_exec_ok(m, m->db, "main", "SAVEPOINT rw");
+  replace_on(m, m->db, "main", !auto_);
+  if (v == 0) {
+    check_graphs_of_e(m);
+    model_exec_ok(m, m->db, "main", "ROLLBACK TO rw");
+    replace_on(m, m->db, "main", !auto_);
+  } else {
+    model_exec_ok(m, m->db, "main", "SAVEPOINT rw2");
+    replace_on(m, m->db, "main", !auto_);
+    check_graphs_of_e(m);
+    model_exec_ok(m, m->db, "main", "ROLLBACK TO rw2; RELEASE rw2");
+  }
+  model_exec_ok(m, m->db, "main", "RELEASE rw");
+}
+
 /* One step of the walk: a kind valid in the current state, then checks. */
 static void model_step(model *m) {
   int auto_ = sqlite3_get_autocommit(m->db);
@@ -1354,6 +1433,7 @@ static void model_step(model *m) {
   w[K_VACUUM] = auto_ ? 1 : 0;
   w[K_CHECKPOINT] = auto_ && m->wal ? 5 : 0;
   w[K_REOPEN] = auto_ ? 2 : 0;
+  w[K_REWRITE] = 20;
   int total = 0;
   for (int k = 0; k < K_N; k++) total += w[k];
   int r = (int)test_rng_below(&m->rng, (uint64_t)total), kind = 0;
@@ -1373,6 +1453,7 @@ static void model_step(model *m) {
     break;
   case K_CHECKPOINT: model_exec_ok(m, m->db, "main", "PRAGMA main.wal_checkpoint(TRUNCATE)"); break;
   case K_REOPEN: step_reopen(m); break;
+  case K_REWRITE: step_rewrite(m); break;
   default: step_txn(m, kind); break;
   }
   if (sqlite3_get_autocommit(m->db)) m->n_sp = 0;
