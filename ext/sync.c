@@ -30,12 +30,13 @@
 **     limit) has an *unsure* base: it holds while log entry iUndoBase keeps
 **     its nonce, since any rollback of what the load saw removes it.
 **   - Every log entry says what its rowid is from there on, so replaying,
-**     comparing and undoing entry by entry is exact.  A BEFORE trigger logs a
-**     marker (op 2, no effect) for each row a REPLACE could remove; the
-**     AFTER trigger of the row that replaced it turns the markers of rows
-**     that went into deletes (op -1), where they stand.  Logs of graphs created by older versions have no nonces
-**     and op 0, "re-read this rowid from the table": a mirror that applied
-**     one inside a transaction reloads at the next change there.
+**     comparing and undoing entry by entry is exact.  A BEFORE trigger
+**     logs a marker (op 2, no effect) for each row a REPLACE could remove;
+**     the AFTER trigger of the row that replaced it turns the markers of
+**     rows that went into deletes (op -1), where they stand.  Logs of
+**     graphs created by older versions have no nonces and op 0, "re-read
+**     this rowid from the table": a mirror that applied one inside a
+**     transaction reloads at the next change there.
 **   - A schema change (DDL, VACUUM) reloads; so does a log that no longer
 **     starts right after the mirror's position (trimmed by the writers'
 **     bound, or edited), an undo list that grew past DYNG_UNDO_MAX, and any
@@ -679,9 +680,9 @@ static double *dyngUndoW(DyngGraph *pG, int i) {
 /* One log row, read from columns seq, op, edge, src, dst, w0, ..., nonce.
 ** Op 1 inserts (or replaces) the edge, -1 deletes it, and 2, logged for
 ** rows a REPLACE may remove (sql/replace.sql), changes nothing: the AFTER
-** trigger turns it into a -1 for those that went.  A log of an older version has no
-** nonces and no markers, but op 0 for those rows, which says "take this
-** rowid as the table has it now". */
+** trigger turns it into a -1 for those that went.  A log of an older
+** version has no nonces and no markers, but op 0 for those rows, which
+** says "take this rowid as the table has it now". */
 typedef struct DyngLogRow {
   sqlite3_int64 iSeq, iEdge, iSrc, iDst, iNonce;
   int op;
