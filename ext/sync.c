@@ -1099,9 +1099,13 @@ static int dyngSyncMirror(DyngGraph *pG, char **pzErr) {
   if (rc != SQLITE_OK) return rc;
   int bUndoable = dyngInUndoableState(db);
 
-  if (pG->bTentative && bQuiet && iMax <= pG->iLogSeq) {
+  if (pG->bTentative && bQuiet && (iMax == pG->iLogSeq || (iMax < pG->iLogSeq && !pG->bLogNonce))) {
     /* No write and no commit since the last sync: only a ROLLBACK or
-    ** ROLLBACK TO can have changed the log, and those remove its tail. */
+    ** ROLLBACK TO can have changed the log, and those remove its tail.
+    ** With this version's capture they also turn back into markers the
+    ** deletes that the statements they undo made of earlier entries
+    ** (sql/replace.sql), so a shorter log is compared with the records
+    ** below instead. */
     if (iMax < pG->iLogSeq) {
       if (!pG->bUndoValid || iMax < pG->iUndoBase) return dyngLoadMirror(pG, 0, pzErr);
       int i = pG->nUndo;

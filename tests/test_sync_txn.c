@@ -300,6 +300,30 @@ static void test_update_or_replace_of_an_unused_column_is_seen(void **state) {
   sqlite3_close(db);
 }
 
+/* A REPLACE turns the marker an ignored UPDATE logged before the savepoint
+** into a delete; ROLLBACK TO makes it a marker again without shortening the
+** log past it, and the next query (nothing written since) must see the row
+** back. */
+static void test_rollback_to_restores_a_marker_the_replace_turned_into_a_delete(void **state) {
+  (void)state;
+  sqlite3 *db = open_db(":memory:");
+  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, k INTEGER UNIQUE);"
+              "INSERT INTO e VALUES (1, 2, 3), (2, 3, NULL), (3, 4, 5);"
+              "CREATE VIRTUAL TABLE g USING dyng(edges=e)");
+  check_sssp(db, "g", "e", NULL, 1);
+  exec_ok(db, "BEGIN; UPDATE OR IGNORE e SET k = 3 WHERE src = 3"); /* a marker for 1->2 */
+  check_sssp(db, "g", "e", NULL, 1);
+  exec_ok(db, "SAVEPOINT sp; INSERT OR REPLACE INTO e VALUES (7, 8, 3)"); /* removes 1->2 */
+  check_sssp(db, "g", "e", NULL, 1);
+  check_sssp(db, "g", "e", NULL, 7);
+  exec_ok(db, "ROLLBACK TO sp");
+  check_sssp(db, "g", "e", NULL, 1);
+  exec_ok(db, "COMMIT");
+  check_sssp(db, "g", "e", NULL, 1);
+  check_sssp(db, "g", "e", NULL, 7);
+  sqlite3_close(db);
+}
+
 /* The same three cases on the capture of an older version: the sync reads
 ** its op 0 as before, and reloads where that cannot be undone. */
 static void test_older_capture_stays_true_under_rollbacks(void **state) {
@@ -380,6 +404,7 @@ int main(void) {
       cmocka_unit_test(test_replace_rolled_back_then_or_ignore_keeps_the_row),
       cmocka_unit_test(test_upsert_rolled_back_then_replaced_elsewhere_leaves_no_phantom),
       cmocka_unit_test(test_update_or_replace_of_an_unused_column_is_seen),
+      cmocka_unit_test(test_rollback_to_restores_a_marker_the_replace_turned_into_a_delete),
       cmocka_unit_test(test_older_capture_stays_true_under_rollbacks),
       cmocka_unit_test(test_transactions_after_a_schema_change_batch_instead_of_reloading),
       cmocka_unit_test(test_mirror_loaded_in_a_rolled_back_transaction_is_not_kept),
