@@ -50,6 +50,13 @@
 **               change after the previous reload); a second such INSERT
 **               and Q (_steady); dyng_update(..., 'reload') plus Q on that
 **               same state.
+**   txn         what an application with explicit transactions sees: after
+**               a schema change (a table created and dropped), 50 times
+**               BEGIN; one-row INSERT of an edge S -> T shorter than any
+**               before; Q; COMMIT.  Timed per transaction; counted per
+**               run: the graph's loads (the first query after the schema
+**               change reloads, inside its transaction; the others should
+**               apply batches) and batches.
 **
 ** Checks, each fatal: every incremental dyng_update reports one batch, no
 ** reload, inserted = inserts + updates and deleted = updates + deletes (an
@@ -57,7 +64,8 @@
 ** graph's edge count (dyng_config) matches the table's; each reload reports
 ** one reload; the idle calls report nothing done and nothing reloads; the
 ** lookups agree with bench_nodes; Q returns the new edge's length after
-** each INSERT without a reload, and after the forced reload.
+** each INSERT without a reload, and after the forced reload, and in each
+** transaction of txn.
 **
 ** How it works: like bench_graph, on a copy of DB.db in $TMPDIR (or /tmp)
 ** that is removed at exit, with SQLite's default journal and synchronous
@@ -420,6 +428,7 @@ static void usage(void) {
 }
 
 #define N_BATCH 3
+#define TXN_REPS 50 /* transactions per run of txn */
 static const int batch_size[N_BATCH] = {1, 1000, 50000};
 static const char *const batch_name[N_BATCH] = {"batch1", "batch1k", "batch50k"};
 
@@ -434,6 +443,7 @@ enum {
   T_INSERT_STEADY, T_QUERY_AFTER_STEADY, T_SYNC_SHARE_STEADY, T_INSERT_TO_ANSWER_STEADY,
   T_RELOAD_QUERY,
   T_READ_BARE, T_READ_ALL, T_READ_UPDATE, /* the largest batch's log rows */
+  T_TXN, T_TXN_LOADS, T_TXN_BATCHES, /* explicit transactions, one write and one query each */
   T_COUNT
 };
 
@@ -716,6 +726,35 @@ int main(int argc, char **argv) {
              1e3 * t[T_RELOAD_QUERY][r]);
   }
 
+  /* An application with explicit transactions: after a schema change,
+  ** each transaction writes one edge and asks Q. */
+  for (int r = 0; r < runs; r++) {
+    sqlite3_bind_int64(st_query, 1, s_node[r]);
+    sqlite3_bind_int64(st_query, 2, t_node[r]);
+    sqlite3_bind_int64(st_insert, 1, s_node[r]);
+    sqlite3_bind_int64(st_insert, 2, t_node[r]);
+    exec_sql(db, "CREATE TABLE bench_schema_change(x); DROP TABLE bench_schema_change");
+    graph_counters c0 = graph_counters_of(db);
+    t0 = now_s();
+    for (int i = 0; i < TXN_REPS; i++) {
+      double len = d0[r] / (4 + i);
+      exec_sql(db, "BEGIN");
+      sqlite3_bind_double(st_insert, 3, len);
+      step_done(db, st_insert);
+      double got = query_dist(db, st_query);
+      exec_sql(db, "COMMIT");
+      if (got != len)
+        die("txn run %d, transaction %d: dist is %.17g, expected %.17g", r + 1, i + 1, got, len);
+    }
+    t[T_TXN][r] = (now_s() - t0) / TXN_REPS;
+    graph_counters c1 = graph_counters_of(db);
+    t[T_TXN_LOADS][r] = (double)(c1.loads - c0.loads);
+    t[T_TXN_BATCHES][r] = (double)(c1.batches - c0.batches);
+    if (verbose)
+      printf("run %d: txn %.3f ms per transaction, %lld loads, %lld batches\n", r + 1,
+             1e3 * t[T_TXN][r], c1.loads - c0.loads, c1.batches - c0.batches);
+  }
+
   /* ---- the report ---- */
   report rep;
   report_init(&rep, db_label);
@@ -795,6 +834,13 @@ int main(int argc, char **argv) {
                m[T_RELOAD_QUERY] / m[T_QUERY_AFTER_STEADY]);
   report_ratio(&rep, "e2e_insert_reload_query_over_insert_to_answer",
                (m[T_INSERT] + m[T_RELOAD_QUERY]) / m[T_INSERT_TO_ANSWER]);
+
+  snprintf(ratio, sizeof ratio, "BEGIN; INSERT; Q; COMMIT (%d after a schema change)", TXN_REPS);
+  report_add(&rep, "txn_write_query", "ms", 1e3, t[T_TXN], runs, ratio);
+  snprintf(ratio, sizeof ratio, "per %d transactions (goal: 1)", TXN_REPS);
+  report_add(&rep, "txn_loads", "count", 1, t[T_TXN_LOADS], runs, ratio);
+  snprintf(ratio, sizeof ratio, "per %d transactions", TXN_REPS);
+  report_add(&rep, "txn_batches", "count", 1, t[T_TXN_BATCHES], runs, ratio);
 
   printf("\n| %s | median | min | max | n | |\n", db_label);
   printf("| --- | ---: | ---: | ---: | ---: | --- |\n");

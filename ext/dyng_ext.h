@@ -98,6 +98,9 @@ struct DyngGraph {
   sqlite3_stmt *pSchemaVersion; /* PRAGMA schema_version, likewise */
   sqlite3_stmt *pLogMax;        /* SELECT max(seq) FROM the log, likewise */
   sqlite3_stmt *pLogRead;       /* SELECT the log after a position, likewise */
+  sqlite3_stmt *pLogNonce;      /* SELECT the nonce of one log entry, likewise */
+  int bLogNonce;            /* the log has nonces and op-2 markers (capture of
+                               this version); else op 0 means "re-read" */
   int nLogLimit;            /* log entries the writers keep (log_limit=) */
 
   DyngTree *pTrees;         /* shortest-path trees kept (ext/cache.c) */
@@ -111,6 +114,11 @@ struct DyngGraph {
   int nUndoAlloc;           /* records allocated */
   sqlite3_int64 iUndoBase;  /* log position where the records start */
   int bUndoValid;           /* the records cover every uncommitted entry */
+  int bBaseUnsure;          /* the state at iUndoBase was taken while a write
+                               could still be rolled back (a load inside a
+                               transaction, or records past their limit):
+                               it holds while log entry iUndoBase keeps ... */
+  sqlite3_int64 iBaseNonce; /* ... this nonce */
 
   /* Diagnostics for dyng_config(). */
   double loadMs;            /* duration of the last full load */

@@ -513,9 +513,10 @@ static void dyngAppendChecks(sqlite3_str *pStr, const DyngGraph *pG, const char 
 /* Splits the key list of a CREATE INDEX statement into its terms: the text
 ** between the parentheses after ON <table>, cut at top-level commas, with a
 ** trailing ASC or DESC dropped (a COLLATE stays: it is part of the
-** comparison).  Appends "term1\0term2\0...\0" to pTerms; 0 when the text
-** cannot be read. */
-static int dyngIndexTerms(const char *zSql, sqlite3_str *pTerms) {
+** comparison).  Appends "term1\0term2\0...\0" to pTerms and points
+** *pzTail just past the closing parenthesis (where a partial index has its
+** WHERE clause); 0 when the text cannot be read. */
+static int dyngIndexTerms(const char *zSql, sqlite3_str *pTerms, const char **pzTail) {
   const char *z = zSql, *zOn = NULL;
   /* The key list is the first parenthesis after the word ON. */
   for (; *z; z++) {
@@ -555,7 +556,10 @@ static int dyngIndexTerms(const char *zSql, sqlite3_str *pTerms) {
       if (n == 0) return 0;
       sqlite3_str_append(pTerms, zTerm, n);
       sqlite3_str_append(pTerms, "", 1);
-      if (c == ')') return 1;
+      if (c == ')') {
+        *pzTail = z + 1;
+        return 1;
+      }
       zTerm = z + 1;
     } else if (c == ')') depth--;
   }
@@ -568,17 +572,20 @@ static int dyngIndexTerms(const char *zSql, sqlite3_str *pTerms) {
 ** (c1 = NEW.c1 COLLATE x AND ...) OR (...).  A term that is an expression
 ** is compared with the same expression evaluated over NEW's values:
 ** (expr) = (SELECT expr FROM (SELECT NEW.a AS a, NEW.b AS b, ...)).  A
-** partial index counts as if it covered every row.  The condition may match
-** more rows than can really conflict (each match is only re-read by the
-** sync), never fewer.  *pzMatch is "" when there is no unique index; it
-** comes from sqlite3_mprintf.
+** partial index adds its WHERE clause, read from its definition, so that
+** each group matches one row at most (sql/replace.sql counts on it).  The
+** condition may match more rows than can really conflict (each match is
+** only a marker), never fewer.  *pzMatch is "" when there is no unique
+** index; it comes from sqlite3_mprintf.  *pnGroup gets the number of groups.
 */
-static int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, char **pzErr) {
+static int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, int *pnGroup,
+                           char **pzErr) {
   sqlite3_stmt *pList = NULL, *pInfo = NULL, *pDef = NULL, *pCols = NULL;
   sqlite3_str *pOut = sqlite3_str_new(db), *pNew = sqlite3_str_new(db);
   int rc, nGroup = 0;
   char *zNew = NULL;
-  char *zSql = sqlite3_mprintf("SELECT name FROM pragma_index_list(%Q, %Q) WHERE \"unique\"",
+  char *zSql = sqlite3_mprintf("SELECT name, partial FROM pragma_index_list(%Q, %Q) "
+                               "WHERE \"unique\"",
                                pG->zEdges, pG->zDb);
   rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pList, NULL) : SQLITE_NOMEM;
   sqlite3_free(zSql);
@@ -609,6 +616,7 @@ static int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, cha
   }
   while (rc == SQLITE_OK && sqlite3_step(pList) == SQLITE_ROW) {
     const char *zIndex = (const char *)sqlite3_column_text(pList, 0);
+    int bPartial = sqlite3_column_int(pList, 1);
     sqlite3_str *pGroup = sqlite3_str_new(db);
     int nTerm = 0, bExpr = 0;
     sqlite3_bind_text(pInfo, 1, zIndex, -1, SQLITE_TRANSIENT);
@@ -624,15 +632,21 @@ static int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, cha
                           zCol, zCol, zColl ? zColl : "BINARY");
     }
     rc = sqlite3_reset(pInfo);
-    if (rc == SQLITE_OK && bExpr) {
-      /* Rebuild the whole group from the index's own definition. */
-      sqlite3_str_reset(pGroup);
-      nTerm = 0;
+    if (rc == SQLITE_OK && (bExpr || bPartial)) {
+      /* Read the index's own definition: an expression group is rebuilt
+      ** from its terms, a partial index adds its WHERE clause. */
       sqlite3_bind_text(pDef, 1, zIndex, -1, SQLITE_TRANSIENT);
       const char *zDef = sqlite3_step(pDef) == SQLITE_ROW ? (const char *)sqlite3_column_text(pDef, 0)
                                                           : NULL;
       sqlite3_str *pTerms = sqlite3_str_new(db);
-      int bOk = zDef && dyngIndexTerms(zDef, pTerms);
+      const char *zTail = NULL, *zWhere = NULL;
+      int bOk = zDef && dyngIndexTerms(zDef, pTerms, &zTail);
+      if (bOk && bPartial) {
+        while (isspace((unsigned char)*zTail)) zTail++;
+        bOk = sqlite3_strnicmp(zTail, "WHERE", 5) == 0 && !isalnum((unsigned char)zTail[5]) &&
+              zTail[5] != '_';
+        zWhere = zTail + 5;
+      }
       int nTerms = sqlite3_str_length(pTerms);
       char *zTerms = dyngStrFinish(pTerms);
       if (!zTerms) rc = SQLITE_NOMEM;
@@ -643,9 +657,16 @@ static int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, cha
                                  zIndex, pG->zEdges);
         rc = SQLITE_ERROR;
       } else {
-        for (const char *zT = zTerms; zT < zTerms + nTerms; zT += strlen(zT) + 1)
-          sqlite3_str_appendf(pGroup, "%s(%s) = (SELECT %s FROM (SELECT %s))",
-                              nTerm++ ? " AND " : "", zT, zT, zNew);
+        if (bExpr) {
+          sqlite3_str_reset(pGroup);
+          nTerm = 0;
+          for (const char *zT = zTerms; zT < zTerms + nTerms; zT += strlen(zT) + 1)
+            sqlite3_str_appendf(pGroup, "%s(%s) = (SELECT %s FROM (SELECT %s))",
+                                nTerm++ ? " AND " : "", zT, zT, zNew);
+        }
+        /* The WHERE clause runs to the end of the statement (SQLite keeps
+        ** no trailing semicolon); it names columns of the edge table. */
+        if (zWhere && nTerm) sqlite3_str_appendf(pGroup, " AND (%s)", zWhere);
       }
       sqlite3_free(zTerms);
       int rc2 = sqlite3_reset(pDef);
@@ -655,6 +676,7 @@ static int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, cha
     if (!zGroup && rc == SQLITE_OK) rc = SQLITE_NOMEM;
     if (rc == SQLITE_OK && nTerm)
       sqlite3_str_appendf(pOut, "%s(%s)", nGroup++ ? " OR " : "", zGroup);
+    *pnGroup = nGroup;
     sqlite3_free(zGroup);
   }
   if (rc == SQLITE_OK) rc = sqlite3_reset(pList);
@@ -743,19 +765,34 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, int bMissing, char **p
     if (!azVal[i]) rc = SQLITE_NOMEM;
   if (!zChanged) rc = SQLITE_NOMEM;
   char *zSql = NULL, *zMatch = NULL;
+  int nGroup = 0;
   char *zRepIns = sqlite3_mprintf("\"%w_rep_ins\"", pG->zLog);
   char *zRepUpd = sqlite3_mprintf("\"%w_rep_upd\"", pG->zLog);
   if (!zRepIns || !zRepUpd) rc = SQLITE_NOMEM;
-  if (rc == SQLITE_OK) rc = dyngUniqueMatch(db, pG, &zMatch, pzErr);
+  if (rc == SQLITE_OK) rc = dyngUniqueMatch(db, pG, &zMatch, &nGroup, pzErr);
   if (rc == SQLITE_OK) {
-    const char *azK[17], *azV[17];
+    /* sql/replace.sql: the BEFORE triggers, then (after their last END;)
+    ** the statement the AFTER triggers begin with. */
+    const char *zFragment = zReplaceSql;
+    for (const char *z = zReplaceSql; (z = strstr(z, "END;\n")) != NULL; z += 5) zFragment = z + 5;
+    int bReplace = zMatch[0] != 0;
+    char *zWindow = sqlite3_mprintf("%d", 3 * nGroup + 2);
+    char *zUpdWhen = bReplace ? sqlite3_mprintf("") : sqlite3_mprintf("WHEN %s\n", zChanged);
+    char *zTriggers = sqlite3_mprintf("%.*s", (int)(zFragment - zReplaceSql), zReplaceSql);
+    const char *azK[20], *azV[20];
     for (int i = 0; i < 13; i++) azK[i] = azKey[i], azV[i] = azVal[i];
     azK[13] = "changed", azV[13] = zChanged;
     azK[14] = "trg_rep_ins", azV[14] = zRepIns;
     azK[15] = "trg_rep_upd", azV[15] = zRepUpd;
     azK[16] = "unique_match", azV[16] = zMatch;
-    char *zCapture = dyngTemplate(zCaptureSql, 14, azK, azV);
-    char *zReplace = zMatch[0] ? dyngTemplate(zReplaceSql, 17, azK, azV) : sqlite3_mprintf("");
+    azK[17] = "replace_window", azV[17] = zWindow;
+    azK[18] = "upd_when", azV[18] = zUpdWhen;
+    char *zReplaced = bReplace && zWindow ? dyngTemplate(zFragment, 18, azK, azV)
+                                          : sqlite3_mprintf("");
+    azK[19] = "replaced", azV[19] = zReplaced;
+    char *zCapture = zReplaced && zUpdWhen ? dyngTemplate(zCaptureSql, 20, azK, azV) : NULL;
+    char *zReplace = !bReplace ? sqlite3_mprintf("")
+                     : zTriggers ? dyngTemplate(zTriggers, 18, azK, azV) : NULL;
     /* Reattaching, the REPLACE triggers come first: a failure half-way
     ** then leaves one that dyngCheckCapture counts missing. */
     if (!zCapture || !zReplace) zSql = NULL;
@@ -763,6 +800,10 @@ static int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, int bMissing, char **p
     else zSql = sqlite3_mprintf("%s%s", zCapture, zReplace);
     sqlite3_free(zCapture);
     sqlite3_free(zReplace);
+    sqlite3_free(zReplaced);
+    sqlite3_free(zTriggers);
+    sqlite3_free(zUpdWhen);
+    sqlite3_free(zWindow);
     if (!zSql) rc = SQLITE_NOMEM;
   }
   sqlite3_free(zMatch);
@@ -868,6 +909,33 @@ int dyngCheckCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
 }
 
+/* A log kept from a graph created by an older version has no nonce column;
+** the capture installed again writes one, so it is added (the entries
+** before the reload that follows are never read again). */
+static int dyngLogAddNonce(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+  char *zSql = sqlite3_mprintf("SELECT count(*), count(*) FILTER (WHERE name = 'nonce') "
+                               "FROM pragma_table_info(%Q, %Q)",
+                               pG->zLog, pG->zDb);
+  sqlite3_stmt *pStmt = NULL;
+  if (!zSql) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
+  sqlite3_free(zSql);
+  int bAdd = 0;
+  if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW)
+    bAdd = sqlite3_column_int(pStmt, 0) > 0 && sqlite3_column_int(pStmt, 1) == 0;
+  int rc2 = sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK) rc = rc2;
+  if (rc == SQLITE_OK && bAdd) {
+    zSql = sqlite3_mprintf("ALTER TABLE \"%w\".\"%w\" ADD COLUMN nonce INTEGER", pG->zDb, pG->zLog);
+    rc = zSql ? sqlite3_exec(db, zSql, NULL, NULL, NULL) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM)
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot update its change log '%s': %s", pG->zName,
+                             pG->zLog, sqlite3_errmsg(db));
+  return rc;
+}
+
 int dyngGraphReattach(DyngGraph *pG, char **pzErr) {
   sqlite3 *db = pG->pConn->db;
   int rc = dyngResolveEdgeTable(pG);
@@ -884,6 +952,7 @@ int dyngGraphReattach(DyngGraph *pG, char **pzErr) {
   ** worse than it was, and the next reattach completes it.  Nothing is
   ** dropped that a cursor could hold (SELECT dyng_update(...) FROM t). */
   rc = dyngDropStrayTriggers(db, pG, pzErr);
+  if (rc == SQLITE_OK) rc = dyngLogAddNonce(db, pG, pzErr);
   if (rc == SQLITE_OK) rc = dyngInstallCapture(db, pG, 1, pzErr);
   /* A row dyng cannot use, written while the capture was gone, fails the
   ** load and every query until it is fixed; the capture checks the fix. */

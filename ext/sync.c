@@ -18,18 +18,31 @@
 **   - A *tentative* mirror was synced while a transaction was open (or a
 **     writing statement ran): the entries it applied since it was last
 **     clean, iUndoBase < seq <= iLogSeq, may be rolled back.  For each it
-**     keeps an undo record: the log row it applied (to recognise it) and the
-**     edge's state before.  A ROLLBACK or ROLLBACK TO removes a suffix of
-**     the log, and later writes reuse those seq numbers with other content,
-**     so the sync compares the log after iUndoBase with the undo records,
-**     reverts exactly the records that no longer match (newest first), and
-**     applies what follows.  Without new writes it only needs the log's last
-**     seq.  Undo records are dropped when the mirror becomes clean.
+**     keeps an undo record: the log row it applied (to recognise it: each
+**     row has a random nonce) and the edge's state before.  A ROLLBACK or
+**     ROLLBACK TO removes a suffix of the log, and later writes reuse those
+**     seq numbers with other content, so the sync compares the log after
+**     iUndoBase with the undo records, reverts exactly the records that no
+**     longer match (newest first), and applies what follows.  Without new
+**     writes it only needs the log's last seq.  Undo records are dropped
+**     when the mirror becomes clean, and when the transaction of the last
+**     sync is over (the data version moved): entries still there then are
+**     committed.  A mirror loaded inside a transaction (or past the records'
+**     limit) has an *unsure* base: it holds while log entry iUndoBase keeps
+**     its nonce, since any rollback of what the load saw removes it.
+**   - Every log entry says what its rowid is from there on, so replaying,
+**     comparing and undoing entry by entry is exact.  A BEFORE trigger
+**     logs a marker (op 2, no effect) for each row a REPLACE could remove;
+**     the AFTER trigger of the row that replaced it turns the markers of
+**     rows that went into deletes (op -1), where they stand.  Logs of
+**     graphs created by older versions have no nonces and op 0, "re-read
+**     this rowid from the table": a mirror that applied one inside a
+**     transaction reloads at the next change there.
 **   - A schema change (DDL, VACUUM; inside a transaction the schema cookie
 **     is read even when nothing else moved) reloads, after checking that
 **     the edge table still has its capture triggers: a table dropped and
 **     created again, or rebuilt, has lost them, and the graph refuses to
-**     answer until dyng_update(g, 'reattach').  A log that no longer
+**     answer until dyng_update(g, 'reattach').  So does a log that no longer
 **     starts right after the mirror's position (trimmed by the writers'
 **     bound, or edited), an undo list that grew past DYNG_UNDO_MAX and any
 **     failure in the middle of applying reload too.  Reloads are counted.
@@ -62,7 +75,8 @@ struct DyngUndo {
   sqlite3_int64 iEdge;  /* ... its edge rowid */
   sqlite3_int64 iSrc;   /* ... and for an insert its values */
   sqlite3_int64 iDst;
-  int op;               /* 1 insert, -1 delete, 0 re-read from the table */
+  sqlite3_int64 iNonce; /* ... and its nonce (0 in a log without them) */
+  int op;               /* 1 insert, -1 delete, 2 marker, 0 re-read (old log) */
   int bHadOld;          /* the edge existed before the entry */
   sqlite3_int64 iOldSrc; /* its endpoints before */
   sqlite3_int64 iOldDst;
@@ -77,7 +91,8 @@ void dyngGraphReleaseStmts(DyngGraph *pG) {
   sqlite3_finalize(pG->pSchemaVersion);
   sqlite3_finalize(pG->pLogMax);
   sqlite3_finalize(pG->pLogRead);
-  pG->pDataVersion = pG->pSchemaVersion = pG->pLogMax = pG->pLogRead = NULL;
+  sqlite3_finalize(pG->pLogNonce);
+  pG->pDataVersion = pG->pSchemaVersion = pG->pLogMax = pG->pLogRead = pG->pLogNonce = NULL;
 }
 
 /* Forgets the undo records. */
@@ -143,6 +158,53 @@ static int dyngLogMax(DyngGraph *pG, sqlite3_int64 *piSeq, char **pzErr) {
   return rc;
 }
 
+/* The nonce of log entry iSeq into *piNonce; *pbFound is 0 when the entry
+** is not there. */
+static int dyngLogNonce(DyngGraph *pG, sqlite3_int64 iSeq, sqlite3_int64 *piNonce, int *pbFound,
+                        char **pzErr) {
+  sqlite3 *db = pG->pConn->db;
+  int rc = SQLITE_OK;
+  if (!pG->pLogNonce) {
+    char *zSql = sqlite3_mprintf("SELECT nonce FROM \"%w\".\"%w\" WHERE seq = ?1", pG->zDb, pG->zLog);
+    rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &pG->pLogNonce, NULL)
+              : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_int64(pG->pLogNonce, 1, iSeq);
+    *pbFound = sqlite3_step(pG->pLogNonce) == SQLITE_ROW;
+    *piNonce = *pbFound ? sqlite3_column_int64(pG->pLogNonce, 0) : 0;
+    rc = sqlite3_reset(pG->pLogNonce);
+    if (rc != SQLITE_OK || pG->nRef == 0) {
+      sqlite3_finalize(pG->pLogNonce);
+      pG->pLogNonce = NULL;
+    }
+  }
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM)
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read its change log '%s': %s", pG->zName,
+                             pG->zLog, sqlite3_errmsg(db));
+  return rc;
+}
+
+/* Whether the log has the nonce column of this version's capture (graphs
+** created by older versions keep their log and triggers); sets
+** pG->bLogNonce, and drops the kept log reader when that changed. */
+static int dyngLogKind(DyngGraph *pG) {
+  sqlite3_int64 n = 0;
+  char *zSql = sqlite3_mprintf("SELECT count(*) FROM pragma_table_info(%Q, %Q) WHERE name = 'nonce'",
+                               pG->zLog, pG->zDb);
+  if (!zSql) return SQLITE_NOMEM;
+  int rc = dyngQueryInt(pG->pConn->db, zSql, &n);
+  sqlite3_free(zSql);
+  if (rc == SQLITE_OK && (n > 0) != pG->bLogNonce) {
+    pG->bLogNonce = n > 0;
+    sqlite3_finalize(pG->pLogRead);
+    sqlite3_finalize(pG->pLogNonce);
+    pG->pLogRead = pG->pLogNonce = NULL;
+  }
+  return rc;
+}
+
 /* The data version of the graph's file: it changes with every commit to it,
 ** by this or any other connection.  SQLite notices another connection's
 ** commit only when a read transaction starts, so PRAGMA data_version runs
@@ -170,14 +232,19 @@ static int dyngSchemaVersion(DyngGraph *pG, sqlite3_int64 *piVersion) {
   return dyngGraphQueryInt(pG, &pG->pSchemaVersion, zSql, piVersion);
 }
 
-/* 1 when what this connection sees may still be rolled back: a transaction
-** is open, or a statement that writes is running (a graph queried from a
-** trigger, say) and may yet fail. */
-static int dyngInUndoableState(sqlite3 *db) {
-  if (!sqlite3_get_autocommit(db)) return 1;
+/* 1 when a statement that writes is running (a graph queried from a
+** trigger, say): it may yet fail, and the row it is writing may be in the
+** table before its AFTER triggers log it. */
+static int dyngWriteRunning(sqlite3 *db) {
   for (sqlite3_stmt *p = sqlite3_next_stmt(db, NULL); p; p = sqlite3_next_stmt(db, p))
     if (sqlite3_stmt_busy(p) && !sqlite3_stmt_readonly(p)) return 1;
   return 0;
+}
+
+/* 1 when what this connection sees may still be rolled back: a transaction
+** is open, or a statement that writes is running. */
+static int dyngInUndoableState(sqlite3 *db) {
+  return !sqlite3_get_autocommit(db) || dyngWriteRunning(db);
 }
 
 /* Follows a rename of the edge table: the capture triggers move with the
@@ -410,11 +477,24 @@ static int dyngLoadMirrorOnce(DyngGraph *pG, int bCreate, char **pzErr) {
       return rc;
     }
   }
+  if ((rc = dyngLogKind(pG)) != SQLITE_OK) {
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
+    return rc;
+  }
   /* Read the log position before the rows: a change committed in between
   ** is then applied again by the next sync, which is harmless (each log
   ** entry sets its rowid's final state). */
-  sqlite3_int64 iDataVersion = 0, iSchemaVersion = 0;
+  sqlite3_int64 iDataVersion = 0, iSchemaVersion = 0, iNonce = 0;
+  int bAnchor = 0;
+  /* CREATE's own statement is the only pending write when no transaction
+  ** is open; if it fails, the graph goes with it. */
+  int bTentative = bCreate ? !sqlite3_get_autocommit(db) : dyngInUndoableState(db);
+  /* Between statements the rows are those of the log up to iSeq; inside a
+  ** writing statement the row being written may not be logged yet. */
+  int bAnchored = bTentative && pG->bLogNonce && (bCreate || !dyngWriteRunning(db));
   rc = dyngLogMax(pG, &iSeq, pzErr);
+  if (rc == SQLITE_OK && bAnchored && iSeq > 0)
+    rc = dyngLogNonce(pG, iSeq, &iNonce, &bAnchor, pzErr);
   if (rc == SQLITE_OK) rc = dyngDataVersion(pG, &iDataVersion);
   if (rc == SQLITE_OK) rc = dyngSchemaVersion(pG, &iSchemaVersion);
   if (rc != SQLITE_OK) {
@@ -539,12 +619,17 @@ static int dyngLoadMirrorOnce(DyngGraph *pG, int bCreate, char **pzErr) {
   pG->iDataVersion = iDataVersion;
   pG->iSchemaVersion = iSchemaVersion;
   pG->nChanges = nChanges;
-  /* CREATE's own statement is the only pending write when no transaction
-  ** is open; if it fails, the graph goes with it. */
-  pG->bTentative = bCreate ? !sqlite3_get_autocommit(db) : dyngInUndoableState(db);
+  pG->bTentative = bTentative;
   /* A mirror loaded while rows could still be rolled back has no undo
-  ** records for them: it is trusted only while nothing moves. */
-  pG->bUndoValid = !pG->bTentative;
+  ** records for them.  With nonces it holds while log entry iSeq keeps
+  ** its nonce: a rollback of anything the load saw removes that entry
+  ** (rollbacks remove the newest entries), and once the transaction is
+  ** over an entry still there is committed.  Records start from there.
+  ** An older log cannot tell, nor can a load inside a writing statement:
+  ** such a mirror is trusted only while nothing moves. */
+  pG->bUndoValid = !bTentative || bAnchored;
+  pG->bBaseUnsure = bTentative && bAnchor;
+  pG->iBaseNonce = iNonce;
   dyngUndoClear(pG);
   pG->bStale = 0;
   pG->loadMs = dyngNowMs() - t0;
@@ -632,30 +717,34 @@ static double *dyngUndoW(DyngGraph *pG, int i) {
   return pG->aUndoW + (size_t)i * 2 * (size_t)(pG->nWeight ? pG->nWeight : 1);
 }
 
-/* One log row, read from columns seq, op, edge, src, dst, w0, ...  Op 1
-** inserts (or replaces) the edge, -1 deletes it, and 0, logged for rows a
-** REPLACE may remove (sql/replace.sql), says "take this rowid as the table
-** has it now". */
+/* One log row, read from columns seq, op, edge, src, dst, w0, ..., nonce.
+** Op 1 inserts (or replaces) the edge, -1 deletes it, and 2, logged for
+** rows a REPLACE may remove (sql/replace.sql), changes nothing: the AFTER
+** trigger turns it into a -1 for those that went.  A log of an older
+** version has no nonces and no markers, but op 0 for those rows, which
+** says "take this rowid as the table has it now". */
 typedef struct DyngLogRow {
-  sqlite3_int64 iSeq, iEdge, iSrc, iDst;
+  sqlite3_int64 iSeq, iEdge, iSrc, iDst, iNonce;
   int op;
   double aW[DYNG_MAX_WEIGHTS];
 } DyngLogRow;
 
 static int dyngReadLogRow(DyngGraph *pG, sqlite3_stmt *pStmt, DyngLogRow *r, char **pzErr) {
   int op = sqlite3_column_int(pStmt, 1);
-  /* The triggers write -1, 0 and 1 only. */
-  if (sqlite3_column_type(pStmt, 1) != SQLITE_INTEGER || op < -1 || op > 1) {
+  /* The triggers write -1, 1 and 2 (older ones -1, 0 and 1) only. */
+  if (sqlite3_column_type(pStmt, 1) != SQLITE_INTEGER || op < -1 || op > 2 ||
+      op == (pG->bLogNonce ? 0 : 2)) {
     *pzErr = sqlite3_mprintf("dyng: graph '%s': change log entry %lld has no valid op", pG->zName,
                              sqlite3_column_int64(pStmt, 0));
     return SQLITE_CORRUPT;
   }
   r->iSeq = sqlite3_column_int64(pStmt, 0);
-  r->op = op < 0 ? -1 : op > 0 ? 1 : 0;
+  r->op = op;
   r->iEdge = sqlite3_column_int64(pStmt, 2);
+  r->iNonce = pG->bLogNonce ? sqlite3_column_int64(pStmt, 5 + pG->nWeight) : 0;
   r->iSrc = r->iDst = 0;
   memset(r->aW, 0, sizeof r->aW);
-  if (r->op <= 0) return SQLITE_OK;
+  if (r->op != 1) return SQLITE_OK;
   sqlite3_value *apVal[2 + DYNG_MAX_WEIGHTS];
   for (int i = 0; i < 2 + pG->nWeight; i++) apVal[i] = sqlite3_column_value(pStmt, 3 + i);
   return dyngReadEdge(pG, apVal, r->iEdge, &r->iSrc, &r->iDst, r->aW, pzErr);
@@ -664,8 +753,9 @@ static int dyngReadLogRow(DyngGraph *pG, sqlite3_stmt *pStmt, DyngLogRow *r, cha
 /* 1 when undo record i was made from log row r. */
 static int dyngUndoMatches(DyngGraph *pG, int i, const DyngLogRow *r) {
   const struct DyngUndo *u = &pG->aUndo[i];
-  if (u->iSeq != r->iSeq || u->op != r->op || u->iEdge != r->iEdge) return 0;
-  if (r->op <= 0) return 1;
+  if (u->iSeq != r->iSeq || u->op != r->op || u->iEdge != r->iEdge || u->iNonce != r->iNonce)
+    return 0;
+  if (r->op != 1) return 1;
   if (u->iSrc != r->iSrc || u->iDst != r->iDst) return 0;
   const double *w = dyngUndoW(pG, i);
   for (int k = 0; k < pG->nWeight; k++)
@@ -725,6 +815,7 @@ static int dyngUndoRevert(DyngGraph *pG, int iFrom, char **pzErr) {
   ** oldest record's "before" wins. */
   for (int i = pG->nUndo - 1; i >= iFrom && erc == DYNG_OK; i--) {
     const struct DyngUndo *u = &pG->aUndo[i];
+    if (u->op == 2) continue; /* a marker changed nothing */
     if (u->bHadOld)
       erc = dyng_batch_insert(pBatch, u->iEdge, u->iOldSrc, u->iOldDst, dyngUndoW(pG, i) + nW);
     else
@@ -782,12 +873,15 @@ static int dyngReadTableEdge(DyngGraph *pG, sqlite3_stmt **ppStmt, DyngLogRow *r
 
 /* Applies the log rows from the current row of pStmt (already stepped to
 ** SQLITE_ROW, or SQLITE_DONE when rc says so) to the end as one batch.
-** With bRecord, an undo record is kept per row; when that is impossible the
-** undo list becomes invalid. */
-/* Applies the log rows from pStmt's current one on.  A log someone edited
-** (an entry the triggers would not write: an unknown op, values the table
-** refuses, a gap in the sequence) sets *pbReload and leaves the mirror
-** alone: the table is the truth, and the caller loads it again. */
+** With bRecord, an undo record is kept per row.  Past DYNG_UNDO_MAX records
+** (or short of memory) a log with nonces moves the records' base to the
+** batch's end, unsure (see dyngLoadMirror); an older log's records become
+** invalid, and so do they when an op-0 entry of an older log is applied
+** (it reads the table as it is now, which a rollback may change).  A log
+** someone edited (an entry the triggers would not write: an unknown op,
+** values the table refuses, a gap in the sequence) sets *pbReload and
+** leaves the mirror alone: the table is the truth, and the caller loads it
+** again. */
 static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord, int *pbReload,
                          char **pzErr) {
   if (rc == SQLITE_DONE) return SQLITE_OK;
@@ -796,8 +890,8 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
   dyng_idmap *pSeen = NULL;      /* rowid -> index in aSeen, for this batch */
   DyngEdgeState *aSeen = NULL;   /* each edge's state after the rows so far */
   int nSeen = 0, nSeenAlloc = 0, erc = DYNG_OK;
-  sqlite3_int64 iLast = pG->iLogSeq, iPrev = -1;
-  int bCorrupt = 0;
+  sqlite3_int64 iLast = pG->iLogSeq, iPrev = -1, iLastNonce = 0;
+  int bCorrupt = 0, bRebase = 0;
   if (!pBatch) return SQLITE_NOMEM;
   double t0 = dyngNowMs();
   if (bRecord && !(pSeen = dyng_idmap_new(64))) erc = DYNG_ENOMEM;
@@ -811,10 +905,12 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
     }
     iPrev = r.iSeq;
     /* The entry's effect: the edge present with r's values, or absent. */
-    int bPresent = r.op > 0;
-    if (r.op == 0 && (rc = dyngReadTableEdge(pG, &pRead, &r, &bPresent, pzErr)) != SQLITE_OK)
-      break;
-    if (bRecord && pG->bUndoValid) {
+    int bPresent = r.op == 1;
+    if (r.op == 0) {
+      if ((rc = dyngReadTableEdge(pG, &pRead, &r, &bPresent, pzErr)) != SQLITE_OK) break;
+      if (bRecord) pG->bUndoValid = 0;
+    }
+    if (bRecord && pG->bUndoValid && !bRebase) {
       /* The edge's state before this row: as earlier rows of this batch left
       ** it, else as in the mirror. */
       uint32_t idx;
@@ -822,11 +918,13 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
       if (dyng_idmap_get(pSeen, r.iEdge, &idx) == DYNG_OK) before = aSeen[idx];
       else dyngMirrorEdge(pG, r.iEdge, &before);
       if (!dyngUndoReserve(pG)) {
-        pG->bUndoValid = 0;
+        if (pG->bLogNonce) bRebase = 1;
+        else pG->bUndoValid = 0;
       } else {
         struct DyngUndo *u = &pG->aUndo[pG->nUndo];
         double *w = dyngUndoW(pG, pG->nUndo);
         u->iSeq = r.iSeq;
+        u->iNonce = r.iNonce;
         u->op = r.op;
         u->iEdge = r.iEdge;
         u->iSrc = r.iSrc;
@@ -835,11 +933,20 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
         u->iOldSrc = before.iSrc;
         u->iOldDst = before.iDst;
         for (int k = 0; k < pG->nWeight; k++) {
-          w[k] = r.op > 0 ? r.aW[k] : 0.0; /* what identifies the log row */
+          w[k] = r.op == 1 ? r.aW[k] : 0.0; /* what identifies the log row */
           w[pG->nWeight + k] = before.aW[k];
         }
         pG->nUndo++;
       }
+    }
+    if (r.op == 2) { /* a marker: nothing changes */
+      iLast = r.iSeq;
+      iLastNonce = r.iNonce;
+      rc = sqlite3_step(pStmt);
+      continue;
+    }
+    if (bRecord && pG->bUndoValid && !bRebase) {
+      uint32_t idx;
       DyngEdgeState after;
       memset(&after, 0, sizeof after);
       after.bPresent = bPresent;
@@ -867,6 +974,7 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
     erc = bPresent ? dyng_batch_insert(pBatch, r.iEdge, r.iSrc, r.iDst, r.aW)
                    : dyng_batch_delete(pBatch, r.iEdge);
     iLast = r.iSeq;
+    iLastNonce = r.iNonce;
     rc = sqlite3_step(pStmt);
   }
   if (bCorrupt) {
@@ -897,6 +1005,11 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
     return rc;
   }
   pG->iLogSeq = iLast;
+  if (bRebase) {
+    dyngUndoClear(pG);
+    pG->bBaseUnsure = 1;
+    pG->iBaseNonce = iLastNonce;
+  }
   pG->nBatch++;
   return SQLITE_OK;
 }
@@ -914,17 +1027,31 @@ static void dyngLogReadDone(DyngGraph *pG) {
 ** Reads the log after iFrom and brings the mirror to it: first the rows
 ** that match the undo records are skipped (records that do not match are
 ** reverted), then the rest is applied.  *pbReload is set when the log does
-** not start right after iFrom (trimmed or edited): only a reload helps.
+** not start right after iFrom (trimmed or edited), or when an unsure base
+** lost its log entry (rolled back): only a reload helps.  bEnded says that
+** the transaction of the last sync is over: the entries that still match
+** are then committed (a rolled-back one would be gone, and a later one in
+** its place has another nonce), and their records go.
 */
-static int dyngCatchUp(DyngGraph *pG, int bUndoable, int *pbReload, char **pzErr) {
+static int dyngCatchUp(DyngGraph *pG, int bUndoable, int bEnded, int *pbReload, char **pzErr) {
   sqlite3 *db = pG->pConn->db;
   sqlite3_int64 iFrom = pG->bTentative ? pG->iUndoBase : pG->iLogSeq;
   int rc = SQLITE_OK;
+  if (pG->bTentative && pG->bBaseUnsure) {
+    sqlite3_int64 iNonce = 0;
+    int bFound = 0;
+    rc = dyngLogNonce(pG, pG->iUndoBase, &iNonce, &bFound, pzErr);
+    if (rc != SQLITE_OK) return rc;
+    if (!bFound || iNonce != pG->iBaseNonce) {
+      *pbReload = 1;
+      return SQLITE_OK;
+    }
+  }
   if (!pG->pLogRead) {
     char *zW = dyngWeightList(pG, "w");
-    char *zSql = zW ? sqlite3_mprintf("SELECT seq, op, edge, src, dst%s FROM \"%w\".\"%w\" "
+    char *zSql = zW ? sqlite3_mprintf("SELECT seq, op, edge, src, dst%s%s FROM \"%w\".\"%w\" "
                                       "WHERE seq > ?1 ORDER BY seq",
-                                      zW, pG->zDb, pG->zLog)
+                                      zW, pG->bLogNonce ? ", nonce" : "", pG->zDb, pG->zLog)
                     : NULL;
     sqlite3_free(zW);
     rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &pG->pLogRead, NULL)
@@ -972,8 +1099,12 @@ static int dyngCatchUp(DyngGraph *pG, int bUndoable, int *pbReload, char **pzErr
   }
   if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
     /* Records are kept only while the result can still be rolled back. */
-    if (!bUndoable) dyngUndoClear(pG);
-    else if (!pG->bTentative) pG->iUndoBase = pG->iLogSeq;
+    if (!bUndoable || bEnded) {
+      dyngUndoClear(pG);
+      pG->bBaseUnsure = 0;
+    } else if (!pG->bTentative) {
+      pG->iUndoBase = pG->iLogSeq;
+    }
     rc = dyngApplyRows(pG, pStmt, rc, bUndoable, pbReload, pzErr);
   } else if (rc != SQLITE_OK && !*pzErr) {
     *pzErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
@@ -1012,9 +1143,13 @@ static int dyngSyncMirror(DyngGraph *pG, char **pzErr) {
   if (rc != SQLITE_OK) return rc;
   int bUndoable = dyngInUndoableState(db);
 
-  if (pG->bTentative && bQuiet && iMax <= pG->iLogSeq) {
+  if (pG->bTentative && bQuiet && (iMax == pG->iLogSeq || (iMax < pG->iLogSeq && !pG->bLogNonce))) {
     /* No write and no commit since the last sync: only a ROLLBACK or
-    ** ROLLBACK TO can have changed the log, and those remove its tail. */
+    ** ROLLBACK TO can have changed the log, and those remove its tail.
+    ** With this version's capture they also turn back into markers the
+    ** deletes that the statements they undo made of earlier entries
+    ** (sql/replace.sql), so a shorter log is compared with the records
+    ** below instead. */
     if (iMax < pG->iLogSeq) {
       if (!pG->bUndoValid || iMax < pG->iUndoBase) return dyngLoadMirror(pG, 0, pzErr);
       int i = pG->nUndo;
@@ -1023,11 +1158,20 @@ static int dyngSyncMirror(DyngGraph *pG, char **pzErr) {
       if (rc != SQLITE_OK) return rc;
     }
     pG->bTentative = bUndoable;
-    if (!bUndoable) dyngUndoClear(pG);
+    if (!bUndoable) {
+      /* Over without a commit, and the base's entry is still there: the
+      ** base was committed before. */
+      dyngUndoClear(pG);
+      pG->bBaseUnsure = 0;
+    }
     pG->syncTime = dyngEpochMs();
     return SQLITE_OK;
   }
   if (pG->bTentative && !pG->bUndoValid) return dyngLoadMirror(pG, 0, pzErr);
+  /* A tentative mirror whose data version moved: the transaction of its
+  ** last sync is over (a commit moves it; another connection's commit is
+  ** seen only in a later transaction). */
+  int bEnded = pG->bTentative && pG->bLogNonce && iDataVersion != pG->iDataVersion;
   if (!pG->bTentative && iMax == pG->iLogSeq) {
     /* Changes elsewhere (another table, another graph's log). */
     pG->iDataVersion = iDataVersion;
@@ -1041,7 +1185,7 @@ static int dyngSyncMirror(DyngGraph *pG, char **pzErr) {
 
   int bReload = 0;
   if (!pG->bTentative) pG->bUndoValid = 1;
-  rc = dyngCatchUp(pG, bUndoable, &bReload, pzErr);
+  rc = dyngCatchUp(pG, bUndoable, bEnded, &bReload, pzErr);
   if (rc != SQLITE_OK) return rc;
   if (bReload) return dyngLoadMirror(pG, 0, pzErr);
   pG->iDataVersion = iDataVersion;

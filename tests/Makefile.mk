@@ -30,7 +30,7 @@ EXTRA_DIST += tests/test_python.py tests/test_newer_sqlite.py tests/test_example
 
 if HAVE_CMOCKA
 UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles
-SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_backends tests/test_gpu tests/test_read_edges \
+SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_sync_txn tests/test_backends tests/test_gpu tests/test_read_edges \
 	tests/test_threads tests/test_oom tests/test_ident tests/test_schema
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
 TESTS += $(UNIT_TESTS) $(SQL_TESTS)
@@ -96,6 +96,12 @@ tests_test_sync_model_SOURCES = tests/test_sync_model.c tests/test_util.h
 tests_test_sync_model_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_sync_model_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_sync_model_DEPENDENCIES = dyng.la
+
+# REPLACE, upserts and rollbacks, and graphs queried inside write transactions.
+tests_test_sync_txn_SOURCES = tests/test_sync_txn.c tests/test_util.h
+tests_test_sync_txn_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
+tests_test_sync_txn_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
+EXTRA_tests_test_sync_txn_DEPENDENCIES = dyng.la
 
 # dyng_read_edges on files of every format written by the test.
 tests_test_read_edges_SOURCES = tests/test_read_edges.c tests/test_util.h

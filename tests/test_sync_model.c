@@ -18,9 +18,12 @@
 ** Step kinds (weighted random, only ones valid in the current state):
 **   writes on the connection under test: INSERT (single, multi-row, INSERT
 **     ... SELECT, explicit ids that may collide, INSERT then DELETE of the
-**     same row), REPLACE through the rowid, UNIQUE k and the index on t,
-**     upserts and OR IGNORE, UPDATE of weights only (also ones that change
-**     nothing), of src/dst (reversal, self-loops, merging nodes), of the
+**     same row), REPLACE through the rowid, UNIQUE k and the index on t
+**     (also all three at once, and a row replaced by a later row of the
+**     same statement), upserts (DO UPDATE, also one whose update meets
+**     t; DO NOTHING, also of INSERT ... SELECT), OR IGNORE and OR FAIL (the
+**     rows before the failing one stay), UPDATE of weights only (also ones
+**     that change nothing), of src/dst (reversal, self-loops, merging nodes), of the
 **     id/rowid, of k and of t (plain, OR REPLACE, OR IGNORE), DELETE (single
 **     and multi-row);
 **     node ids from a pool of 40 (negative, 2^53+1, INT64_MIN/MAX, ...)
@@ -40,6 +43,10 @@
 **     while no transaction is open;
 **   a write while a dyng_sssp statement is half read: its rows must stay
 **     those of the moment it started;
+**   REPLACE-like writes on six values of k around a query and a rollback:
+**     write, query, ROLLBACK TO, another write; write, SAVEPOINT, write,
+**     query, ROLLBACK TO; or a transaction with a write and a query rolled
+**     back, then a write of the second connection;
 **   rarely: dyng_update() (also 'reload'), DDL (an index, a table, dropping
 **     and creating gh again, renaming e and back, an index by the second
 **     connection), VACUUM, a WAL checkpoint, closing and reopening the
@@ -161,11 +168,13 @@ enum {
   K_VACUUM,
   K_CHECKPOINT,
   K_REOPEN,     /* close and reopen the connection under test */
+  K_REWRITE,    /* REPLACE-like writes on few keys around a query and a rollback */
   K_N
 };
 static const char *const azKind[K_N] = {
     "write", "invalid", "begin", "commit", "rollback", "savepoint", "release", "rollback_to",
     "conn2", "conn3", "child", "pending", "dyng_update", "ddl", "vacuum", "checkpoint", "reopen",
+    "rewrite",
 };
 
 #define RING 32      /* statements kept for the failure report */
@@ -854,6 +863,23 @@ static char *gen_write(model *m, int *pMayCollide) {
   } else if (r < 27) { /* inserted and deleted in one exec */
     zSql = sqlite3_mprintf("INSERT INTO %s(%s) VALUES (%s); DELETE FROM %s WHERE %s = "
                            "last_insert_rowid()", zT, zCols, zV, zT, zId);
+  } else if (r < 30 && isE && w < 4) { /* conflicts with several rows, or a later row's */
+    char *zV2 = row_values(m, t);
+    if (w == 0) /* the rowid, k and t at once: up to three rows go */
+      zSql = sqlite3_mprintf("REPLACE INTO main.e(id, %s, k, t) VALUES (%s, %s, %d, '%s')", zCols,
+                             zRow, zV, k, tag);
+    else if (w == 1) /* the second row replaces the first one */
+      zSql = sqlite3_mprintf("INSERT OR REPLACE INTO main.e(%s, k) VALUES (%s, %d), (%s, %d)", zCols,
+                             zV, k, zV2, k);
+    else if (w == 2) /* OR FAIL keeps the first row, the second fails on k */
+      zSql = sqlite3_mprintf("INSERT OR FAIL INTO main.e(%s, k) VALUES (%s, %d), (%s, %d)", zCols, zV,
+                             k, zV2, k);
+    else /* an upsert on k whose update may meet t */
+      zSql = sqlite3_mprintf("INSERT INTO main.e(%s, k, t) VALUES (%s, %d, '%s') ON CONFLICT(k) DO "
+                             "UPDATE SET dst = excluded.dst, b = excluded.b, t = excluded.t", zCols,
+                             zV, k, tag);
+    sqlite3_free(zV2);
+    *pMayCollide = 1;
   } else if (r < 30) { /* REPLACE: of the row with that rowid, with that k, or both */
     if (isE && v < 2)
       zSql = sqlite3_mprintf("REPLACE INTO main.e(id, %s, k) VALUES (%s, %s, %d)", zCols, zRow, zV, k);
@@ -884,6 +910,14 @@ static char *gen_write(model *m, int *pMayCollide) {
     else
       zSql = sqlite3_mprintf("INSERT OR IGNORE INTO %s(%s, %s) VALUES (%s, %s)", zT, zId, zCols, zRow,
                              zV);
+  } else if (r < 36 && isE && test_rng_below(&m->rng, 4) == 0) { /* k and the graph's columns */
+    if (v < 3)
+      zSql = sqlite3_mprintf("UPDATE OR REPLACE main.e SET k = %d, dst = %lld WHERE id = %s", k, y,
+                             zRow);
+    else
+      zSql = sqlite3_mprintf("INSERT INTO main.e(src, dst, a, b, k) SELECT dst, src, b, a, k + %d "
+                             "FROM main.e WHERE src = %lld OR dst = %lld ON CONFLICT DO NOTHING",
+                             v, x, y);
   } else if (r < 36 && isE && test_rng_below(&m->rng, 3) == 0) { /* t, which no graph reads */
     if (v < 2) {
       zSql = sqlite3_mprintf("UPDATE main.e SET t = '%s' WHERE id = %s", tag, zRow);
@@ -1305,6 +1339,79 @@ static void step_reopen(model *m) {
   if (!m->wal) model_exec_ok(m, m->db, "main", "PRAGMA recursive_triggers=ON");
 }
 
+/* A write of main.e that may replace, ignore or upsert on one of six
+** values of k (or a taken rowid), so that writes meet each other's rows. */
+static char *gen_replace(model *m) {
+  char *zV = tmp(m, row_values(m, &tabE)), *zRow = tmp(m, some_row(m, &tabE));
+  int k = (int)test_rng_below(&m->rng, 6), w = (int)test_rng_below(&m->rng, 10);
+  const char *zCols = tabE.zCols;
+  switch (test_rng_below(&m->rng, 9)) {
+  case 0: return sqlite3_mprintf("INSERT OR REPLACE INTO main.e(%s, k) VALUES (%s, %d)", zCols, zV, k);
+  case 1: return sqlite3_mprintf("REPLACE INTO main.e(id, %s, k) VALUES (%s, %s, %d)", zCols, zRow, zV, k);
+  case 2: return sqlite3_mprintf("INSERT OR IGNORE INTO main.e(%s, k) VALUES (%s, %d)", zCols, zV, k);
+  case 3:
+    return sqlite3_mprintf("INSERT INTO main.e(%s, k) VALUES (%s, %d) ON CONFLICT(k) DO UPDATE SET "
+                           "dst = excluded.dst, a = excluded.a", zCols, zV, k);
+  case 4:
+    return sqlite3_mprintf("INSERT INTO main.e(%s, k) VALUES (%s, %d) ON CONFLICT DO NOTHING", zCols,
+                           zV, k);
+  case 5: return sqlite3_mprintf("UPDATE OR REPLACE main.e SET k = %d WHERE id = %s", k, zRow);
+  case 6: return sqlite3_mprintf("UPDATE OR IGNORE main.e SET k = %d, b = %d WHERE id = %s", k, w, zRow);
+  case 7: /* a rowid a REPLACE may just have freed, or taken */
+    return sqlite3_mprintf("INSERT OR REPLACE INTO main.e(id, %s) VALUES (%s, %s)", zCols, zRow, zV);
+  default: return sqlite3_mprintf("DELETE FROM main.e WHERE k = %d", k);
+  }
+}
+
+/* Runs a gen_replace() write on db; SQLITE_BUSY is a no-op when busy_ok. */
+static void replace_on(model *m, sqlite3 *db, const char *zWho, int busy_ok) {
+  const char *zSql = tmp(m, gen_replace(m));
+  int rc = model_exec(m, db, zWho, zSql);
+  if (rc == SQLITE_OK) return;
+  if ((rc & 0xff) == SQLITE_BUSY && busy_ok) m->n_busy++;
+  else model_fail(m, "[%s] %s failed: %s (%d)", zWho, zSql, sqlite3_errmsg(db), rc);
+}
+
+/* Asks each graph of main.e once (source 1, every objective in turn). */
+static void check_graphs_of_e(model *m) {
+  for (int gi = 0; gi < N_GRAPH; gi++)
+    if (strcmp(aGraph[gi].zTable, "e") == 0)
+      check_sssp(m, &aGraph[gi], (int)(m->step % (aGraph[gi].n_weight ? aGraph[gi].n_weight : 1)),
+                 pick_source(m), 0, 0);
+}
+
+/* Writes of gen_replace() around a query and a rollback: a write, a query,
+** ROLLBACK TO, another write (the log's seqs reused by a different entry);
+** a write, a savepoint, a write, a query, ROLLBACK TO (the state before the
+** second write, not the table's now); or, outside a transaction, a write
+** and a query in a transaction rolled back, then a write of the second
+** connection. */
+static void step_rewrite(model *m) {
+  int auto_ = sqlite3_get_autocommit(m->db);
+  uint64_t v = test_rng_below(&m->rng, 3);
+  if (v == 2 && auto_) {
+    model_exec_ok(m, m->db, "main", "BEGIN");
+    replace_on(m, m->db, "main", !auto_);
+    check_graphs_of_e(m);
+    model_exec_ok(m, m->db, "main", "ROLLBACK");
+    replace_on(m, m->db2, "conn2", 1);
+    return;
+  }
+  model_exec_ok(m, m->db, "main", "SAVEPOINT rw");
+  replace_on(m, m->db, "main", !auto_);
+  if (v == 0) {
+    check_graphs_of_e(m);
+    model_exec_ok(m, m->db, "main", "ROLLBACK TO rw");
+    replace_on(m, m->db, "main", !auto_);
+  } else {
+    model_exec_ok(m, m->db, "main", "SAVEPOINT rw2");
+    replace_on(m, m->db, "main", !auto_);
+    check_graphs_of_e(m);
+    model_exec_ok(m, m->db, "main", "ROLLBACK TO rw2; RELEASE rw2");
+  }
+  model_exec_ok(m, m->db, "main", "RELEASE rw");
+}
+
 /* One step of the walk: a kind valid in the current state, then checks. */
 static void model_step(model *m) {
   int auto_ = sqlite3_get_autocommit(m->db);
@@ -1326,6 +1433,7 @@ static void model_step(model *m) {
   w[K_VACUUM] = auto_ ? 1 : 0;
   w[K_CHECKPOINT] = auto_ && m->wal ? 5 : 0;
   w[K_REOPEN] = auto_ ? 2 : 0;
+  w[K_REWRITE] = 20;
   int total = 0;
   for (int k = 0; k < K_N; k++) total += w[k];
   int r = (int)test_rng_below(&m->rng, (uint64_t)total), kind = 0;
@@ -1345,6 +1453,7 @@ static void model_step(model *m) {
     break;
   case K_CHECKPOINT: model_exec_ok(m, m->db, "main", "PRAGMA main.wal_checkpoint(TRUNCATE)"); break;
   case K_REOPEN: step_reopen(m); break;
+  case K_REWRITE: step_rewrite(m); break;
   default: step_txn(m, kind); break;
   }
   if (sqlite3_get_autocommit(m->db)) m->n_sp = 0;
