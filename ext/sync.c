@@ -1170,8 +1170,11 @@ static int dyngSyncMirror(DyngGraph *pG, char **pzErr) {
   if (pG->bTentative && !pG->bUndoValid) return dyngLoadMirror(pG, 0, pzErr);
   /* A tentative mirror whose data version moved: the transaction of its
   ** last sync is over (a commit moves it; another connection's commit is
-  ** seen only in a later transaction). */
-  int bEnded = pG->bTentative && pG->bLogNonce && iDataVersion != pG->iDataVersion;
+  ** seen only in a later transaction).  A version of -1 was forgotten when
+  ** the graph's table was connected again (a schema reset, which can come
+  ** inside the transaction): that says nothing of the transaction. */
+  int bEnded = pG->bTentative && pG->bLogNonce && pG->iDataVersion >= 0 &&
+               iDataVersion != pG->iDataVersion;
   if (!pG->bTentative && iMax == pG->iLogSeq) {
     /* Changes elsewhere (another table, another graph's log). */
     pG->iDataVersion = iDataVersion;
