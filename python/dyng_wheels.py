@@ -286,7 +286,7 @@ def _build_core(wheel_directory):
     flags = os.environ.get("DYNG_CONFIGURE_FLAGS", "").split()
     subprocess.run([os.path.join(src, "configure"), "--without-cuda"] + flags, cwd=build, check=True,
                    stdout=sys.stderr)
-    subprocess.run(["make", "-j%d" % (os.cpu_count() or 1), "dyng.so"], cwd=build, check=True,
+    subprocess.run(["make", "-j%d" % min(os.cpu_count() or 1, 4)], cwd=build, check=True,
                    stdout=sys.stderr)
     return os.path.basename(core_wheel(wheel_directory, src, build, read_version(src)))
 
