@@ -38,6 +38,9 @@ endif
 TESTS += tests/test_python.py tests/test_newer_sqlite.py tests/test_examples.sh
 # The examples of docs/sql.md and README.md against what they show.
 TESTS += tests/test_docs.py
+# `make wheels`' packages installed into fresh venvs (skipped without them).
+TESTS += tests/test_wheels.py
+EXTRA_DIST += tests/test_wheels.py
 
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -DDYNG_TEST
 UNIT_LDADD = engine/libdyngengine.la $(CMOCKA_LIBS) -lm

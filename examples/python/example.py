@@ -3,20 +3,29 @@
 
     python3 examples/python/example.py [path/to/dyng]
 
-Some Python builds leave out enable_load_extension; Debian's /usr/bin/python3
-has it.  The graph is the quickstart's five roads.
+With a path, loads that build of dyng; without one, the installed Python
+package (`pip install dyng`: dyng.load(con)), else ./dyng.  Some Python
+builds leave out enable_load_extension; Debian's /usr/bin/python3 has it.
+The graph is the quickstart's five roads.
 """
 import json
 import sqlite3
 import sys
 
-ext = sys.argv[1] if len(sys.argv) > 1 else "./dyng"
 con = sqlite3.connect(":memory:")
 if not hasattr(con, "enable_load_extension"):
     sys.exit("this Python's sqlite3 cannot load extensions; try /usr/bin/python3")
-con.enable_load_extension(True)
-con.load_extension(ext)
-con.enable_load_extension(False)  # only dyng, nothing a query could name
+try:
+    import dyng
+except ImportError:
+    dyng = None
+if len(sys.argv) > 1 or dyng is None:
+    con.enable_load_extension(True)
+    con.load_extension(sys.argv[1] if len(sys.argv) > 1 else "./dyng")
+    con.enable_load_extension(False)  # only dyng, nothing a query could name
+else:
+    dyng.load(con)  # switches extension loading on for the load only
+    print("dyng", dyng.__version__, "from", dyng.loadable_path())
 
 con.executescript("""
     CREATE TABLE roads(src INTEGER NOT NULL, dst INTEGER NOT NULL, length REAL, minutes REAL);
