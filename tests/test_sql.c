@@ -1264,6 +1264,14 @@ static int check_agg_costs(sqlite3 *db, const char *zSql, const ref_graph *ga, c
 static void test_weights_up_to_1e298_keep_every_sum_finite(void **state) {
   (void)state;
   enum { L = 3000 };
+  /* Under valgrind, whose long double has only a double's precision,
+  ** SQLite parses the literal 1e298 two units in the last place high, so
+  ** the triggers' bound and the test's weights are not the C constant. */
+  const char *zPre = getenv("LD_PRELOAD");
+  if (zPre && strstr(zPre, "vgpreload")) {
+    skip();
+    return;
+  }
   sqlite3 *db = open_db(":memory:");
   /* A chain 0 -> 1 -> ... -> L; in a, the largest weight and others just
   ** below it; in b, the largest weight on even links. */
