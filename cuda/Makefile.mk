@@ -168,12 +168,14 @@ clean-local:
 # The plugin carries the CUDA runtime, so the licence of each toolkit a
 # plugin was built with travels with it: copied from the toolkit's ROOT
 # (EULA.txt, which cuda/toolkit-from-wheels.sh also writes, else the
-# runtime package's licence file) as CUDA-EULA-<MAJOR>.txt, installed
-# beside dyng's LICENSE and put in the tarball.  Not kept in git.
+# runtime package's licence file, else Debian's copyright file) as
+# CUDA-EULA-<MAJOR>.txt, installed beside dyng's LICENSE and put in the
+# tarball.  Not kept in git.
 dyng-cuda-eula:
 	@for t in $(DYNG_CUDA_TOOLKITS); do \
 	  major=$${t%%:*}; root=`echo "$$t" | cut -d: -f7`; \
-	  for f in "$$root/EULA.txt" $$root/dist-info/nvidia_cuda_runtime*/licenses/License.txt; do \
+	  for f in "$$root/EULA.txt" $$root/dist-info/nvidia_cuda_runtime*/licenses/License.txt \
+	           "$$root/share/doc/nvidia-cuda-toolkit/copyright"; do \
 	    if test -f "$$f"; then cp "$$f" CUDA-EULA-$$major.txt; break; fi; \
 	  done; \
 	  test -f CUDA-EULA-$$major.txt || echo "warning: no licence file found in the CUDA $$major toolkit ($$root)"; \

@@ -112,7 +112,15 @@ _DYNG_EOF
     dyng_tk_error="$CXX cannot link objects of $dyng_tk_nvcc and libcudart_static.a into a shared object (see config.log)"
     return
   fi
-  dyng_tk_root=`cd "$dyng_tk_bindir/.." && pwd`
+  # The toolkit's root: the TOP nvcc itself reports (nvcc on PATH may be a
+  # wrapper script elsewhere, such as /usr/local/bin/nvcc), else above bin/.
+  dyng_d=`"$dyng_tk_nvcc" -dryrun -c -o conftest.cuda/t.o conftest.cuda/t.cu 2>&1 |
+    $SED -n 's/^#\$ TOP=//p' | $SED 1q`
+  if test -n "$dyng_d" && test -d "$dyng_d"; then
+    dyng_tk_root=`cd "$dyng_d" && pwd -P`
+  else
+    dyng_tk_root=`cd "$dyng_tk_bindir/.." && pwd`
+  fi
   rm -rf conftest.cuda
 }
 ])
