@@ -25,9 +25,15 @@
 #include "engine/types.h"
 
 /* Bumped whenever this struct or engine/types.h changes incompatibly. */
-#define DYNG_BACKEND_ABI 7
+#define DYNG_BACKEND_ABI 8
 
 typedef struct dyng_backend dyng_backend;
+
+/* Capability bits of dyng_backend.caps.  DYNG_CAP_DEVICE: the backend's
+** state lives in a device's memory, apart from the host graph, so the
+** host can move the graph to the CPU backend when the device fails or
+** runs out of memory, and reports the graph as resident on the device. */
+#define DYNG_CAP_DEVICE (1u << 0)
 
 struct dyng_backend {
   const char *name;    /* "cpu", "cuda13", ... */
@@ -35,6 +41,7 @@ struct dyng_backend {
   int abi;             /* DYNG_BACKEND_ABI of the header it was built with */
   int concurrent;      /* nonzero: sssp and sssp_update may run on several
                           trees of one state at once, on several threads */
+  unsigned caps;       /* DYNG_CAP_... bits below: what the backend is */
 
   /* Creates the backend's mirror of the graph in `view`; *state is new and
   ** released with graph_detach. */

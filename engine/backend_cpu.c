@@ -61,6 +61,7 @@ static const dyng_backend dyng__cpu = {
     .version = PACKAGE_VERSION,
     .abi = DYNG_BACKEND_ABI,
     .concurrent = 1,
+    .caps = 0,
     .graph_attach = dyng__cpu_attach,
     .graph_update = dyng__cpu_update,
     .graph_detach = dyng__cpu_detach,
