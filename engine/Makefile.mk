@@ -11,6 +11,7 @@ engine_libdyngengine_la_SOURCES = \
 	engine/mosp.c engine/mosp.h engine/pareto.c engine/pareto.h \
 	engine/cycles.c engine/cycles.h \
 	engine/parallel.c engine/parallel.h \
+	engine/mirror.c engine/mirror.h \
 	engine/backend_cpu.c engine/backend.h engine/plugin.h \
 	engine/types.h
 engine_libdyngengine_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden

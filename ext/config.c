@@ -47,26 +47,21 @@ static json_t *dyngGraphJson(DyngGraph *pG) {
   json_object_set_new(pObj, "loaded", json_boolean(pG->pGraph != NULL));
   if (pG->pGraph) {
     char zTime[32];
-    size_t nDevice = pG->pBackend->graph_device_bytes(pG->pBackendState);
+    const dyng_mirror *m = pG->pMirror;
+    size_t nDevice = dyng_mirror_device_bytes(m);
     json_object_set_new(pObj, "vertices", json_integer(dyng_graph_n_vertices(pG->pGraph)));
     json_object_set_new(pObj, "edges", json_integer(dyng_graph_n_edges(pG->pGraph)));
     json_object_set_new(pObj, "memory_bytes", json_integer((json_int_t)dyng_graph_bytes(pG->pGraph)));
-    json_object_set_new(pObj, "backend", json_string(pG->pBackend->name));
-    json_object_set_new(pObj, "backend_reason", json_string(pG->zBackendWhy));
-    json_object_set_new(pObj, "residency", json_string(pG->pBackend == dyng_backend_cpu() ? "host" : "device"));
-    /* Which backend computes each analysis of this graph: the backend
-    ** computes shortest-path trees (dyng_sssp, dyng_path, each objective of
-    ** dyng_mosp) and their updates, and the cycle counts and the MOSP path
-    ** where its table has them; the rest runs on the host graph, which is
-    ** kept whatever the backend (docs/backends.md). */
-    const dyng_backend *pBe = pG->pBackend;
-    const char *zCpu = dyng_backend_cpu()->name;
+    json_object_set_new(pObj, "backend", json_string(m->be->name));
+    json_object_set_new(pObj, "backend_reason", json_string(m->why));
+    json_object_set_new(pObj, "residency", json_string(m->be->caps & DYNG_CAP_DEVICE ? "device" : "host"));
+    /* Which backend computes each analysis of this graph: the mirror's rule
+    ** (engine/mirror.h; docs/backends.md). */
     json_t *pRuns = json_object();
-    json_object_set_new(pRuns, "shortest_paths", json_string(pBe->name));
-    json_object_set_new(pRuns, "mosp_path", json_string(pBe->mosp_path ? pBe->name : zCpu));
-    json_object_set_new(pRuns, "pareto", json_string(zCpu));
-    json_object_set_new(pRuns, "cycle_counts",
-                        json_string(dyngCountsOnBackend(pBe) ? pBe->name : zCpu));
+    json_object_set_new(pRuns, "shortest_paths", json_string(dyng_mirror_runs_on(m, DYNG_RUNS_SSSP)));
+    json_object_set_new(pRuns, "mosp_path", json_string(dyng_mirror_runs_on(m, DYNG_RUNS_MOSP)));
+    json_object_set_new(pRuns, "pareto", json_string(dyng_mirror_runs_on(m, DYNG_RUNS_PARETO)));
+    json_object_set_new(pRuns, "cycle_counts", json_string(dyng_mirror_runs_on(m, DYNG_RUNS_CYCLES)));
     json_object_set_new(pObj, "runs_on", pRuns);
     json_object_set_new(pObj, "device_bytes", json_integer((json_int_t)nDevice));
     dyngIsoTime(pG->loadTime, zTime);
@@ -130,8 +125,8 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
   dyngBackendsJson(pRoot);
   json_object_set_new(pRoot, "threads", json_integer(nThread));
   json_object_set_new(pRoot, "progress", json_boolean(pConn->bProgress));
-  json_object_set_new(pRoot, "cache_mb", json_real((double)pConn->nCacheLimit / (1 << 20)));
-  json_object_set_new(pRoot, "cache_bytes", json_integer(pConn->nTreeBytes));
+  json_object_set_new(pRoot, "cache_mb", json_real((double)pConn->pool.limit / (1 << 20)));
+  json_object_set_new(pRoot, "cache_bytes", json_integer(pConn->pool.bytes));
   json_object_set_new(pRoot, "max_ms", pConn->nMaxMs < 0 ? json_null() : json_integer(pConn->nMaxMs));
   json_object_set_new(pRoot, "interrupt_check", json_string(dyngInterruptCheck()));
   json_object_set_new(pRoot, "max_graph_mb", json_real((double)pConn->nMaxGraphBytes / (1 << 20)));
@@ -199,8 +194,8 @@ static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey
     sqlite3_result_error(ctx, "dyng_config: cache_mb must be a number of MiB from 0 to 1e9", -1);
     return 0;
   }
-  pConn->nCacheLimit = (sqlite3_int64)(mb * (1 << 20));
-  dyngTreesFit(pConn);
+  pConn->pool.limit = (int64_t)(mb * (1 << 20));
+  dyng_mirror_pool_fit(&pConn->pool);
   return 1;
 }
 

@@ -114,13 +114,10 @@ char *dyngEngineError(const char *zFunc, const DyngGraph *pG, int rc) {
 }
 
 char *dyngBackendError(const char *zFunc, const DyngGraph *pG, int rc) {
-  const dyng_backend *pBe = pG->pBackend;
-  const char *zMsg = pBe && pBe != dyng_backend_cpu() && pBe->error_message && rc != DYNG_EINTERRUPTED
-                         ? pBe->error_message(pG->pBackendState)
-                         : NULL;
+  const char *zMsg = dyng_mirror_backend_message(pG->pMirror, rc);
   if (!zMsg) return dyngEngineError(zFunc, pG, rc);
-  return sqlite3_mprintf("%s: graph '%s': %s (%s backend: %s)", zFunc, pG->zName, dyng_strerror(rc), pBe->name,
-                         zMsg);
+  return sqlite3_mprintf("%s: graph '%s': %s (%s backend: %s)", zFunc, pG->zName, dyng_strerror(rc),
+                         pG->pMirror->be->name, zMsg);
 }
 
 DyngGraph *dyngGraphFind(DyngConn *pConn, const char *zDb, const char *zName) {
@@ -357,9 +354,9 @@ int sqlite3_dyng_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
   if (!pConn) return SQLITE_NOMEM;
   memset(pConn, 0, sizeof *pConn);
   pConn->db = db;
-  pConn->nCacheLimit = (sqlite3_int64)DYNG_DEFAULT_CACHE_MB << 20;
+  dyng_mirror_pool_init(&pConn->pool, (int64_t)DYNG_DEFAULT_CACHE_MB << 20);
+  dyngWatchHooks(pConn);
   pConn->nMaxMs = -1; /* not set: DYNG_DEFAULT_MAX_MS where it applies */
-  pConn->iPinFrom = INT64_MAX;
   pConn->eBackendPref = DYNG_BACKEND_AUTO;
 
   /* The graph module owns pConn: its destructor frees it, also when the

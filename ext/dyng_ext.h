@@ -16,6 +16,7 @@
 
 #include "engine/backend.h"
 #include "engine/graph.h"
+#include "engine/mirror.h"
 
 #ifndef SQLITE_CORE
 extern const sqlite3_api_routines *sqlite3_api;
@@ -26,37 +27,6 @@ extern const sqlite3_api_routines *sqlite3_api;
 
 typedef struct DyngConn DyngConn;
 typedef struct DyngGraph DyngGraph;
-typedef struct DyngTree DyngTree;
-
-/* What a kept answer (a tree, a count) remembers of the batches whose
-** incremental update gave up: batches at least as large as the smallest of
-** them are computed again at once, and every DYNG_RETRY_AFTER such batches
-** an update is tried again from twice the size, in case the graph changed
-** character (ext/cache.c). */
-#define DYNG_RETRY_AFTER 16
-typedef struct DyngGiveUp {
-  size_t nAt;               /* smallest batch whose update gave up; 0: none */
-  int nSkipped;             /* batches computed again directly since */
-} DyngGiveUp;
-
-/* Whether a batch of nChanged changes skips the update (counted as such). */
-int dyngGiveUpSkips(DyngGiveUp *p, size_t nChanged);
-/* An update of a batch of nChanged changes gave up. */
-void dyngGiveUpNote(DyngGiveUp *p, size_t nChanged);
-
-/* A kept k-cycle count of a graph (ext/cycles.c). */
-typedef struct DyngCount {
-  int bValid;               /* kept and current */
-  uint64_t nCycles;         /* the count */
-  sqlite3_int64 nHit;       /* queries answered from it */
-  sqlite3_int64 nUpdate;    /* batches applied to it */
-  sqlite3_int64 nRecount;   /* batches after which it was counted again */
-  int bLastRecount;         /* the last batch counted again */
-  double countMs;           /* the count from scratch took */
-  double lastMs;            /* the last update took */
-  sqlite3_int64 iStamp;     /* pConn->iUpdateStamp of that update */
-  DyngGiveUp giveUp;        /* the batches whose update gave up */
-} DyngCount;
 
 /* One graph: the definition from CREATE VIRTUAL TABLE, the loaded mirror
 ** and the state that keeps it in step with the edge table. */
@@ -80,12 +50,12 @@ struct DyngGraph {
   int bBusy;                /* its mirror is being loaded or synced: a use
                                from inside that is an error */
 
-  dyng_graph *pGraph;       /* the mirror; NULL until first loaded */
-  const dyng_backend *pBackend; /* backend that computes on it */
-  void *pBackendState;      /* the backend's per-graph state */
+  dyng_mirror *pMirror;     /* the loaded graph, its backend and what it
+                               keeps (engine/mirror.h); NULL until loaded */
+  dyng_graph *pGraph;       /* pMirror's host graph (NULL with it), read by
+                               the vtabs; set only where pMirror is */
   int eBackendPref;         /* backend= option; -1: the connection's choice */
   int bReattach;            /* the preference changed: attach again */
-  char zBackendWhy[800];    /* why pBackend */
 
   /* Sync state (see dyngGraphSync in graph_vtab.c). */
   sqlite3_int64 iLogSeq;    /* last log entry the mirror reflects */
@@ -103,9 +73,6 @@ struct DyngGraph {
                                this version); else op 0 means "re-read" */
   int nLogLimit;            /* log entries the writers keep (log_limit=) */
 
-  DyngTree *pTrees;         /* shortest-path trees kept (ext/cache.c) */
-  DyngCount aCount[2][11];  /* [directed][k] cycle counts kept (ext/cycles.c) */
-  dyng_changes changes;     /* the last batch's changes, to update them */
 
   /* Undo records of a tentative mirror (see ext/sync.c). */
   struct DyngUndo *aUndo;   /* one per log entry applied since iUndoBase */
@@ -143,12 +110,8 @@ struct DyngConn {
   int eBackendPref;         /* DYNG_BACKEND_AUTO/CPU/CUDA for new graphs */
   int bProgress;            /* report long loads and counts on stderr */
   struct DyngLoad *pLoad;   /* the load in progress, fed by dyng__load() */
-  sqlite3_int64 nCacheLimit; /* bytes the kept trees may take (cache_mb) */
-  sqlite3_int64 nTreeBytes; /* bytes they take */
-  sqlite3_int64 iClock;     /* counts tree uses, for least-recently-used */
-  sqlite3_int64 iUpdateStamp; /* counts updates of kept trees and cycle counts,
-                               for dyng_update */
-  sqlite3_int64 iPinFrom;   /* trees used since this clock are not evicted */
+  dyng_mirror_pool pool;    /* the kept trees' budget (cache_mb) and clocks,
+                               shared by the graphs' mirrors */
   sqlite3_int64 nMaxMs;     /* max_ms: time a query's computation may take
                                (0: no limit; -1, at first: not set, see
                                DYNG_DEFAULT_MAX_MS) */
@@ -268,6 +231,11 @@ void dyngWatchEnd(DyngWatch *w, sqlite3_int64 nDone);
 ** budget; *pzErr from sqlite3_mprintf (NULL with SQLITE_NOMEM). */
 int dyngWatchError(const DyngWatch *w, const char *zFunc, char **pzErr);
 
+/* Gives pConn's mirror pool the hooks its engine calls: a watch under the
+** connection's max_ms and interrupt for a recount a batch starts, and a
+** warning in sqlite3_log when a graph leaves its device. */
+void dyngWatchHooks(DyngConn *pConn);
+
 /* Milliseconds on a monotonic clock, and since the epoch. */
 double dyngNowMs(void);
 sqlite3_int64 dyngEpochMs(void);
@@ -319,13 +287,6 @@ int dyngRegisterSyncFunctions(sqlite3 *db, DyngConn *pConn);
 ** inside its own load or sync (pG->bBusy) gets an error instead. */
 int dyngGraphSync(DyngGraph *pG, char **pzErr);
 
-/* pG's backend ran out of device memory while doing zWhile ("computing a
-** shortest-path tree"): the graph moves to the CPU backend, keeping its
-** mirror and its kept trees, with the reason in dyng_config(); when CUDA is
-** required (DYNG_REQUIRE_CUDA, backend=cuda) it stays and this is an error
-** naming the backend and its message. */
-int dyngGraphLeaveDevice(DyngGraph *pG, const char *zWhile, char **pzErr);
-
 /* Loads the whole edge table into a new mirror, replacing the old one.
 ** bCreate: called from CREATE VIRTUAL TABLE.  On SQLITE_NOMEM *pzErr stays
 ** NULL (a message made from sqlite3_errmsg would mislead).  Refuses an edge
@@ -337,7 +298,8 @@ int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr);
 ** only after disconnecting every virtual table. */
 void dyngGraphReleaseStmts(DyngGraph *pG);
 
-/* Frees the mirror and its undo records (the definition stays). */
+/* Frees the mirror (engine/mirror.h) and its undo records (the definition
+** stays). */
 void dyngGraphDropMirror(DyngGraph *pG);
 
 /* Log entries not yet applied, for dyng_config(). */
@@ -345,63 +307,30 @@ int dyngPendingEntries(DyngGraph *pG, sqlite3_int64 *pnPending);
 
 /* ---- cache.c ---------------------------------------------------------- */
 
-/* The tree of (source vertex, objective) of pG: the kept one, else computed
-** now and kept when the budget allows.  Its order[] may be stale: call
-** dyng_sssp_tree_order before listing it.
-** *ppOwned is set when the tree is not kept: release it with
-** dyngTreeRelease once its rows are copied out.  A computation stops as
-** pWatch says (interrupt, max_ms), with its error naming zFunc. */
+/* Turns an engine code erc that pG's mirror returned into an SQLite code
+** and *pzErr (from sqlite3_mprintf): SQLITE_NOMEM with none, an
+** interruption as pWatch says, a device that was required and could not
+** be left as its reason, else a message naming zFunc (with the backend's
+** own text when bBackendText).  SQLITE_OK for DYNG_OK. */
+int dyngMirrorFailure(DyngGraph *pG, int erc, DyngWatch *pWatch, const char *zFunc, int bBackendText,
+                      char **pzErr);
+
+/* The tree of (source vertex, objective) of pG (dyng_mirror_tree), stopped
+** as pWatch says, its failure as an SQL error naming zFunc.  *ppOwned is
+** set when the tree is not kept: release it with dyng_mirror_tree_release
+** once its rows are copied out. */
 int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, DyngWatch *pWatch, const char *zFunc,
-                dyng_sssp_tree **ppTree, DyngTree **ppOwned, char **pzErr);
-void dyngTreeRelease(DyngTree *pOwned); /* accepts NULL */
+                dyng_sssp_tree **ppTree, dyng_kept_tree **ppOwned, char **pzErr);
 
-/* Makes the host rows of tree t (of pG) current where its backend left
-** them on the device (t->host_stale): every row with aV NULL, else the
-** rows of vertices aV[0 .. n).  Returns an engine code. */
-int dyngTreeRows(DyngGraph *pG, dyng_sssp_tree *t, const uint32_t *aV, uint32_t n);
-
-/* The vertices of t's tree path from vTarget back to its source into
-** *paV (sqlite3_malloc'd; the target first, the source last) and *pn, 0
-** when t does not reach vTarget; their rows are then current on the host.
-** Returns an engine code. */
-int dyngTreePath(DyngGraph *pG, dyng_sssp_tree *t, uint32_t vTarget, uint32_t **paV, uint32_t *pn);
-
-/* Brings every kept tree of pG wholly to the host (before its backend's
-** state goes); a tree that cannot come stays host_stale and is computed
-** again on its next use. */
-void dyngTreesToHost(DyngGraph *pG);
-
-/* Brings pG's kept trees up to date with a batch already applied to its
-** graph; a tree that cannot follow is dropped. */
-void dyngTreesUpdate(DyngGraph *pG, const dyng_changes *pChanges);
-
-/* Frees pG's kept trees (on reload and when the graph goes). */
-void dyngTreesDrop(DyngGraph *pG);
-
-/* Frees least recently used trees until the connection fits its budget. */
-void dyngTreesFit(DyngConn *pConn);
-
-/* From dyngTreesPin(pConn, 1) to dyngTreesPin(pConn, 0), trees taken with
-** dyngTreeGet are not evicted (a query holding several at once). */
-void dyngTreesPin(DyngConn *pConn, int bOn);
-
-/* pG's kept trees as JSON: all of them with their counters (iSinceStamp
-** < 0), or those updated after iSinceStamp with that update's figures. */
+/* pG's kept trees and counts as JSON: all of them with their counters
+** (iSinceStamp < 0), or those updated after iSinceStamp with that update's
+** figures. */
 struct json_t *dyngTreesJson(DyngGraph *pG, sqlite3_int64 iSinceStamp);
-
-/* Whether backend pBe counts cycles (it has both cycles entries; else the
-** host engine does). */
-int dyngCountsOnBackend(const dyng_backend *pBe);
+struct json_t *dyngCountsJson(const DyngGraph *pG, sqlite3_int64 iSinceStamp);
 
 /* ---- cycles.c --------------------------------------------------------- */
 
 int dyngRegisterCycleFunctions(sqlite3 *db, DyngConn *pConn);
-int dyngCountsKept(const DyngGraph *pG);     /* 1 when pG keeps a count */
-void dyngCountsDrop(DyngGraph *pG);          /* forgets pG's counts */
-/* Updates pG's kept counts with a batch already applied to its graph. */
-void dyngCountsUpdate(DyngGraph *pG, const dyng_changes *pChanges);
-/* pG's kept counts as JSON (all, or those updated after iSinceStamp). */
-struct json_t *dyngCountsJson(const DyngGraph *pG, sqlite3_int64 iSinceStamp);
 
 /* ---- sssp_vtab.c ----------------------------------------------------- */
 

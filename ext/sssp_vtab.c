@@ -1,5 +1,6 @@
 /*
-** ext/sssp_vtab.c: the table-valued functions dyng_sssp and dyng_path.
+** ext/sssp_vtab.c: the table-valued functions dyng_sssp, dyng_path,
+** dyng_mosp and dyng_pareto.
 **
 **   SELECT node, dist, parent, edge FROM dyng_sssp('net', 1[, 'minutes']);
 **   SELECT seq, node, edge, cost, agg_cost FROM dyng_path('net', 1, 99[, 0]);
@@ -18,12 +19,13 @@
 ** so far (pgRouting's column names).  The objective is a weight column's
 ** name or 0-based index; it defaults to 0.
 **
-** How it works: xFilter syncs the graph, takes the shortest-path tree of
-** (source, objective) from the graph's kept trees or computes it with the
-** backend and keeps it (ext/cache.c), and materializes the rows, so that a
-** graph change by a nested statement cannot disturb them.
+** How it works: xFilter syncs the graph, asks its mirror (engine/mirror.h)
+** for the shortest-path tree of (source, objective), kept or computed and
+** kept, or for the MOSP path or the Pareto front, and materializes the
+** rows, so that a graph change by a nested statement cannot disturb them.
 */
 #include "ext/dyng_ext.h"
+#include "engine/alloc.h"
 #include "engine/error.h"
 #include "engine/mosp.h"
 #include "engine/pareto.h"
@@ -278,77 +280,17 @@ static int dyngNodeArg(DyngFuncVtab *pVtab, const char *zRole, sqlite3_value *pV
                                               dyngTypeName(pVal)));
 }
 
-/* The ensemble path of trees apTree[0 .. nObj) from vSource to vTarget into
-** *pPath, on pG's backend (the host engine where the backend has no
-** mosp_path).  Out of device memory moves the graph to the CPU, whose
-** engine then computes it from the host's rows of the same trees, or fails
-** with *pzErr when CUDA is required. */
-static int dyngMospPath(DyngGraph *pG, const dyng_graph_view *pView, const dyng_sssp_tree *const *apTree,
-                        int nObj, uint32_t vSource, uint32_t vTarget, dyng_path *pPath, char **pzErr) {
-  const dyng_backend *pBe = pG->pBackend;
-  if (!pBe->mosp_path) {
-    for (int k = 0; k < nObj; k++) {
-      int erc = dyngTreeRows(pG, (dyng_sssp_tree *)apTree[k], NULL, 0);
-      if (erc != DYNG_OK) return erc;
-    }
-    return dyng_mosp_path(apTree, nObj, pView->n_vertices, pView->n_edge_slots, vSource, vTarget, pPath);
-  }
-  /* Room for a path of up to 4096 vertices first, then for the length the
-  ** backend says it needs. */
-  uint32_t nCap = pView->n_vertices < 4096 ? pView->n_vertices : 4096;
-  for (;;) {
-    pPath->vertex = dyng_malloc((size_t)nCap * sizeof *pPath->vertex);
-    pPath->edge = dyng_malloc((size_t)nCap * sizeof *pPath->edge);
-    if (!pPath->vertex || !pPath->edge) {
-      dyng_path_free(pPath);
-      return DYNG_ENOMEM;
-    }
-    uint32_t n = 0;
-    double cost = 0;
-    int erc = pBe->mosp_path(pG->pBackendState, pView, apTree, nObj, vSource, vTarget, nCap, pPath->vertex,
-                             pPath->edge, &n, &cost);
-    if (erc == DYNG_OK) {
-      pPath->n = n;
-      pPath->ensemble_cost = cost;
-      return DYNG_OK;
-    }
-    dyng_path_free(pPath);
-    if (erc == DYNG_ETOOBIG && n > nCap && n <= pView->n_vertices) {
-      nCap = n;
-      continue;
-    }
-    if (erc != DYNG_ENOMEM) return erc;
-    if (dyngGraphLeaveDevice(pG, "finding an ensemble path", pzErr) != SQLITE_OK)
-      return *pzErr ? DYNG_EBACKEND : DYNG_ENOMEM;
-    return dyngMospPath(pG, pView, apTree, nObj, vSource, vTarget, pPath, pzErr);
-  }
-}
-
 /* dyng_mosp: the ensemble path of one kept tree per objective (see
 ** engine/mosp.h), with its cumulative cost in every objective. */
 static int dyngMospFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *pG,
                           DyngWatch *pWatch, uint32_t vSource, uint32_t vTarget) {
-  int nObj = pG->nWeight ? pG->nWeight : 1, rc = SQLITE_OK;
-  dyng_sssp_tree *apTree[DYNG_MAX_WEIGHTS];
-  DyngTree *apOwned[DYNG_MAX_WEIGHTS] = {0};
+  int nObj = pG->nWeight ? pG->nWeight : 1;
   char *zErr = NULL;
   dyng_graph_view view;
   dyng_graph_get_view(pG->pGraph, &view);
-  /* Keep the trees of this query from evicting each other. */
-  dyngTreesPin(pG->pConn, 1);
-  for (int k = 0; k < nObj && rc == SQLITE_OK; k++)
-    rc = dyngTreeGet(pG, vSource, k, pWatch, pVtab->pInfo->zName, &apTree[k], &apOwned[k], &zErr);
-  dyngTreesPin(pG->pConn, 0);
   dyng_path path;
-  memset(&path, 0, sizeof path);
-  if (rc == SQLITE_OK) {
-    view.cancel = &pWatch->cancel;
-    int erc = dyngMospPath(pG, &view, (const dyng_sssp_tree *const *)apTree, nObj, vSource, vTarget, &path, &zErr);
-    if (erc == DYNG_EINTERRUPTED) rc = dyngWatchError(pWatch, pVtab->pInfo->zName, &zErr);
-    else if (erc == DYNG_ENOMEM) rc = SQLITE_NOMEM;
-    else if (erc != DYNG_OK && !zErr) zErr = dyngBackendError(pVtab->pInfo->zName, pG, erc), rc = SQLITE_ERROR;
-    else if (erc != DYNG_OK) rc = SQLITE_ERROR;
-  }
+  int erc = dyng_mirror_mosp(pG->pMirror, vSource, vTarget, &pWatch->cancel, &path);
+  int rc = dyngMirrorFailure(pG, erc, pWatch, pVtab->pInfo->zName, 1, &zErr);
   if (rc == SQLITE_OK && path.n) {
     pCur->aRow = sqlite3_malloc64((sqlite3_uint64)path.n * sizeof *pCur->aRow);
     pCur->aAgg = sqlite3_malloc64((sqlite3_uint64)path.n * nObj * sizeof *pCur->aAgg);
@@ -370,7 +312,6 @@ static int dyngMospFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *
     pCur->nRow = path.n;
   }
   dyng_path_free(&path);
-  for (int k = 0; k < nObj; k++) dyngTreeRelease(apOwned[k]);
   return dyngFuncFail(pVtab, rc, zErr);
 }
 
@@ -381,9 +322,8 @@ static int dyngParetoFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph
   const char *zFunc = pVtab->pInfo->zName;
   dyng_graph_view view;
   dyng_graph_get_view(pG->pGraph, &view);
-  view.cancel = &pWatch->cancel;
   dyng_front f;
-  int erc = dyng_pareto_front(&view, vSource, vTarget, (size_t)nMax, &f);
+  int erc = dyng_mirror_pareto(pG->pMirror, vSource, vTarget, (size_t)nMax, &pWatch->cancel, &f);
   if (erc == DYNG_ENOMEM) return SQLITE_NOMEM;
   if (erc == DYNG_EINTERRUPTED) {
     char *zErr = NULL;
@@ -514,7 +454,7 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   dyng_graph_view view;
   dyng_graph_get_view(g, &view);
   dyng_sssp_tree *pTree = NULL;
-  DyngTree *pOwned = NULL;
+  dyng_kept_tree *pOwned = NULL;
   rc = dyngTreeGet(pG, vSource, iObj, &watch, zFunc, &pTree, &pOwned, &zErr);
   dyngWatchEnd(&watch, 0);
   if (rc != SQLITE_OK) return dyngFuncFail(pVtab, rc, zErr);
@@ -524,7 +464,7 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
     ** tree held on the device come over for them only), then the rows in
     ** path order. */
     uint32_t *aPath = NULL, nPath = 0;
-    int erc = dyngTreePath(pG, pTree, vTarget, &aPath, &nPath);
+    int erc = dyng_mirror_tree_path(pG->pMirror, pTree, vTarget, &aPath, &nPath);
     if (erc != DYNG_OK) {
       rc = erc == DYNG_ENOMEM ? SQLITE_NOMEM : dyngFuncError(pVtab, dyngBackendError(zFunc, pG, erc));
       goto done;
@@ -533,7 +473,7 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
     sqlite3_int64 n = nPath;
     pCur->aRow = sqlite3_malloc64((sqlite3_uint64)n * sizeof *pCur->aRow);
     if (!pCur->aRow) {
-      sqlite3_free(aPath);
+      dyng_free(aPath);
       rc = SQLITE_NOMEM;
       goto done;
     }
@@ -551,11 +491,11 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
       nextEdge = pTree->parent_edge[v];
       i--;
     }
-    sqlite3_free(aPath);
+    dyng_free(aPath);
     pCur->nRow = n;
   } else {
     /* The rows this answer reads: the target's, or every row. */
-    int erc = dyngTreeRows(pG, pTree, bNode ? &vTarget : NULL, 1);
+    int erc = dyng_mirror_tree_rows(pG->pMirror, pTree, bNode ? &vTarget : NULL, 1);
     if (erc != DYNG_OK) {
       rc = erc == DYNG_ENOMEM ? SQLITE_NOMEM : dyngFuncError(pVtab, dyngBackendError(zFunc, pG, erc));
       goto done;
@@ -588,7 +528,7 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
     pCur->nRow = n;
   }
 done:
-  dyngTreeRelease(pOwned);
+  dyng_mirror_tree_release(pOwned);
   return rc;
 }
 

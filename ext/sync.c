@@ -102,11 +102,8 @@ static void dyngUndoClear(DyngGraph *pG) {
 }
 
 void dyngGraphDropMirror(DyngGraph *pG) {
-  dyngTreesDrop(pG);
-  dyngCountsDrop(pG);
-  if (pG->pBackend && pG->pBackendState) pG->pBackend->graph_detach(pG->pBackendState);
-  pG->pBackendState = NULL;
-  dyng_graph_free(pG->pGraph);
+  dyng_mirror_free(pG->pMirror);
+  pG->pMirror = NULL;
   pG->pGraph = NULL;
   sqlite3_free(pG->aUndo);
   sqlite3_free(pG->aUndoW);
@@ -379,19 +376,6 @@ static int dyngGraphPref(const DyngGraph *pG) {
   return pG->eBackendPref >= 0 ? pG->eBackendPref : pG->pConn->eBackendPref;
 }
 
-/* The GPU cannot serve pG, for the reason zGpu: when CUDA is required that
-** is the error (SQLITE_ERROR, *pzErr naming it); otherwise zWhy (nWhy
-** bytes) gets why the graph is computed on the CPU. */
-static int dyngCpuInstead(DyngGraph *pG, const char *zGpu, char *zWhy, int nWhy, char **pzErr) {
-  if (dyngBackendRequired(dyngGraphPref(pG))) {
-    sqlite3_free(*pzErr);
-    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, zGpu);
-    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-  }
-  snprintf(zWhy, (size_t)nWhy, "%s; computed on the CPU", zGpu);
-  return SQLITE_OK;
-}
-
 /* ---- full load ---------------------------------------------------------- */
 
 /* A full load in progress: the graph being built and the loader feeding it. */
@@ -576,9 +560,9 @@ static int dyngLoadMirrorOnce(DyngGraph *pG, int bCreate, char **pzErr) {
   /* A graph past max_graph_mb keeps no mirror: the old one is out of date
   ** (the table changed, or it would not be loaded again) and as large. */
   if (bOverBudget && pG->pGraph) dyngGraphDropMirror(pG);
-  void *pState = NULL;
   const dyng_backend *pBe = NULL;
-  char zWhy[sizeof pG->zBackendWhy];
+  dyng_mirror *pMirror = NULL;
+  char zWhy[sizeof pMirror->why];
   if (rc == SQLITE_OK) {
     rc = dyngBackendChoose(dyngGraphPref(pG), &pBe, zWhy, (int)sizeof zWhy);
     if (rc != SQLITE_OK) {
@@ -586,35 +570,25 @@ static int dyngLoadMirrorOnce(DyngGraph *pG, int bCreate, char **pzErr) {
       *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, zWhy);
     }
   }
-  if (rc == SQLITE_OK) {
-    dyng_graph_view view;
-    dyng_graph_get_view(pGraph, &view);
-    erc = pBe->graph_attach(pBe, &view, &pState);
-    if (erc != DYNG_OK && pBe != dyng_backend_cpu()) {
-      /* The GPU could not take this graph (out of device memory, say): it
-      ** is computed on the CPU, unless CUDA was required. */
-      char zGpu[400];
-      const char *zWhyNot = pBe->error_message ? pBe->error_message(NULL) : NULL;
-      snprintf(zGpu, sizeof zGpu, "the %s backend could not take the graph: %s", pBe->name,
-               zWhyNot ? zWhyNot : dyng_strerror(erc));
-      rc = dyngCpuInstead(pG, zGpu, zWhy, (int)sizeof zWhy, pzErr);
-      if (rc == SQLITE_OK) {
-        pBe = dyng_backend_cpu();
-        erc = pBe->graph_attach(pBe, &view, &pState);
-      }
-    }
-    if (rc == SQLITE_OK && erc != DYNG_OK) rc = dyngEngineFailure(pG, erc, pzErr);
-  }
   if (rc != SQLITE_OK) {
     dyng_graph_free(pGraph);
     return rc;
   }
+  /* The mirror takes pGraph over; a device that cannot take it leaves it
+  ** on the CPU, unless CUDA was required. */
+  char zGpu[sizeof pMirror->err];
+  erc = dyng_mirror_new(&pG->pConn->pool, pGraph, pBe, zWhy, dyngBackendRequired(dyngGraphPref(pG)), pG->zName,
+                        &pMirror, zGpu, sizeof zGpu);
+  if (erc == DYNG_EBACKEND && zGpu[0]) {
+    sqlite3_free(*pzErr);
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, zGpu);
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  if (erc != DYNG_OK) return dyngEngineFailure(pG, erc, pzErr);
   dyngGraphDropMirror(pG);
-  pG->pGraph = pGraph;
-  pG->pBackend = pBe;
-  pG->pBackendState = pState;
+  pG->pMirror = pMirror;
+  pG->pGraph = pMirror->graph;
   pG->bReattach = 0;
-  memcpy(pG->zBackendWhy, zWhy, sizeof zWhy);
   pG->iLogSeq = iSeq;
   pG->iDataVersion = iDataVersion;
   pG->iSchemaVersion = iSchemaVersion;
@@ -647,31 +621,6 @@ static int dyngLoadMirror(DyngGraph *pG, int bCreate, char **pzErr) {
   int rc = dyngLoadMirrorOnce(pG, bCreate, pzErr);
   if (rc != SQLITE_OK && pG->pGraph) pG->bStale = 1;
   return rc;
-}
-
-int dyngGraphLeaveDevice(DyngGraph *pG, const char *zWhile, char **pzErr) {
-  const dyng_backend *pBe = pG->pBackend, *pCpu = dyng_backend_cpu();
-  const char *zMsg = pBe->error_message ? pBe->error_message(pG->pBackendState) : NULL;
-  char zGpu[400];
-  snprintf(zGpu, sizeof zGpu, "the %s backend ran out of device memory %s (%s)", pBe->name, zWhile,
-           zMsg ? zMsg : "out of memory");
-  char zWhy[sizeof pG->zBackendWhy];
-  int rc = dyngCpuInstead(pG, zGpu, zWhy, (int)sizeof zWhy, pzErr);
-  if (rc != SQLITE_OK) return rc;
-  dyng_graph_view view;
-  dyng_graph_get_view(pG->pGraph, &view);
-  void *pState = NULL;
-  int erc = pCpu->graph_attach(pCpu, &view, &pState);
-  if (erc != DYNG_OK) return dyngEngineFailure(pG, erc, pzErr);
-  /* Kept trees come to the host and stay; the device copies go with the
-  ** backend's state. */
-  dyngTreesToHost(pG);
-  pBe->graph_detach(pG->pBackendState);
-  pG->pBackend = pCpu;
-  pG->pBackendState = pState;
-  memcpy(pG->zBackendWhy, zWhy, sizeof zWhy);
-  sqlite3_log(SQLITE_WARNING, "dyng: graph '%s': %s", pG->zName, pG->zBackendWhy);
-  return SQLITE_OK;
 }
 
 /* ---- applying the log --------------------------------------------------- */
@@ -767,23 +716,18 @@ static int dyngUndoMatches(DyngGraph *pG, int i, const DyngLogRow *r) {
 ** mirror is marked stale (part of the batch may be in it). */
 static int dyngApplyBatch(DyngGraph *pG, dyng_batch *pBatch, dyng_apply_stats *pStats,
                           char **pzErr) {
-  /* With trees or counts kept, or a backend with its own copy of the graph,
-  ** record what changed so that they follow. */
-  int bTrack = pG->pTrees || dyngCountsKept(pG) || pG->pBackend != dyng_backend_cpu();
-  dyng_changes *pChanges = bTrack ? &pG->changes : NULL;
-  double t0 = dyngNowMs();
-  int erc = dyng_graph_apply_tracked(pG->pGraph, pBatch, pStats, pChanges);
-  double t1 = dyngNowMs();
-  if (erc == DYNG_OK) {
-    dyng_graph_view view;
-    dyng_graph_get_view(pG->pGraph, &view);
-    erc = pG->pBackend->graph_update(pG->pBackendState, &view, pChanges);
-  }
-  pG->applyMs += t1 - t0;
-  pG->backendMs += dyngNowMs() - t1;
+  /* The mirror applies it to the host graph, the backend, the kept trees
+  ** and counts (engine/mirror.c); its clocks add to the graph's. */
+  dyng_mirror *m = pG->pMirror;
+  double applyMs = m->apply_ms, backendMs = m->backend_ms, keptMs = m->kept_ms;
+  int erc = dyng_mirror_apply(m, pBatch, pStats);
+  pG->applyMs += m->apply_ms - applyMs;
+  pG->backendMs += m->backend_ms - backendMs;
+  pG->keptMs += m->kept_ms - keptMs;
   if (erc != DYNG_OK) {
     pG->bStale = 1;
-    return dyngEngineFailure(pG, erc, pzErr);
+    return erc == DYNG_EBACKEND ? dyngMirrorFailure(pG, erc, NULL, "dyng", 0, pzErr)
+                                : dyngEngineFailure(pG, erc, pzErr);
   }
   if (dyngCheckGraphBudget(pG, pG->pGraph, pzErr) != SQLITE_OK) {
     /* The batch made the mirror too large: it goes, and the next query
@@ -792,12 +736,6 @@ static int dyngApplyBatch(DyngGraph *pG, dyng_batch *pBatch, dyng_apply_stats *p
     dyngGraphDropMirror(pG);
     pG->bStale = 1;
     return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-  }
-  if (pChanges && (pG->pTrees || dyngCountsKept(pG))) {
-    double t2 = dyngNowMs();
-    dyngTreesUpdate(pG, pChanges);
-    dyngCountsUpdate(pG, pChanges);
-    pG->keptMs += dyngNowMs() - t2;
   }
   pG->nInserted += (sqlite3_int64)pStats->inserted;
   pG->nDeleted += (sqlite3_int64)pStats->deleted;
@@ -1268,7 +1206,7 @@ static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   DyngGraph *pG = NULL;
   char *zErr = NULL;
   double t0 = dyngNowMs();
-  sqlite3_int64 nIns = 0, nDel = 0, nBatch = 0, nLoad = 0, iStamp = pConn->iUpdateStamp;
+  sqlite3_int64 nIns = 0, nDel = 0, nBatch = 0, nLoad = 0, iStamp = pConn->pool.update_stamp;
   double readMs = 0, applyMs = 0, backendMs = 0, keptMs = 0;
   int rc = dyngGraphOpen(pConn, "dyng_update", (const char *)sqlite3_value_text(argv[0]), 0, &pG,
                          &zErr);

@@ -118,3 +118,45 @@ int dyngWatchError(const DyngWatch *w, const char *zFunc, char **pzErr) {
   *pzErr = sqlite3_mprintf("interrupted");
   return SQLITE_INTERRUPT;
 }
+
+/* A watch the engine starts for a recount a batch runs on its own, with
+** room for the progress line's words. */
+typedef struct DyngHookWatch {
+  DyngWatch w;
+  char zWhat[200];
+  char zUnit[32];
+} DyngHookWatch;
+
+static void *dyngHookWatchBegin(void *ctx, const char *zWhat, const char *zUnit,
+                                const dyng_cancel **ppCancel) {
+  DyngHookWatch *p = sqlite3_malloc(sizeof *p);
+  *ppCancel = NULL;
+  if (!p) return NULL;
+  dyngWatchBegin(&p->w, (DyngConn *)ctx, 1);
+  sqlite3_snprintf((int)sizeof p->zWhat, p->zWhat, "%s", zWhat);
+  sqlite3_snprintf((int)sizeof p->zUnit, p->zUnit, "%s", zUnit);
+  dyngWatchProgressStart(&p->w, p->zWhat, p->zUnit);
+  *ppCancel = &p->w.cancel;
+  return p;
+}
+
+static void dyngHookWatchEnd(void *ctx, void *pWatch, uint64_t nDone) {
+  DyngHookWatch *p = pWatch;
+  (void)ctx;
+  if (!p) return;
+  dyngWatchEnd(&p->w, (sqlite3_int64)nDone);
+  sqlite3_free(p);
+}
+
+static void dyngHookMoved(void *ctx, const dyng_mirror *m) {
+  (void)ctx;
+  sqlite3_log(SQLITE_WARNING, "dyng: graph '%s': %s", m->name, m->why);
+}
+
+void dyngWatchHooks(DyngConn *pConn) {
+  dyng_hooks *h = &pConn->pool.hooks;
+  h->ctx = pConn;
+  h->watch_begin = dyngHookWatchBegin;
+  h->watch_end = dyngHookWatchEnd;
+  h->moved = dyngHookMoved;
+}

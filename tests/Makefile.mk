@@ -29,7 +29,8 @@ EXTRA_DIST += tests/test_python.py tests/test_newer_sqlite.py tests/test_example
 	tests/test_util.h tests/valgrind.supp
 
 if HAVE_CMOCKA
-UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles
+UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles \
+	tests/test_mirror
 SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_sync_txn tests/test_backends tests/test_gpu tests/test_read_edges \
 	tests/test_threads tests/test_oom tests/test_ident tests/test_schema
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
@@ -69,6 +70,11 @@ tests_test_sssp_dyn_LDADD = $(UNIT_LDADD)
 tests_test_cycles_SOURCES = tests/test_cycles.c tests/test_util.h
 tests_test_cycles_CFLAGS = $(UNIT_CFLAGS)
 tests_test_cycles_LDADD = $(UNIT_LDADD)
+
+# The mirror (engine/mirror.c): apply, the CPU fallback, the tree budget.
+tests_test_mirror_SOURCES = tests/test_mirror.c tests/test_util.h
+tests_test_mirror_CFLAGS = $(UNIT_CFLAGS)
+tests_test_mirror_LDADD = $(UNIT_LDADD)
 
 tests_test_alloc_SOURCES = tests/test_alloc.c tests/engine_internal.h tests/test_util.h
 tests_test_alloc_CFLAGS = $(UNIT_CFLAGS)

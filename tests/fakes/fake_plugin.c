@@ -306,6 +306,7 @@ static int fake_init(int device, char *err, size_t n_err) {
   }
   fake_backend = *dyng_backend_cpu();
   fake_backend.name = "cuda" FAKE_STR(FAKE_MAJOR);
+  fake_backend.caps = DYNG_CAP_DEVICE; /* a device backend, as the CUDA plugin is */
   fake_backend.graph_device_bytes = fake_device_bytes;
   fake_backend.sssp = fake_sssp;
   fake_backend.error_message = fake_error_message;
