@@ -2,6 +2,8 @@
 lib_LTLIBRARIES += dyng.la
 dyng_la_SOURCES = \
 	ext/dyng.c ext/dyng_ext.h \
+	ext/util.c \
+	ext/update.c \
 	ext/graph_vtab.c \
 	ext/sync.c \
 	ext/cache.c \

@@ -10,8 +10,8 @@
 ** dyng_path, and the scalar functions dyng_version and dyng_config.  They
 ** all share one DyngConn, freed by SQLite when the connection closes.  A
 ** second load into the same connection finds it (through the internal
-** dyng__conn) and registers nothing.  This file also finds graphs by name
-** for the functions.
+** dyng__conn) and registers nothing.  It sits at the top of ext/: it calls
+** the files that register modules and functions, and none calls it.
 */
 #include "ext/dyng_ext.h"
 #include "engine/error.h"
@@ -23,209 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-SQLITE_EXTENSION_INIT1
-
-double dyngNowMs(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* ---- progress reports -------------------------------------------------- */
-
-#define DYNG_PROGRESS_MS 2000.0
-
-void dyngProgressStart(DyngProgress *p, const DyngConn *pConn, const char *zWhat, const char *zUnit) {
-  p->pConn = pConn;
-  p->zWhat = zWhat;
-  p->zUnit = zUnit;
-  p->t0 = dyngNowMs();
-  p->tNext = p->t0 + DYNG_PROGRESS_MS;
-  p->bReported = 0;
-}
-
-/* n with an M or K for millions and thousands, into z (32 bytes). */
-static void dyngShortCount(double n, char *z) {
-  if (n >= 1e6) snprintf(z, 32, "%.1fM", n / 1e6);
-  else if (n >= 1e4) snprintf(z, 32, "%.0fK", n / 1e3);
-  else snprintf(z, 32, "%.0f", n);
-}
-
-void dyngProgressTick(DyngProgress *p, sqlite3_int64 done, sqlite3_int64 total) {
-  if (!p->pConn || !p->pConn->bProgress) return;
-  double now = dyngNowMs();
-  if (now < p->tNext) return;
-  p->tNext = now + DYNG_PROGRESS_MS;
-  p->bReported = 1;
-  char zDone[32], zTotal[32], zRate[32];
-  double s = (now - p->t0) / 1e3;
-  dyngShortCount((double)done, zDone);
-  dyngShortCount((double)total, zTotal);
-  dyngShortCount(s > 0 ? (double)done / s : 0, zRate);
-  if (total > 0)
-    fprintf(stderr, "dyng: %s: %s of %s %s (%.0f%%), %s %s/s, %.0f s\n", p->zWhat, zDone, zTotal, p->zUnit,
-            100.0 * (double)done / (double)total, zRate, p->zUnit, s);
-  else
-    fprintf(stderr, "dyng: %s: %s %s, %s %s/s, %.0f s\n", p->zWhat, zDone, p->zUnit, zRate, p->zUnit, s);
-  fflush(stderr);
-}
-
-void dyngProgressEnd(DyngProgress *p, sqlite3_int64 done) {
-  if (!p->bReported) return;
-  char zDone[32];
-  dyngShortCount((double)done, zDone);
-  fprintf(stderr, "dyng: %s: done, %s %s in %.1f s\n", p->zWhat, zDone, p->zUnit, (dyngNowMs() - p->t0) / 1e3);
-  fflush(stderr);
-}
-
-sqlite3_int64 dyngEpochMs(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (sqlite3_int64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int dyngValueAsNodeId(sqlite3_value *v, sqlite3_int64 *piNode) {
-  int t = sqlite3_value_type(v);
-  if (t == SQLITE_TEXT) t = sqlite3_value_numeric_type(v);
-  if (t == SQLITE_INTEGER) {
-    *piNode = sqlite3_value_int64(v);
-    return 1;
-  }
-  if (t == SQLITE_FLOAT) {
-    double r = sqlite3_value_double(v);
-    /* Integral and inside int64 (2^63 itself is not). */
-    if (r >= -9223372036854775808.0 && r < 9223372036854775808.0 && r == (double)(sqlite3_int64)r) {
-      *piNode = (sqlite3_int64)r;
-      return 1;
-    }
-  }
-  return 0;
-}
-
-char *dyngStrFinish(sqlite3_str *pStr) {
-  int bEmpty = sqlite3_str_errcode(pStr) == SQLITE_OK && sqlite3_str_length(pStr) == 0;
-  char *z = sqlite3_str_finish(pStr);
-  return (!z && bEmpty) ? sqlite3_mprintf("") : z;
-}
-
-char *dyngEngineError(const char *zFunc, const DyngGraph *pG, int rc) {
-  if (pG) return sqlite3_mprintf("%s: graph '%s': %s", zFunc, pG->zName, dyng_strerror(rc));
-  return sqlite3_mprintf("%s: %s", zFunc, dyng_strerror(rc));
-}
-
-char *dyngBackendError(const char *zFunc, const DyngGraph *pG, int rc) {
-  const char *zMsg = dyng_mirror_backend_message(pG->pMirror, rc);
-  if (!zMsg) return dyngEngineError(zFunc, pG, rc);
-  return sqlite3_mprintf("%s: graph '%s': %s (%s backend: %s)", zFunc, pG->zName, dyng_strerror(rc),
-                         pG->pMirror->be->name, zMsg);
-}
-
-DyngGraph *dyngGraphFind(DyngConn *pConn, const char *zDb, const char *zName) {
-  DyngGraph *pFound = NULL;
-  for (DyngGraph *p = pConn->pGraphs; p; p = p->pNext) {
-    if (sqlite3_stricmp(p->zName, zName) != 0) continue;
-    if (zDb) {
-      if (sqlite3_stricmp(p->zDb, zDb) == 0) return p;
-      continue;
-    }
-    /* Without a schema, SQLite's own order: temp, main, then attached. */
-    if (sqlite3_stricmp(p->zDb, "temp") == 0) return p;
-    if (!pFound || sqlite3_stricmp(p->zDb, "main") == 0) pFound = p;
-  }
-  return pFound;
-}
-
-int dyngGraphInItsDb(const DyngGraph *pG) {
-  if (sqlite3_stricmp(pG->zDb, "main") == 0 || sqlite3_stricmp(pG->zDb, "temp") == 0) return 1;
-  const char *zFile = sqlite3_db_filename(pG->pConn->db, pG->zDb);
-  if (!zFile || strcmp(zFile, pG->zFile) != 0) return 0;
-  return zFile[0] != 0 || pG->nRef > 0;
-}
-
-void dyngGraphsForgetGone(DyngConn *pConn) {
-  DyngGraph **pp = &pConn->pGraphs;
-  while (*pp) {
-    DyngGraph *pG = *pp;
-    if (pG->nRef == 0 && !pG->bBusy && !dyngGraphInItsDb(pG)) {
-      *pp = pG->pNext;
-      dyngGraphFree(pG);
-    } else {
-      pp = &pG->pNext;
-    }
-  }
-}
-
-/* Makes SQLite connect the virtual table zDb.zName (xConnect registers it in
-** pConn) by preparing a statement that names it.  Returns the prepare's
-** result code; *pzErr gets SQLite's message on failure. */
-static int dyngProbeTable(DyngConn *pConn, const char *zDb, const char *zName, char **pzErr) {
-  char *zSql = zDb ? sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" LIMIT 0", zDb, zName)
-                   : sqlite3_mprintf("SELECT 1 FROM \"%w\" LIMIT 0", zName);
-  sqlite3_stmt *pStmt = NULL;
-  if (!zSql) return SQLITE_NOMEM;
-  int rc = sqlite3_prepare_v2(pConn->db, zSql, -1, &pStmt, NULL);
-  sqlite3_free(zSql);
-  if (rc != SQLITE_OK) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(pConn->db));
-  sqlite3_finalize(pStmt);
-  return rc;
-}
-
-int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, int bSync,
-                  DyngGraph **ppG, char **pzErr) {
-  char *zDb = NULL;
-  const char *zName = zArg;
-  const char *zDot = strchr(zArg, '.');
-  int rc = SQLITE_OK;
-  *ppG = NULL;
-  if (zDot) {
-    zDb = sqlite3_mprintf("%.*s", (int)(zDot - zArg), zArg);
-    if (!zDb) return SQLITE_NOMEM;
-    zName = zDot + 1;
-  }
-  dyngGraphsForgetGone(pConn);
-  DyngGraph *pG = dyngGraphFind(pConn, zDb, zName);
-  if (!pG || pG->nRef == 0 || !dyngGraphInItsDb(pG)) {
-    /* Not connected in this schema generation (first use after opening the
-    ** file, or after a schema change): let SQLite connect it, which also
-    ** checks that the table still exists. */
-    char *zProbeErr = NULL;
-    rc = dyngProbeTable(pConn, zDb, zName, &zProbeErr);
-    if (rc != SQLITE_OK) {
-      if (rc == SQLITE_NOMEM) {
-        sqlite3_free(zProbeErr);
-        goto done;
-      }
-      *pzErr = sqlite3_mprintf("%s: no graph named '%s' (%s)", zFunc, zArg,
-                               zProbeErr ? zProbeErr : "unknown table");
-      sqlite3_free(zProbeErr);
-      rc = SQLITE_ERROR;
-      goto done;
-    }
-    pG = dyngGraphFind(pConn, zDb, zName);
-    if (!pG || pG->nRef == 0 || !dyngGraphInItsDb(pG)) {
-      *pzErr = sqlite3_mprintf("%s: '%s' is not a dyng graph", zFunc, zArg);
-      rc = SQLITE_ERROR;
-      goto done;
-    }
-  }
-  rc = bSync ? dyngGraphSync(pG, pzErr) : SQLITE_OK;
-  if (rc == SQLITE_OK) *ppG = pG;
-done:
-  sqlite3_free(zDb);
-  return rc;
-}
-
-/* Destructor of the shared DyngConn: runs when the connection closes, after
-** SQLite has disconnected every virtual table of the dyng module. */
-void dyngConnFree(void *p) {
-  DyngConn *pConn = p;
-  while (pConn->pGraphs) {
-    DyngGraph *pG = pConn->pGraphs;
-    pConn->pGraphs = pG->pNext;
-    dyngGraphFree(pG);
-  }
-  sqlite3_free(pConn);
-}
+SQLITE_EXTENSION_INIT3
 
 static void dyngVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
@@ -363,6 +161,7 @@ int sqlite3_dyng_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
   ** registration itself fails. */
   rc = dyngRegisterGraphModule(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterSyncFunctions(db, pConn);
+  if (rc == SQLITE_OK) rc = dyngRegisterUpdateFunction(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterSsspModules(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterCycleFunctions(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterConfigFunctions(db, pConn);

@@ -131,15 +131,27 @@ struct DyngConn {
 ** bounds, so without a max_ms it runs to the end. */
 #define DYNG_DEFAULT_MAX_MS 10000
 
-/* ---- dyng.c ---------------------------------------------------------- */
+/* ---- util.c (calls no other file of ext/) ------------------------------ */
 
-/* Finds the graph `zArg` ("name" or "schema.name") for function `zFunc`,
-** connecting its virtual table if SQLite has not yet done so, and (with
-** bSync) brings it up to date with its edge table.  On failure returns an
-** SQLite code and sets *pzErr to a message from sqlite3_mprintf naming
-** zFunc. */
-int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, int bSync,
-                  DyngGraph **ppG, char **pzErr);
+/* Milliseconds on a monotonic clock, and since the epoch. */
+double dyngNowMs(void);
+sqlite3_int64 dyngEpochMs(void);
+
+/* Frees a graph's mirror and definition (not the tables it created). */
+void dyngGraphFree(DyngGraph *pG);
+
+/* Finalizes the statements a graph keeps while its table is connected.
+** They must be gone before SQLite closes the connection, which it checks
+** only after disconnecting every virtual table. */
+void dyngGraphReleaseStmts(DyngGraph *pG);
+
+/* Frees the mirror (engine/mirror.h) and its undo records (the definition
+** stays). */
+void dyngGraphDropMirror(DyngGraph *pG);
+
+/* Frees a DyngConn and every graph it owns (the graph module's destructor). */
+void dyngConnFree(void *pConn);
+
 
 /* Looks a graph up by schema (NULL: any, main first) and name. */
 DyngGraph *dyngGraphFind(DyngConn *pConn, const char *zDb, const char *zName);
@@ -160,9 +172,6 @@ char *dyngEngineError(const char *zFunc, const DyngGraph *pG, int rc);
 /* dyngEngineError for a failure of pG's backend, with the backend's own
 ** message (a CUDA error, say) when it has one. */
 char *dyngBackendError(const char *zFunc, const DyngGraph *pG, int rc);
-
-/* Frees a DyngConn and every graph it owns (the graph module's destructor). */
-void dyngConnFree(void *pConn);
 
 /* 1 and *piNode set when v equals an integer the way a value compares with
 ** an INTEGER column (3, 3.0 and '3' all equal 3); 0 otherwise.  For
@@ -236,16 +245,9 @@ int dyngWatchError(const DyngWatch *w, const char *zFunc, char **pzErr);
 ** warning in sqlite3_log when a graph leaves its device. */
 void dyngWatchHooks(DyngConn *pConn);
 
-/* Milliseconds on a monotonic clock, and since the epoch. */
-double dyngNowMs(void);
-sqlite3_int64 dyngEpochMs(void);
-
 /* ---- graph_vtab.c ---------------------------------------------------- */
 
 int dyngRegisterGraphModule(sqlite3 *db, DyngConn *pConn);
-
-/* Frees a graph's mirror and definition (not the tables it created). */
-void dyngGraphFree(DyngGraph *pG);
 
 /* Checks that pG's edge table, when it exists, is an ordinary table, not a
 ** view or a virtual table (a graph over a graph, or over itself, would
@@ -279,8 +281,17 @@ int dyngGraphReattach(DyngGraph *pG, char **pzErr);
 ** trigger is on becomes pG->zEdges. */
 int dyngResolveEdgeTable(DyngGraph *pG);
 
-/* Registers dyng__load (the loader's feed) and dyng_update. */
+/* Registers dyng__load (the loader's feed). */
 int dyngRegisterSyncFunctions(sqlite3 *db, DyngConn *pConn);
+
+/* Finds the graph `zArg` ("name" or "schema.name") for function `zFunc`,
+** connecting its virtual table if SQLite has not yet done so, and (with
+** bSync) brings it up to date with its edge table.  On failure returns an
+** SQLite code and sets *pzErr to a message from sqlite3_mprintf naming
+** zFunc. */
+int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, int bSync,
+                  DyngGraph **ppG, char **pzErr);
+
 
 /* Brings pG's mirror up to date (loading it the first time).  On
 ** SQLITE_NOMEM *pzErr stays NULL, as for dyngGraphLoad.  A graph used from
@@ -293,17 +304,12 @@ int dyngGraphSync(DyngGraph *pG, char **pzErr);
 ** table that is a view or a virtual table, and a graph already busy. */
 int dyngGraphLoad(DyngGraph *pG, int bCreate, char **pzErr);
 
-/* Finalizes the statements a graph keeps while its table is connected.
-** They must be gone before SQLite closes the connection, which it checks
-** only after disconnecting every virtual table. */
-void dyngGraphReleaseStmts(DyngGraph *pG);
-
-/* Frees the mirror (engine/mirror.h) and its undo records (the definition
-** stays). */
-void dyngGraphDropMirror(DyngGraph *pG);
-
 /* Log entries not yet applied, for dyng_config(). */
 int dyngPendingEntries(DyngGraph *pG, sqlite3_int64 *pnPending);
+
+/* ---- update.c --------------------------------------------------------- */
+
+int dyngRegisterUpdateFunction(sqlite3 *db, DyngConn *pConn);
 
 /* ---- cache.c ---------------------------------------------------------- */
 

@@ -62,21 +62,6 @@ typedef struct DyngCursor {
 
 /* ---- definition and options ---------------------------------------- */
 
-void dyngGraphFree(DyngGraph *pG) {
-  if (!pG) return;
-  dyngGraphReleaseStmts(pG);
-  dyngGraphDropMirror(pG);
-  sqlite3_free(pG->zDb);
-  sqlite3_free(pG->zFile);
-  sqlite3_free(pG->zName);
-  sqlite3_free(pG->zEdges);
-  sqlite3_free(pG->zSrc);
-  sqlite3_free(pG->zDst);
-  for (int i = 0; i < pG->nWeight; i++) sqlite3_free(pG->azWeight[i]);
-  sqlite3_free(pG->zLog);
-  sqlite3_free(pG);
-}
-
 /* Copies an option value, removing matching quotes ('x', "x", [x], `x`)
 ** and undoubling quotes inside. */
 static char *dyngUnquote(const char *z, int n) {

@@ -86,30 +86,10 @@ struct DyngUndo {
 
 /* ---- statements and counters ----------------------------------------- */
 
-void dyngGraphReleaseStmts(DyngGraph *pG) {
-  sqlite3_finalize(pG->pDataVersion);
-  sqlite3_finalize(pG->pSchemaVersion);
-  sqlite3_finalize(pG->pLogMax);
-  sqlite3_finalize(pG->pLogRead);
-  sqlite3_finalize(pG->pLogNonce);
-  pG->pDataVersion = pG->pSchemaVersion = pG->pLogMax = pG->pLogRead = pG->pLogNonce = NULL;
-}
-
 /* Forgets the undo records. */
 static void dyngUndoClear(DyngGraph *pG) {
   pG->nUndo = 0;
   pG->iUndoBase = pG->iLogSeq;
-}
-
-void dyngGraphDropMirror(DyngGraph *pG) {
-  dyng_mirror_free(pG->pMirror);
-  pG->pMirror = NULL;
-  pG->pGraph = NULL;
-  sqlite3_free(pG->aUndo);
-  sqlite3_free(pG->aUndoW);
-  pG->aUndo = NULL;
-  pG->aUndoW = NULL;
-  pG->nUndo = pG->nUndoAlloc = 0;
 }
 
 /* Runs a one-value query; *piVal gets its integer (0 for NULL). */
@@ -1176,74 +1156,66 @@ int dyngGraphSync(DyngGraph *pG, char **pzErr) {
   return dyngNomemSaysAll(rc, pzErr);
 }
 
-/* ---- dyng_update ------------------------------------------------------------ */
+/* ---- finding a graph for a function ------------------------------------ */
 
-/*
-** dyng_update(graph[, 'reload' | 'reattach']): brings the graph up to date
-** now (or reloads it from the table, or installs its change capture again
-** and reloads: dyngGraphReattach) and returns what that took, as JSON:
-** {"graph", "inserted", "deleted", "batches", "reloads", "ms", "read_ms", "apply_ms",
-** "backend_ms", "kept_ms", "trees", "cycle_counts"}.
-*/
-static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  DyngConn *pConn = sqlite3_user_data(ctx);
-  if (dyngRefuseFromSchema(ctx, "dyng_update")) return;
-  if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
-    sqlite3_result_error(ctx, "dyng_update: graph must be the name of a dyng table", -1);
-    return;
+/* Makes SQLite connect the virtual table zDb.zName (xConnect registers it in
+** pConn) by preparing a statement that names it.  Returns the prepare's
+** result code; *pzErr gets SQLite's message on failure. */
+static int dyngProbeTable(DyngConn *pConn, const char *zDb, const char *zName, char **pzErr) {
+  char *zSql = zDb ? sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" LIMIT 0", zDb, zName)
+                   : sqlite3_mprintf("SELECT 1 FROM \"%w\" LIMIT 0", zName);
+  sqlite3_stmt *pStmt = NULL;
+  if (!zSql) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v2(pConn->db, zSql, -1, &pStmt, NULL);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(pConn->db));
+  sqlite3_finalize(pStmt);
+  return rc;
+}
+
+int dyngGraphOpen(DyngConn *pConn, const char *zFunc, const char *zArg, int bSync,
+                  DyngGraph **ppG, char **pzErr) {
+  char *zDb = NULL;
+  const char *zName = zArg;
+  const char *zDot = strchr(zArg, '.');
+  int rc = SQLITE_OK;
+  *ppG = NULL;
+  if (zDot) {
+    zDb = sqlite3_mprintf("%.*s", (int)(zDot - zArg), zArg);
+    if (!zDb) return SQLITE_NOMEM;
+    zName = zDot + 1;
   }
-  int bReload = 0, bReattach = 0;
-  if (argc > 1) {
-    const char *zMode = (const char *)sqlite3_value_text(argv[1]);
-    bReload = zMode && sqlite3_stricmp(zMode, "reload") == 0;
-    bReattach = zMode && sqlite3_stricmp(zMode, "reattach") == 0;
-    if (!bReload && !bReattach) {
-      sqlite3_result_error(ctx, "dyng_update: the second argument can only be 'reload' or "
-                                "'reattach'", -1);
-      return;
+  dyngGraphsForgetGone(pConn);
+  DyngGraph *pG = dyngGraphFind(pConn, zDb, zName);
+  if (!pG || pG->nRef == 0 || !dyngGraphInItsDb(pG)) {
+    /* Not connected in this schema generation (first use after opening the
+    ** file, or after a schema change): let SQLite connect it, which also
+    ** checks that the table still exists. */
+    char *zProbeErr = NULL;
+    rc = dyngProbeTable(pConn, zDb, zName, &zProbeErr);
+    if (rc != SQLITE_OK) {
+      if (rc == SQLITE_NOMEM) {
+        sqlite3_free(zProbeErr);
+        goto done;
+      }
+      *pzErr = sqlite3_mprintf("%s: no graph named '%s' (%s)", zFunc, zArg,
+                               zProbeErr ? zProbeErr : "unknown table");
+      sqlite3_free(zProbeErr);
+      rc = SQLITE_ERROR;
+      goto done;
+    }
+    pG = dyngGraphFind(pConn, zDb, zName);
+    if (!pG || pG->nRef == 0 || !dyngGraphInItsDb(pG)) {
+      *pzErr = sqlite3_mprintf("%s: '%s' is not a dyng graph", zFunc, zArg);
+      rc = SQLITE_ERROR;
+      goto done;
     }
   }
-  DyngGraph *pG = NULL;
-  char *zErr = NULL;
-  double t0 = dyngNowMs();
-  sqlite3_int64 nIns = 0, nDel = 0, nBatch = 0, nLoad = 0, iStamp = pConn->pool.update_stamp;
-  double readMs = 0, applyMs = 0, backendMs = 0, keptMs = 0;
-  int rc = dyngGraphOpen(pConn, "dyng_update", (const char *)sqlite3_value_text(argv[0]), 0, &pG,
-                         &zErr);
-  if (rc == SQLITE_OK) {
-    nIns = pG->nInserted, nDel = pG->nDeleted, nBatch = pG->nBatch, nLoad = pG->nLoad;
-    readMs = pG->readMs, applyMs = pG->applyMs, backendMs = pG->backendMs, keptMs = pG->keptMs;
-    rc = bReattach ? dyngNomemSaysAll(dyngGraphReattach(pG, &zErr), &zErr)
-         : bReload ? dyngGraphLoad(pG, 0, &zErr)
-                   : dyngGraphSync(pG, &zErr);
-  }
-  if (rc != SQLITE_OK) {
-    if (rc == SQLITE_NOMEM) sqlite3_result_error_nomem(ctx);
-    else sqlite3_result_error(ctx, zErr ? zErr : "dyng_update: failed", -1);
-    sqlite3_free(zErr);
-    return;
-  }
-  json_t *pObj = json_object();
-  json_object_set_new(pObj, "graph", json_string(pG->zName));
-  json_object_set_new(pObj, "inserted", json_integer(pG->nInserted - nIns));
-  json_object_set_new(pObj, "deleted", json_integer(pG->nDeleted - nDel));
-  json_object_set_new(pObj, "batches", json_integer(pG->nBatch - nBatch));
-  json_object_set_new(pObj, "reloads", json_integer(pG->nLoad - nLoad));
-  json_object_set_new(pObj, "ms", json_real(dyngNowMs() - t0));
-  json_object_set_new(pObj, "read_ms", json_real(pG->readMs - readMs));
-  json_object_set_new(pObj, "apply_ms", json_real(pG->applyMs - applyMs));
-  json_object_set_new(pObj, "backend_ms", json_real(pG->backendMs - backendMs));
-  json_object_set_new(pObj, "kept_ms", json_real(pG->keptMs - keptMs));
-  json_object_set_new(pObj, "trees", pG->pGraph ? dyngTreesJson(pG, iStamp) : json_array());
-  json_object_set_new(pObj, "cycle_counts", dyngCountsJson(pG, iStamp));
-  char *zJson = json_dumps(pObj, JSON_COMPACT | JSON_REAL_PRECISION(6));
-  json_decref(pObj);
-  if (!zJson) {
-    sqlite3_result_error_nomem(ctx);
-    return;
-  }
-  sqlite3_result_text(ctx, zJson, -1, SQLITE_TRANSIENT);
-  free(zJson);
+  rc = bSync ? dyngGraphSync(pG, pzErr) : SQLITE_OK;
+  if (rc == SQLITE_OK) *ppG = pG;
+done:
+  sqlite3_free(zDb);
+  return rc;
 }
 
 int dyngPendingEntries(DyngGraph *pG, sqlite3_int64 *pnPending) {
@@ -1256,10 +1228,6 @@ int dyngPendingEntries(DyngGraph *pG, sqlite3_int64 *pnPending) {
 }
 
 int dyngRegisterSyncFunctions(sqlite3 *db, DyngConn *pConn) {
-  int rc = sqlite3_create_function_v2(db, "dyng__load", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
-                                      pConn, dyngLoadFunc, NULL, NULL, NULL);
-  for (int n = 1; n <= 2 && rc == SQLITE_OK; n++)
-    rc = sqlite3_create_function_v2(db, "dyng_update", n, SQLITE_UTF8 | SQLITE_DIRECTONLY, pConn,
-                                    dyngUpdateFunc, NULL, NULL, NULL);
-  return rc;
+  return sqlite3_create_function_v2(db, "dyng__load", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, pConn, dyngLoadFunc,
+                                    NULL, NULL, NULL);
 }
