@@ -373,6 +373,129 @@ static int dyngParetoFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph
   return rc;
 }
 
+/* dyng_path's rows: the tree path from the source to vTarget in pTree (of
+** pG, objective iObj; rows of a tree held on the device come over for its
+** vertices only). */
+static int dyngPathRows(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *pG, dyng_sssp_tree *pTree,
+                        uint32_t vTarget, int iObj) {
+  const char *zFunc = pVtab->pInfo->zName;
+  dyng_graph_view view;
+  dyng_graph_get_view(pG->pGraph, &view);
+  /* The path's vertices from the target back to the source (rows of a
+  ** tree held on the device come over for them only), then the rows in
+  ** path order. */
+  uint32_t *aPath = NULL, nPath = 0;
+  int erc = dyng_mirror_tree_path(pG->pMirror, pTree, vTarget, &aPath, &nPath);
+  if (erc != DYNG_OK)
+    return erc == DYNG_ENOMEM ? SQLITE_NOMEM : dyngFuncError(pVtab, dyngBackendError(zFunc, pG, erc));
+  if (!nPath) return SQLITE_OK; /* unreachable: no rows */
+  sqlite3_int64 n = nPath;
+  pCur->aRow = sqlite3_malloc64((sqlite3_uint64)n * sizeof *pCur->aRow);
+  if (!pCur->aRow) {
+    dyng_free(aPath);
+    return SQLITE_NOMEM;
+  }
+  sqlite3_int64 i = n - 1;
+  uint32_t next = DYNG_NONE, nextEdge = DYNG_NONE;
+  for (uint32_t k = 0; k < nPath; k++) {
+    uint32_t v = aPath[k];
+    DyngRow *r = &pCur->aRow[i];
+    r->iNode = view.node_id[v];
+    r->rDist = pTree->dist[v];
+    r->bHasParent = next != DYNG_NONE;
+    r->iEdge = r->bHasParent ? view.edge_rowid[nextEdge] : 0;
+    r->rCost = r->bHasParent ? view.out.w[iObj][view.edge_pos_out[nextEdge]] : 0.0;
+    next = v;
+    nextEdge = pTree->parent_edge[v];
+    i--;
+  }
+  dyng_free(aPath);
+  pCur->nRow = n;
+  return SQLITE_OK;
+}
+
+/* dyng_sssp's rows: every vertex pTree (of pG) reaches, nearest first, or
+** only vertex vTarget with bNode (a constraint on the node column). */
+static int dyngTreeListRows(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *pG, dyng_sssp_tree *pTree,
+                            uint32_t vTarget, int bNode) {
+  const char *zFunc = pVtab->pInfo->zName;
+  dyng_graph_view view;
+  dyng_graph_get_view(pG->pGraph, &view);
+  /* The rows this answer reads: the target's, or every row. */
+  int erc = dyng_mirror_tree_rows(pG->pMirror, pTree, bNode ? &vTarget : NULL, 1);
+  if (erc != DYNG_OK)
+    return erc == DYNG_ENOMEM ? SQLITE_NOMEM : dyngFuncError(pVtab, dyngBackendError(zFunc, pG, erc));
+  if (bNode && isinf(pTree->dist[vTarget])) return SQLITE_OK; /* unreachable: no rows */
+  /* The distance order is rebuilt only for a listing of the whole tree
+  ** (after an update, or when the backend left it to the host). */
+  if (!bNode) {
+    erc = dyng_sssp_tree_order(pTree);
+    if (erc != DYNG_OK) return erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+  }
+  sqlite3_int64 n = bNode ? 1 : pTree->n_reached;
+  pCur->aRow = sqlite3_malloc64((sqlite3_uint64)(n ? n : 1) * sizeof *pCur->aRow);
+  if (!pCur->aRow) return SQLITE_NOMEM;
+  for (sqlite3_int64 i = 0; i < n; i++) {
+    uint32_t v = bNode ? vTarget : pTree->order[i];
+    DyngRow *r = &pCur->aRow[i];
+    r->iNode = view.node_id[v];
+    r->rDist = pTree->dist[v];
+    r->bHasParent = pTree->parent[v] != DYNG_NONE;
+    r->iParent = r->bHasParent ? view.node_id[pTree->parent[v]] : 0;
+    r->iEdge = r->bHasParent ? view.edge_rowid[pTree->parent_edge[v]] : 0;
+  }
+  pCur->nRow = n;
+  return SQLITE_OK;
+}
+
+/* The arguments of one call, checked. */
+typedef struct DyngFuncArgs {
+  sqlite3_int64 iSource, iTarget, iNode;
+  sqlite3_int64 nMaxLabels; /* dyng_pareto's max_labels */
+  int bNode;                /* a constraint on the node column: iNode */
+  int bNoRows;              /* the call matches no row (node = 'a') */
+} DyngFuncArgs;
+
+/* Checks the arguments apArg[] (by role) of a call into *p; an error on
+** pVtab otherwise. */
+static int dyngFuncArgs(DyngFuncVtab *pVtab, sqlite3_value **apArg, DyngFuncArgs *p) {
+  const DyngFuncInfo *pInfo = pVtab->pInfo;
+  const char *zFunc = pInfo->zName;
+  memset(p, 0, sizeof *p);
+  /* Required arguments. */
+  int aReq[3] = {ROLE_GRAPH, ROLE_SOURCE, pInfo->bPath ? ROLE_TARGET : -1};
+  for (int i = 0; i < 3; i++) {
+    if (aReq[i] < 0) continue;
+    if (!apArg[aReq[i]])
+      return dyngFuncError(pVtab, sqlite3_mprintf("%s: missing argument '%s' (usage: %s)", zFunc,
+                                                  azRoleName[aReq[i]], pInfo->zUsage));
+  }
+  if (sqlite3_value_type(apArg[ROLE_GRAPH]) != SQLITE_TEXT)
+    return dyngFuncError(pVtab, sqlite3_mprintf("%s: graph must be the name of a dyng table, got %s",
+                                                zFunc, dyngTypeName(apArg[ROLE_GRAPH])));
+  int rc = dyngNodeArg(pVtab, "source", apArg[ROLE_SOURCE], &p->iSource);
+  if (rc == SQLITE_OK && pInfo->bPath) rc = dyngNodeArg(pVtab, "target", apArg[ROLE_TARGET], &p->iTarget);
+  if (rc != SQLITE_OK) return rc;
+  p->nMaxLabels = DYNG_DEFAULT_MAX_LABELS;
+  if (apArg[ROLE_LIMIT]) {
+    if (sqlite3_value_type(apArg[ROLE_LIMIT]) != SQLITE_INTEGER)
+      return dyngFuncError(pVtab, sqlite3_mprintf("%s: max_labels must be a positive integer, "
+                                                  "got %s", zFunc,
+                                                  dyngTypeName(apArg[ROLE_LIMIT])));
+    if (sqlite3_value_int64(apArg[ROLE_LIMIT]) < 1)
+      return dyngFuncError(pVtab, sqlite3_mprintf("%s: max_labels must be a positive integer, "
+                                                  "got %lld", zFunc,
+                                                  sqlite3_value_int64(apArg[ROLE_LIMIT])));
+    p->nMaxLabels = sqlite3_value_int64(apArg[ROLE_LIMIT]);
+  }
+  p->bNode = apArg[ROLE_NODE] != NULL;
+  if (p->bNode) {
+    /* node = X matches as for an INTEGER column; X = 'a' matches no row. */
+    if (!dyngValueAsNodeId(apArg[ROLE_NODE], &p->iNode)) p->bNoRows = 1;
+  }
+  return SQLITE_OK;
+}
+
 static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *idxStr, int argc,
                           sqlite3_value **argv) {
   (void)idxStr;
@@ -391,38 +514,9 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   pCur->aAgg = NULL;
   pCur->nRow = pCur->iRow = 0;
 
-  /* Required arguments. */
-  int aReq[3] = {ROLE_GRAPH, ROLE_SOURCE, pInfo->bPath ? ROLE_TARGET : -1};
-  for (int i = 0; i < 3; i++) {
-    if (aReq[i] < 0) continue;
-    if (!apArg[aReq[i]])
-      return dyngFuncError(pVtab, sqlite3_mprintf("%s: missing argument '%s' (usage: %s)", zFunc,
-                                                  azRoleName[aReq[i]], pInfo->zUsage));
-  }
-  if (sqlite3_value_type(apArg[ROLE_GRAPH]) != SQLITE_TEXT)
-    return dyngFuncError(pVtab, sqlite3_mprintf("%s: graph must be the name of a dyng table, got %s",
-                                                zFunc, dyngTypeName(apArg[ROLE_GRAPH])));
-  sqlite3_int64 iSource, iTarget = 0, iNode = 0;
-  int rc = dyngNodeArg(pVtab, "source", apArg[ROLE_SOURCE], &iSource);
-  if (rc == SQLITE_OK && pInfo->bPath) rc = dyngNodeArg(pVtab, "target", apArg[ROLE_TARGET], &iTarget);
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_int64 nMaxLabels = DYNG_DEFAULT_MAX_LABELS;
-  if (apArg[ROLE_LIMIT]) {
-    if (sqlite3_value_type(apArg[ROLE_LIMIT]) != SQLITE_INTEGER)
-      return dyngFuncError(pVtab, sqlite3_mprintf("%s: max_labels must be a positive integer, "
-                                                  "got %s", zFunc,
-                                                  dyngTypeName(apArg[ROLE_LIMIT])));
-    if (sqlite3_value_int64(apArg[ROLE_LIMIT]) < 1)
-      return dyngFuncError(pVtab, sqlite3_mprintf("%s: max_labels must be a positive integer, "
-                                                  "got %lld", zFunc,
-                                                  sqlite3_value_int64(apArg[ROLE_LIMIT])));
-    nMaxLabels = sqlite3_value_int64(apArg[ROLE_LIMIT]);
-  }
-  int bNode = apArg[ROLE_NODE] != NULL;
-  if (bNode) {
-    /* node = X matches as for an INTEGER column; X = 'a' matches no row. */
-    if (!dyngValueAsNodeId(apArg[ROLE_NODE], &iNode)) return SQLITE_OK;
-  }
+  DyngFuncArgs args;
+  int rc = dyngFuncArgs(pVtab, apArg, &args);
+  if (rc != SQLITE_OK || args.bNoRows) return rc;
 
   DyngGraph *pG = NULL;
   char *zErr = NULL;
@@ -436,14 +530,14 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   const dyng_graph *g = pG->pGraph;
   uint32_t vSource, vTarget = DYNG_NONE;
   /* A source or target that is no node of the graph (now) gives no rows. */
-  if (dyng_graph_vertex(g, iSource, &vSource) != DYNG_OK) return SQLITE_OK;
-  if (pInfo->bPath && dyng_graph_vertex(g, iTarget, &vTarget) != DYNG_OK) return SQLITE_OK;
-  if (bNode && dyng_graph_vertex(g, iNode, &vTarget) != DYNG_OK) return SQLITE_OK;
+  if (dyng_graph_vertex(g, args.iSource, &vSource) != DYNG_OK) return SQLITE_OK;
+  if (pInfo->bPath && dyng_graph_vertex(g, args.iTarget, &vTarget) != DYNG_OK) return SQLITE_OK;
+  if (args.bNode && dyng_graph_vertex(g, args.iNode, &vTarget) != DYNG_OK) return SQLITE_OK;
   /* What stops the computation: an interrupt, the max_ms budget. */
   DyngWatch watch;
   dyngWatchBegin(&watch, pVtab->pConn, pInfo->bPareto);
   if (pInfo->bPareto || pInfo->bMosp) {
-    rc = pInfo->bPareto ? dyngParetoFilter(pVtab, pCur, pG, &watch, vSource, vTarget, nMaxLabels)
+    rc = pInfo->bPareto ? dyngParetoFilter(pVtab, pCur, pG, &watch, vSource, vTarget, args.nMaxLabels)
                         : dyngMospFilter(pVtab, pCur, pG, &watch, vSource, vTarget);
     dyngWatchEnd(&watch, 0);
     return rc;
@@ -451,83 +545,14 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
 
   /* The whole tree, kept for the next query from this source (and updated
   ** by later batches) when the connection's budget allows. */
-  dyng_graph_view view;
-  dyng_graph_get_view(g, &view);
   dyng_sssp_tree *pTree = NULL;
   dyng_kept_tree *pOwned = NULL;
   rc = dyngTreeGet(pG, vSource, iObj, &watch, zFunc, &pTree, &pOwned, &zErr);
   dyngWatchEnd(&watch, 0);
   if (rc != SQLITE_OK) return dyngFuncFail(pVtab, rc, zErr);
 
-  if (pInfo->bPath) {
-    /* The path's vertices from the target back to the source (rows of a
-    ** tree held on the device come over for them only), then the rows in
-    ** path order. */
-    uint32_t *aPath = NULL, nPath = 0;
-    int erc = dyng_mirror_tree_path(pG->pMirror, pTree, vTarget, &aPath, &nPath);
-    if (erc != DYNG_OK) {
-      rc = erc == DYNG_ENOMEM ? SQLITE_NOMEM : dyngFuncError(pVtab, dyngBackendError(zFunc, pG, erc));
-      goto done;
-    }
-    if (!nPath) goto done; /* unreachable: no rows */
-    sqlite3_int64 n = nPath;
-    pCur->aRow = sqlite3_malloc64((sqlite3_uint64)n * sizeof *pCur->aRow);
-    if (!pCur->aRow) {
-      dyng_free(aPath);
-      rc = SQLITE_NOMEM;
-      goto done;
-    }
-    sqlite3_int64 i = n - 1;
-    uint32_t next = DYNG_NONE, nextEdge = DYNG_NONE;
-    for (uint32_t k = 0; k < nPath; k++) {
-      uint32_t v = aPath[k];
-      DyngRow *r = &pCur->aRow[i];
-      r->iNode = view.node_id[v];
-      r->rDist = pTree->dist[v];
-      r->bHasParent = next != DYNG_NONE;
-      r->iEdge = r->bHasParent ? view.edge_rowid[nextEdge] : 0;
-      r->rCost = r->bHasParent ? view.out.w[iObj][view.edge_pos_out[nextEdge]] : 0.0;
-      next = v;
-      nextEdge = pTree->parent_edge[v];
-      i--;
-    }
-    dyng_free(aPath);
-    pCur->nRow = n;
-  } else {
-    /* The rows this answer reads: the target's, or every row. */
-    int erc = dyng_mirror_tree_rows(pG->pMirror, pTree, bNode ? &vTarget : NULL, 1);
-    if (erc != DYNG_OK) {
-      rc = erc == DYNG_ENOMEM ? SQLITE_NOMEM : dyngFuncError(pVtab, dyngBackendError(zFunc, pG, erc));
-      goto done;
-    }
-    if (bNode && isinf(pTree->dist[vTarget])) goto done; /* unreachable: no rows */
-    /* The distance order is rebuilt only for a listing of the whole tree
-    ** (after an update, or when the backend left it to the host). */
-    if (!bNode) {
-      erc = dyng_sssp_tree_order(pTree);
-      if (erc != DYNG_OK) {
-        rc = erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
-        goto done;
-      }
-    }
-    sqlite3_int64 n = bNode ? 1 : pTree->n_reached;
-    pCur->aRow = sqlite3_malloc64((sqlite3_uint64)(n ? n : 1) * sizeof *pCur->aRow);
-    if (!pCur->aRow) {
-      rc = SQLITE_NOMEM;
-      goto done;
-    }
-    for (sqlite3_int64 i = 0; i < n; i++) {
-      uint32_t v = bNode ? vTarget : pTree->order[i];
-      DyngRow *r = &pCur->aRow[i];
-      r->iNode = view.node_id[v];
-      r->rDist = pTree->dist[v];
-      r->bHasParent = pTree->parent[v] != DYNG_NONE;
-      r->iParent = r->bHasParent ? view.node_id[pTree->parent[v]] : 0;
-      r->iEdge = r->bHasParent ? view.edge_rowid[pTree->parent_edge[v]] : 0;
-    }
-    pCur->nRow = n;
-  }
-done:
+  rc = pInfo->bPath ? dyngPathRows(pVtab, pCur, pG, pTree, vTarget, iObj)
+                    : dyngTreeListRows(pVtab, pCur, pG, pTree, vTarget, args.bNode);
   dyng_mirror_tree_release(pOwned);
   return rc;
 }

@@ -414,15 +414,12 @@ static void dyngLoadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   }
 }
 
-/* One try of dyngLoadMirror. */
-static int dyngLoadMirrorOnce(DyngGraph *pG, int bCreate, char **pzErr) {
+/* Before a load other than CREATE's: follows a rename of the edge table and
+** checks that it is still an ordinary table with the graph's columns and
+** its capture; then reads what kind of log it has. */
+static int dyngLoadCheck(DyngGraph *pG, int bCreate, char **pzErr) {
   sqlite3 *db = pG->pConn->db;
-  sqlite3_stmt *pStmt = NULL;
-  dyng_graph *pGraph = NULL;
-  sqlite3_int64 iSeq = 0, nRow = 0;
-  double t0 = dyngNowMs();
-  int rc, erc;
-
+  int rc;
   if (!bCreate) {
     /* The edge table may have been renamed, or its columns; it may have
     ** been dropped, or dropped and created again without the capture. */
@@ -445,60 +442,83 @@ static int dyngLoadMirrorOnce(DyngGraph *pG, int bCreate, char **pzErr) {
     *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
     return rc;
   }
-  /* Read the log position before the rows: a change committed in between
-  ** is then applied again by the next sync, which is harmless (each log
-  ** entry sets its rowid's final state). */
-  sqlite3_int64 iDataVersion = 0, iSchemaVersion = 0, iNonce = 0;
-  int bAnchor = 0;
+  return SQLITE_OK;
+}
+
+/* Where a load starts in the log and the database, read before the rows. */
+typedef struct DyngLoadPos {
+  sqlite3_int64 iSeq;           /* the log's last entry */
+  sqlite3_int64 iDataVersion, iSchemaVersion, nChanges;
+  sqlite3_int64 iNonce;         /* the nonce of entry iSeq (with bAnchor) */
+  int bAnchor;                  /* iNonce was read */
+  int bTentative;               /* rows may still be rolled back */
+  int bAnchored;                /* the log up to iSeq is what the rows hold */
+} DyngLoadPos;
+
+/* Reads the log position before the rows: a change committed in between
+** is then applied again by the next sync, which is harmless (each log
+** entry sets its rowid's final state). */
+static int dyngLoadPosition(DyngGraph *pG, int bCreate, DyngLoadPos *p, char **pzErr) {
+  sqlite3 *db = pG->pConn->db;
+  memset(p, 0, sizeof *p);
   /* CREATE's own statement is the only pending write when no transaction
   ** is open; if it fails, the graph goes with it. */
-  int bTentative = bCreate ? !sqlite3_get_autocommit(db) : dyngInUndoableState(db);
+  p->bTentative = bCreate ? !sqlite3_get_autocommit(db) : dyngInUndoableState(db);
   /* Between statements the rows are those of the log up to iSeq; inside a
   ** writing statement the row being written may not be logged yet. */
-  int bAnchored = bTentative && pG->bLogNonce && (bCreate || !dyngWriteRunning(db));
-  rc = dyngLogMax(pG, &iSeq, pzErr);
-  if (rc == SQLITE_OK && bAnchored && iSeq > 0)
-    rc = dyngLogNonce(pG, iSeq, &iNonce, &bAnchor, pzErr);
-  if (rc == SQLITE_OK) rc = dyngDataVersion(pG, &iDataVersion);
-  if (rc == SQLITE_OK) rc = dyngSchemaVersion(pG, &iSchemaVersion);
+  p->bAnchored = p->bTentative && pG->bLogNonce && (bCreate || !dyngWriteRunning(db));
+  int rc = dyngLogMax(pG, &p->iSeq, pzErr);
+  if (rc == SQLITE_OK && p->bAnchored && p->iSeq > 0)
+    rc = dyngLogNonce(pG, p->iSeq, &p->iNonce, &p->bAnchor, pzErr);
+  if (rc == SQLITE_OK) rc = dyngDataVersion(pG, &p->iDataVersion);
+  if (rc == SQLITE_OK) rc = dyngSchemaVersion(pG, &p->iSchemaVersion);
   if (rc != SQLITE_OK) {
-    if (!*pzErr)
-      *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
+    if (!*pzErr) *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
     return rc;
   }
-  sqlite3_int64 nChanges = sqlite3_total_changes(db);
+  p->nChanges = sqlite3_total_changes(db);
+  return SQLITE_OK;
+}
 
+/* Prepares "SELECT count(dyng__load(rowid, src, dst, w...)) FROM edges"
+** into *ppStmt, and into *pnRow the span of its rowids (max - min + 1). */
+static int dyngLoadPrepare(DyngGraph *pG, sqlite3_stmt **ppStmt, sqlite3_int64 *pnRow, char **pzErr) {
+  sqlite3 *db = pG->pConn->db;
   char *zCount = sqlite3_mprintf("SELECT max(rowid) - min(rowid) + 1 FROM \"%w\".\"%w\"",
                                  pG->zDb, pG->zEdges);
   if (!zCount) return SQLITE_NOMEM;
-  rc = dyngQueryInt(db, zCount, &nRow);
+  int rc = dyngQueryInt(db, zCount, pnRow);
   sqlite3_free(zCount);
+  if (rc == SQLITE_OK) {
+    char *zW = dyngWeightList(pG, NULL);
+    char *zSql = zW ? sqlite3_mprintf("SELECT count(dyng__load(rowid, \"%w\", \"%w\"%s)) "
+                                      "FROM \"%w\".\"%w\"",
+                                      pG->zSrc, pG->zDst, zW, pG->zDb, pG->zEdges)
+                    : NULL;
+    sqlite3_free(zW);
+    if (!zSql) return SQLITE_NOMEM;
+    rc = sqlite3_prepare_v2(db, zSql, -1, ppStmt, NULL);
+    sqlite3_free(zSql);
+  }
   if (rc != SQLITE_OK) {
     *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read edge table '%s': %s", pG->zName,
                              pG->zEdges, sqlite3_errmsg(db));
-    return rc;
   }
+  return rc;
+}
 
-  char *zW = dyngWeightList(pG, NULL);
-  char *zSql = zW ? sqlite3_mprintf("SELECT count(dyng__load(rowid, \"%w\", \"%w\"%s)) "
-                                    "FROM \"%w\".\"%w\"",
-                                    pG->zSrc, pG->zDst, zW, pG->zDb, pG->zEdges)
-                  : NULL;
-  sqlite3_free(zW);
-  if (!zSql) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
-  sqlite3_free(zSql);
-  if (rc != SQLITE_OK) {
-    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read edge table '%s': %s", pG->zName,
-                             pG->zEdges, sqlite3_errmsg(db));
-    return rc;
-  }
+/* Runs pStmt, which feeds every row through dyng__load() to a loader
+** building pGraph (nRow: rows expected).  *pbOverBudget: it stopped past
+** max_graph_mb. */
+static int dyngLoadRows(DyngGraph *pG, sqlite3_stmt *pStmt, dyng_graph *pGraph, sqlite3_int64 nRow,
+                        int *pbOverBudget, char **pzErr) {
+  sqlite3 *db = pG->pConn->db;
   dyng_loader *pLoader = NULL;
-  int bOverBudget = 0;
-  erc = dyng_graph_new(&pGraph, pG->nWeight, pG->bDirected);
+  int rc = SQLITE_OK;
   /* max - min + 1 bounds the row count when rowids are dense; do not trust
   ** it beyond a sane size for sparse rowids. */
-  if (erc == DYNG_OK && nRow > 0 && pG->pConn->nMaxGraphBytes <= 0)
+  int erc = DYNG_OK;
+  if (nRow > 0 && pG->pConn->nMaxGraphBytes <= 0)
     erc = dyng_graph_reserve(pGraph, (size_t)(nRow < 64 * 1024 * 1024 ? nRow : 64 * 1024 * 1024));
   /* Rows are loaded in chunks (see engine/loader.h), fed by dyng__load(). */
   if (erc == DYNG_OK) erc = dyng_loader_new(&pLoader, pGraph);
@@ -520,9 +540,9 @@ static int dyngLoadMirrorOnce(DyngGraph *pG, int bCreate, char **pzErr) {
     if (rc == SQLITE_ROW) {
       erc = dyng_loader_finish(pLoader);
       rc = erc == DYNG_OK ? dyngCheckGraphBudget(pG, pGraph, pzErr) : SQLITE_OK;
-      bOverBudget = rc != SQLITE_OK;
+      *pbOverBudget = rc != SQLITE_OK;
     } else {
-      bOverBudget = load.bOverBudget;
+      *pbOverBudget = load.bOverBudget;
       erc = load.erc;
       if (erc == DYNG_OK) {
         if (rc == SQLITE_DONE) rc = SQLITE_ERROR;
@@ -536,44 +556,44 @@ static int dyngLoadMirrorOnce(DyngGraph *pG, int bCreate, char **pzErr) {
     *pzErr = NULL;
     rc = dyngEngineFailure(pG, erc, pzErr);
   }
-  sqlite3_finalize(pStmt);
-  /* A graph past max_graph_mb keeps no mirror: the old one is out of date
-  ** (the table changed, or it would not be loaded again) and as large. */
-  if (bOverBudget && pG->pGraph) dyngGraphDropMirror(pG);
+  return rc;
+}
+
+/* Gives the loaded pGraph (taken over, also on failure) a mirror on the
+** backend the graph's preference chooses (engine/mirror.h): a device that
+** cannot take it leaves it on the CPU, unless CUDA was required. */
+static int dyngLoadAttach(DyngGraph *pG, dyng_graph *pGraph, dyng_mirror **ppMirror, char **pzErr) {
   const dyng_backend *pBe = NULL;
-  dyng_mirror *pMirror = NULL;
-  char zWhy[sizeof pMirror->why];
-  if (rc == SQLITE_OK) {
-    rc = dyngBackendChoose(dyngGraphPref(pG), &pBe, zWhy, (int)sizeof zWhy);
-    if (rc != SQLITE_OK) {
-      sqlite3_free(*pzErr);
-      *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, zWhy);
-    }
-  }
+  char zWhy[sizeof((dyng_mirror *)0)->why];
+  int rc = dyngBackendChoose(dyngGraphPref(pG), &pBe, zWhy, (int)sizeof zWhy);
   if (rc != SQLITE_OK) {
     dyng_graph_free(pGraph);
+    sqlite3_free(*pzErr);
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, zWhy);
     return rc;
   }
-  /* The mirror takes pGraph over; a device that cannot take it leaves it
-  ** on the CPU, unless CUDA was required. */
-  char zGpu[sizeof pMirror->err];
-  erc = dyng_mirror_new(&pG->pConn->pool, pGraph, pBe, zWhy, dyngBackendRequired(dyngGraphPref(pG)), pG->zName,
-                        &pMirror, zGpu, sizeof zGpu);
+  char zGpu[sizeof((dyng_mirror *)0)->err];
+  int erc = dyng_mirror_new(&pG->pConn->pool, pGraph, pBe, zWhy, dyngBackendRequired(dyngGraphPref(pG)),
+                            pG->zName, ppMirror, zGpu, sizeof zGpu);
   if (erc == DYNG_EBACKEND && zGpu[0]) {
     sqlite3_free(*pzErr);
     *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, zGpu);
     return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }
-  if (erc != DYNG_OK) return dyngEngineFailure(pG, erc, pzErr);
+  return erc == DYNG_OK ? SQLITE_OK : dyngEngineFailure(pG, erc, pzErr);
+}
+
+/* Puts pMirror, loaded from position *p, in place of pG's old mirror. */
+static void dyngLoadInstall(DyngGraph *pG, dyng_mirror *pMirror, const DyngLoadPos *p, double t0) {
   dyngGraphDropMirror(pG);
   pG->pMirror = pMirror;
   pG->pGraph = pMirror->graph;
   pG->bReattach = 0;
-  pG->iLogSeq = iSeq;
-  pG->iDataVersion = iDataVersion;
-  pG->iSchemaVersion = iSchemaVersion;
-  pG->nChanges = nChanges;
-  pG->bTentative = bTentative;
+  pG->iLogSeq = p->iSeq;
+  pG->iDataVersion = p->iDataVersion;
+  pG->iSchemaVersion = p->iSchemaVersion;
+  pG->nChanges = p->nChanges;
+  pG->bTentative = p->bTentative;
   /* A mirror loaded while rows could still be rolled back has no undo
   ** records for them.  With nonces it holds while log entry iSeq keeps
   ** its nonce: a rollback of anything the load saw removes that entry
@@ -581,15 +601,43 @@ static int dyngLoadMirrorOnce(DyngGraph *pG, int bCreate, char **pzErr) {
   ** over an entry still there is committed.  Records start from there.
   ** An older log cannot tell, nor can a load inside a writing statement:
   ** such a mirror is trusted only while nothing moves. */
-  pG->bUndoValid = !bTentative || bAnchored;
-  pG->bBaseUnsure = bTentative && bAnchor;
-  pG->iBaseNonce = iNonce;
+  pG->bUndoValid = !p->bTentative || p->bAnchored;
+  pG->bBaseUnsure = p->bTentative && p->bAnchor;
+  pG->iBaseNonce = p->iNonce;
   dyngUndoClear(pG);
   pG->bStale = 0;
   pG->loadMs = dyngNowMs() - t0;
   pG->loadTime = pG->syncTime = dyngEpochMs();
   pG->nLoad++;
-  return SQLITE_OK;
+}
+
+/* One try of dyngLoadMirror: check, position, rows, backend, install. */
+static int dyngLoadMirrorOnce(DyngGraph *pG, int bCreate, char **pzErr) {
+  double t0 = dyngNowMs();
+  DyngLoadPos pos;
+  sqlite3_stmt *pStmt = NULL;
+  sqlite3_int64 nRow = 0;
+  int rc = dyngLoadCheck(pG, bCreate, pzErr);
+  if (rc == SQLITE_OK) rc = dyngLoadPosition(pG, bCreate, &pos, pzErr);
+  if (rc == SQLITE_OK) rc = dyngLoadPrepare(pG, &pStmt, &nRow, pzErr);
+  if (rc != SQLITE_OK) return rc;
+  dyng_graph *pGraph = NULL;
+  int bOverBudget = 0;
+  int erc = dyng_graph_new(&pGraph, pG->nWeight, pG->bDirected);
+  rc = erc == DYNG_OK ? dyngLoadRows(pG, pStmt, pGraph, nRow, &bOverBudget, pzErr)
+                      : dyngEngineFailure(pG, erc, pzErr);
+  sqlite3_finalize(pStmt);
+  /* A graph past max_graph_mb keeps no mirror: the old one is out of date
+  ** (the table changed, or it would not be loaded again) and as large. */
+  if (bOverBudget && pG->pGraph) dyngGraphDropMirror(pG);
+  if (rc != SQLITE_OK) {
+    dyng_graph_free(pGraph);
+    return rc;
+  }
+  dyng_mirror *pMirror = NULL;
+  rc = dyngLoadAttach(pG, pGraph, &pMirror, pzErr);
+  if (rc == SQLITE_OK) dyngLoadInstall(pG, pMirror, &pos, t0);
+  return rc;
 }
 
 /* dyngGraphLoad, before dyngNomemSaysAll's rule for its message.  A load
