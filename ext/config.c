@@ -1,8 +1,10 @@
 /*
-** ext/config.c: dyng_config(), the diagnostics of the extension as JSON.
+** ext/config.c: dyng_config(), the settings and diagnostics of the
+** extension as JSON.
 **
 **   SELECT dyng_config();            -- the whole report
 **   SELECT dyng_config('backend');   -- one top-level key, as JSON
+**   SELECT dyng_config('cache_mb', 512); -- a setting, then the report
 **
 ** The report holds the version, how dyng was built, the backend chosen for
 ** this connection and why, the OpenMP threads, and for every graph the

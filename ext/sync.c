@@ -1,9 +1,7 @@
 /*
 ** ext/sync.c: keeping a graph's mirror equal to its edge table.
 **
-**   SELECT dyng_update('net');          -- apply pending changes now; JSON
-**   SELECT dyng_update('net', 'reload'); -- reload from the table instead
-**   SELECT dyng_update('net', 'reattach'); -- install the capture again, reload
+**   SELECT dyng_update('net');          -- apply pending changes now (update.c)
 **
 ** The triggers of sql/capture.sql append every change of the edge table to
 ** the graph's log, `<graph>_log(seq, op, edge, src, dst, w0, ...)`.  Before
@@ -48,7 +46,10 @@
 **     failure in the middle of applying reload too.  Reloads are counted.
 **
 ** A full load streams the table through the internal function dyng__load
-** into the engine's chunked loader (see docs/design.md).  A graph is busy
+** into the engine's chunked loader (see docs/design.md) and gives the graph
+** a mirror (engine/mirror.h) on the backend ext/backends.c chooses; a batch
+** read from the log goes to dyng_mirror_apply.  dyngGraphOpen, which finds
+** a graph for a function and syncs it, is here too.  A graph is busy
 ** while it loads or syncs: reached again from inside (a schema edited to
 ** make it read itself), it answers with an error, not a recursion.
 */

@@ -7,7 +7,9 @@
 ** seconds (DYNG_DEFAULT_MAX_MS: views reach them, and they can grow
 ** exponentially with a small graph).
 ** The engine asks through a dyng_cancel every few thousand steps; this file
-** answers.
+** answers.  It also fills a connection's dyng_hooks (engine/mirror.h): a
+** watch for a recount a batch starts, and the warning when a graph leaves
+** its device.
 **
 ** SQLite 3.41 and later tell an extension that its connection was
 ** interrupted through sqlite3_is_interrupted.  dyng may be built against an
