@@ -7,7 +7,13 @@
 ** disconnects (SQLite disconnects them on every schema reset), so the
 ** in-memory graph survives; it is freed by DROP TABLE (xDestroy), once its
 ** database is detached, or when the connection closes.  A graph is known by
-** its schema, its name and its database's file (dyngGraphInItsDb).
+** its schema, its name and its database's file (dyngGraphInItsDb).  The
+** loaded graph itself, its backend and what it keeps live in a dyng_mirror
+** (engine/mirror.h).
+**
+** The sections below follow the files; util.c, the bottom of ext/, calls
+** no other file, and ext/dyng.c, the entry point, only registers the
+** others.
 */
 #ifndef DYNG_EXT_H
 #define DYNG_EXT_H
