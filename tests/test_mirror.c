@@ -16,6 +16,7 @@
 #include "engine/cycles.h"
 #include "engine/error.h"
 #include "engine/mirror.h"
+#include "engine/mosp.h"
 #include "engine/sssp.h"
 
 #include <math.h>
@@ -39,6 +40,25 @@ static int fake_sssp(void *state, const dyng_graph_view *view, uint32_t source, 
 static int fake_update(void *state, const dyng_graph_view *view, const dyng_changes *changes) {
   if (g_fail_update >= 0 && g_fail_update-- == 0) return DYNG_ENOMEM;
   return dyng_backend_cpu()->graph_update(state, view, changes);
+}
+
+static int fake_cycles_count(void *state, const dyng_graph_view *view, int k, int directed, uint64_t *count) {
+  (void)state, (void)view, (void)k, (void)directed, (void)count;
+  return DYNG_ENOMEM; /* never room on this device */
+}
+
+static int fake_cycles_delta(void *state, const dyng_graph_view *view, const dyng_changes *changes, int k,
+                             int directed, dyng_cycles_diff *delta) {
+  (void)state, (void)view, (void)changes, (void)k, (void)directed, (void)delta;
+  return DYNG_ENOMEM;
+}
+
+static int fake_mosp_path(void *state, const dyng_graph_view *view, const dyng_sssp_tree *const *trees, int k,
+                          uint32_t source, uint32_t target, uint32_t cap, uint32_t *vertex, uint32_t *edge,
+                          uint32_t *n, double *cost) {
+  (void)state, (void)view, (void)trees, (void)k, (void)source, (void)target, (void)cap, (void)vertex;
+  (void)edge, (void)n, (void)cost;
+  return DYNG_ENOMEM;
 }
 
 static const char *fake_message(void *state) {
@@ -227,6 +247,60 @@ static void test_out_of_device_memory_moves_to_cpu_once(void **state) {
   assert_null(pool.first);
 }
 
+/* A count and an ensemble path the device has no room for: each moves the
+** graph once and is computed on the host, equal to the engine's own. */
+static void test_count_and_mosp_move_to_cpu(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_seed(&r, g_seed ^ 0xc0c0);
+  dyng_mirror_pool pool;
+  dyng_mirror_pool_init(&pool, 1 << 20);
+  pool.hooks.moved = on_moved;
+  char err[200];
+  for (int what = 0; what < 2; what++) {
+    dyng_mirror *m = NULL;
+    const dyng_backend *be = fake_backend();
+    g_fake.cycles_count = fake_cycles_count;
+    g_fake.cycles_delta = fake_cycles_delta;
+    g_fake.mosp_path = fake_mosp_path;
+    g_moves = 0;
+    assert_int_equal(dyng_mirror_new(&pool, random_graph(&r, 0, 2, 30), be, "fake", 0, "g", &m, err, sizeof err),
+                     DYNG_OK);
+    assert_string_equal(dyng_mirror_runs_on(m, DYNG_RUNS_CYCLES), "fakedev");
+    if (what == 0) {
+      uint64_t n = 0, ref = 0;
+      assert_int_equal(dyng_mirror_cycles(m, 3, 0, NULL, &n), DYNG_OK);
+      dyng_graph_view view;
+      dyng_graph_get_view(m->graph, &view);
+      assert_int_equal(dyng_cycles_count(&view, 3, 0, NULL, &ref), DYNG_OK);
+      assert_true(n == ref);
+    } else {
+      dyng_path path, ref;
+      assert_int_equal(dyng_mirror_mosp(m, 0, 5, NULL, &path), DYNG_OK);
+      /* The engine's path from the host's trees of every objective. */
+      dyng_graph_view view;
+      dyng_graph_get_view(m->graph, &view);
+      dyng_sssp_tree t[2];
+      const dyng_sssp_tree *pt[2] = {&t[0], &t[1]};
+      for (int k = 0; k < 2; k++) {
+        assert_int_equal(dyng_sssp_tree_init(&t[k], view.n_vertices), DYNG_OK);
+        assert_int_equal(dyng_sssp_dijkstra(&view, 0, k, DYNG_NONE, &t[k]), DYNG_OK);
+      }
+      assert_int_equal(dyng_mosp_path(pt, 2, view.n_vertices, view.n_edge_slots, 0, 5, &ref), DYNG_OK);
+      assert_int_equal(path.n, ref.n);
+      for (uint32_t i = 0; i < path.n; i++) assert_int_equal(path.vertex[i], ref.vertex[i]);
+      assert_true(path.ensemble_cost == ref.ensemble_cost);
+      dyng_path_free(&path);
+      dyng_path_free(&ref);
+      for (int k = 0; k < 2; k++) dyng_sssp_tree_free(&t[k]);
+    }
+    assert_int_equal(g_moves, 1);
+    assert_ptr_equal(m->be, dyng_backend_cpu());
+    assert_string_equal(dyng_mirror_runs_on(m, DYNG_RUNS_CYCLES), "cpu");
+    dyng_mirror_free(m);
+  }
+}
+
 static void test_budget_evicts_least_recently_used(void **state) {
   (void)state;
   test_rng r;
@@ -324,6 +398,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_apply_matches_recompute),
       cmocka_unit_test(test_out_of_device_memory_moves_to_cpu_once),
+      cmocka_unit_test(test_count_and_mosp_move_to_cpu),
       cmocka_unit_test(test_budget_evicts_least_recently_used),
       cmocka_unit_test(test_give_up_rule),
       cmocka_unit_test(test_gave_up_tree_is_recomputed),
