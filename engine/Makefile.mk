@@ -12,6 +12,7 @@ engine_libdyngengine_la_SOURCES = \
 	engine/cycles.c engine/cycles.h \
 	engine/parallel.c engine/parallel.h \
 	engine/backend_cpu.c engine/backend.h engine/plugin.h \
+	engine/choice.c engine/choice.h \
 	engine/types.h
 engine_libdyngengine_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 engine_libdyngengine_la_LIBADD = -lm
