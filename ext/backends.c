@@ -12,7 +12,6 @@
 */
 #include "ext/dyng_ext.h"
 #include "engine/choice.h"
-#include "engine/error.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -121,7 +120,8 @@ static void dyngDiscoveryJson(const dyng_discovery *d, void *pCtx) {
   json_object_set_new(pDriver, "note",
                       json_string(d->cpu_only ? "not looked for: DYNG_CPU_ONLY is set" : d->driver_note));
   json_t *pDevices = json_array();
-  for (int i = 0; i < d->n_device; i++) json_array_append_new(pDevices, dyngDeviceJson(&d->device[i], i == d->i_device));
+  for (int i = 0; i < d->n_device; i++)
+    json_array_append_new(pDevices, dyngDeviceJson(&d->device[i], i == d->i_device));
   json_t *pPlugins = json_array();
   for (int i = 0; i < d->n_plugin; i++) json_array_append_new(pPlugins, dyngPluginJson(&d->plugin[i]));
   json_t *pDiscovery = json_object();
