@@ -13,6 +13,7 @@ engine_libdyngengine_la_SOURCES = \
 	engine/parallel.c engine/parallel.h \
 	engine/mirror.c engine/mirror.h \
 	engine/backend_cpu.c engine/backend.h engine/plugin.h \
+	engine/choice.c engine/choice.h \
 	engine/types.h
 engine_libdyngengine_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 engine_libdyngengine_la_LIBADD = -lm

@@ -360,7 +360,7 @@ const char *dyngBackendPrefName(int ePref);
 int dyngBackendPrefParse(const char *z, int *pePref); /* 1 when understood */
 
 /* The backend a graph with preference ePref gets now, starting the GPU
-** plugin if it is the one (see ext/backends.c), with the reason in zWhy.
+** plugin if it is the one (rules: engine/choice.h), with the reason in zWhy.
 ** SQLITE_ERROR (zWhy says why) when CUDA is required and cannot be used;
 ** the CPU backend otherwise. */
 int dyngBackendChoose(int ePref, const dyng_backend **ppBackend, char *zWhy, int nWhy);

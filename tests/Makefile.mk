@@ -30,7 +30,7 @@ EXTRA_DIST += tests/test_python.py tests/test_newer_sqlite.py tests/test_example
 
 if HAVE_CMOCKA
 UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles \
-	tests/test_mirror
+	tests/test_mirror tests/test_choice
 SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_sync_txn tests/test_backends tests/test_gpu tests/test_read_edges \
 	tests/test_threads tests/test_oom tests/test_ident tests/test_schema
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
@@ -79,6 +79,11 @@ tests_test_mirror_LDADD = $(UNIT_LDADD)
 tests_test_alloc_SOURCES = tests/test_alloc.c tests/engine_internal.h tests/test_util.h
 tests_test_alloc_CFLAGS = $(UNIT_CFLAGS)
 tests_test_alloc_LDADD = $(UNIT_LDADD)
+
+# The backend decision over situations filled by hand (no plugin files).
+tests_test_choice_SOURCES = tests/test_choice.c tests/test_util.h
+tests_test_choice_CFLAGS = $(UNIT_CFLAGS)
+tests_test_choice_LDADD = $(UNIT_LDADD)
 
 # The SQL tests load the real dyng.so into the real SQLite library.
 tests_test_sql_SOURCES = tests/test_sql.c tests/test_util.h

@@ -1,7 +1,8 @@
 /*
 ** tests/test_backends.c: how dyng finds the driver, the devices and its
-** backend plugins, and which backend it chooses (ext/backends.c), on any
-** machine: every scenario runs tests/backend_probe in a process of its own
+** backend plugins, and which backend it chooses (engine/choice.c, reported
+** by ext/backends.c), on any machine: every scenario runs
+** tests/backend_probe in a process of its own
 ** with a fake driver (libcuda.so.1), a fake NVML (libnvidia-ml.so.1) and
 ** fake plugins (tests/fakes/) found through LD_LIBRARY_PATH and
 ** DYNG_PLUGIN_PATH, and checks the dyng_config() report, the warnings
