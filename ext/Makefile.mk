@@ -3,6 +3,8 @@ lib_LTLIBRARIES += dyng.la
 dyng_la_SOURCES = \
 	ext/dyng.c ext/dyng_ext.h \
 	ext/graph_vtab.c \
+	ext/options.c \
+	ext/capture.c \
 	ext/sync.c \
 	ext/cache.c \
 	ext/cycles.c \
