@@ -7,8 +7,9 @@
 ** directed graph carries none.  Every function that changes the graph
 ** reserves all memory it needs before touching anything, so an edge is
 ** either fully in the graph or fully out of it.  The representation is in
-** engine/graph_internal.h; a large batch is applied on several threads by
-** engine/graph_team.c, which this file's dyng_graph_apply_tracked calls.
+** engine/graph_internal.h.  engine/graph_apply.c applies a batch: it calls
+** this file's one-at-a-time loop (dyng__apply_loop), or for a large batch
+** runs its team path on several threads.
 */
 #include "engine/graph_internal.h"
 #include "engine/error.h"
@@ -667,7 +668,7 @@ void dyng__prefetch_places(const dyng_graph *g, const dyng__op *op) {
 
 /* The loop of dyng_graph_apply_tracked: one operation after the other,
 ** each edge reserving what it needs before it changes anything. */
-static int dyng__apply_loop(dyng_graph *g, dyng_batch *b, dyng_apply_stats *st,
+int dyng__apply_loop(dyng_graph *g, dyng_batch *b, dyng_apply_stats *st,
                             dyng_changes *changes) {
   int rc = DYNG_OK;
   g->recording = changes;
@@ -696,40 +697,6 @@ static int dyng__apply_loop(dyng_graph *g, dyng_batch *b, dyng_apply_stats *st,
   }
   g->recording = NULL;
   return rc;
-}
-
-int dyng_graph_apply_tracked(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats,
-                             dyng_changes *changes) {
-  dyng_apply_stats st = {0, 0, 0};
-  int rc;
-  if (!g->sealed) return DYNG_ESTATE;
-  if (b->n_weights != g->n_weights) return DYNG_EINVAL;
-  dyng_batch_normalize(b);
-  if (changes) {
-    /* Each operation removes and adds at most one edge. */
-    changes->n_removed = changes->n_added = 0;
-    changes->n_out_pos = 0;
-    changes->out_pos_complete = 1;
-    if (changes->cap < b->n_ops) {
-      size_t cap = b->n_ops;
-      if (dyng_resize(&changes->removed, cap, sizeof *changes->removed) ||
-          dyng_resize(&changes->added, cap, sizeof *changes->added))
-        return DYNG_ENOMEM;
-      changes->cap = cap;
-    }
-  }
-  if (dyng__use_team(b->n_ops)) {
-    rc = dyng__apply_team(g, b, &st, changes);
-    if (rc) memset(&st, 0, sizeof st); /* nothing was applied */
-  } else {
-    rc = dyng__apply_loop(g, b, &st, changes);
-  }
-  if (stats) *stats = st;
-  return rc;
-}
-
-int dyng_graph_apply(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats) {
-  return dyng_graph_apply_tracked(g, b, stats, NULL);
 }
 
 int dyng_graph_build_in(dyng_graph *g) {

@@ -2,7 +2,7 @@
 ** engine/graph_internal.h: the dynamic graph's representation, shared by
 ** the two files that implement it: engine/graph.c (creation, loading,
 ** sealing, the one-at-a-time apply loop, queries, checks) and
-** engine/graph_team.c (the apply of a large batch on several threads).
+** engine/graph_apply.c (applying a batch, a large one on several threads).
 ** Nothing outside those two files includes it; engine/graph.h is the
 ** graph's interface.
 */
@@ -139,7 +139,7 @@ static inline int dyng__compact_due(const dyng_graph *g, const dyng__adj *a) {
   return a->garbage > 4096 && (a->garbage * 3 > a->used || (size_t)a->moved * 8 > g->n_vert);
 }
 
-/* ---- graph.c's helpers that the team path uses ---------------------- */
+/* ---- graph.c's helpers that graph_apply.c uses ---------------------- */
 
 /* Makes room for `need` vertices / edge slots (all or nothing). */
 int dyng__vert_reserve(dyng_graph *g, size_t need);
@@ -164,14 +164,7 @@ void dyng__record_at(const dyng_graph *g, uint32_t slot, uint32_t src, uint32_t 
 void dyng__prefetch_keys(const dyng_graph *g, const dyng__op *op);
 void dyng__prefetch_places(const dyng_graph *g, const dyng__op *op);
 
-/* ---- graph_team.c ---------------------------------------------------- */
-
-/* 1 when a batch of n_ops operations takes the team path. */
-int dyng__use_team(size_t n_ops);
-
-/* The team path of dyng_graph_apply_tracked: applies the normalized batch
-** b with the result of the one-at-a-time loop, all or nothing; `changes`
-** is reserved and emptied (or NULL). */
-int dyng__apply_team(dyng_graph *g, dyng_batch *b, dyng_apply_stats *st, dyng_changes *changes);
+/* The one-at-a-time apply of the normalized batch b (graph.c). */
+int dyng__apply_loop(dyng_graph *g, dyng_batch *b, dyng_apply_stats *st, dyng_changes *changes);
 
 #endif

@@ -1,7 +1,8 @@
 /*
-** engine/graph_team.c: applying a large batch to the dynamic graph on
-** several threads (the team path of dyng_graph_apply_tracked; graph.c
-** holds the one-at-a-time loop and decides which runs, dyng__use_team).
+** engine/graph_apply.c: applying a batch to the dynamic graph
+** (dyng_graph_apply, dyng_graph_apply_tracked): a small one, or one on a
+** single thread, through graph.c's one-at-a-time loop (dyng__apply_loop);
+** a large one through the team path below, on several threads.
 **
 ** The team path: what dyng_graph_apply_tracked does for a large batch when
 ** more than one thread may run, with the same result as the loop in graph.c but
@@ -49,7 +50,7 @@ static _Atomic size_t dyng__team_min = 0;
 void dyng__graph_set_team_min(size_t n_ops) { atomic_store(&dyng__team_min, n_ops); }
 
 /* 1 when a batch of n_ops operations takes the team path. */
-int dyng__use_team(size_t n_ops) {
+static int dyng__use_team(size_t n_ops) {
   size_t forced = atomic_load(&dyng__team_min);
   if (n_ops == 0 || n_ops > (size_t)DYNG_MAX_INDEX / 4) return 0;
   if (forced) return n_ops >= forced;
@@ -573,7 +574,11 @@ static void dyng__team_commit(dyng__team *t, dyng_apply_stats *st) {
   if (g->in_built && dyng__compact_due(g, &g->in)) dyng__adj_compact(g, &g->in);
 }
 
-int dyng__apply_team(dyng_graph *g, dyng_batch *b, dyng_apply_stats *st, dyng_changes *changes) {
+/* The team path of dyng_graph_apply_tracked (see the top of the file):
+** applies the normalized batch b with the result of the one-at-a-time
+** loop, all or nothing; `changes` is reserved and emptied (or NULL). */
+static int dyng__apply_team(dyng_graph *g, dyng_batch *b, dyng_apply_stats *st,
+                            dyng_changes *changes) {
   dyng__team t;
   size_t n = b->n_ops;
   int rc;
@@ -611,4 +616,38 @@ int dyng__apply_team(dyng_graph *g, dyng_batch *b, dyng_apply_stats *st, dyng_ch
   dyng__team_commit(&t, st); /* nothing below the claim's undo can fail */
   dyng__team_free(&t);
   return DYNG_OK;
+}
+
+int dyng_graph_apply_tracked(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats,
+                             dyng_changes *changes) {
+  dyng_apply_stats st = {0, 0, 0};
+  int rc;
+  if (!g->sealed) return DYNG_ESTATE;
+  if (b->n_weights != g->n_weights) return DYNG_EINVAL;
+  dyng_batch_normalize(b);
+  if (changes) {
+    /* Each operation removes and adds at most one edge. */
+    changes->n_removed = changes->n_added = 0;
+    changes->n_out_pos = 0;
+    changes->out_pos_complete = 1;
+    if (changes->cap < b->n_ops) {
+      size_t cap = b->n_ops;
+      if (dyng_resize(&changes->removed, cap, sizeof *changes->removed) ||
+          dyng_resize(&changes->added, cap, sizeof *changes->added))
+        return DYNG_ENOMEM;
+      changes->cap = cap;
+    }
+  }
+  if (dyng__use_team(b->n_ops)) {
+    rc = dyng__apply_team(g, b, &st, changes);
+    if (rc) memset(&st, 0, sizeof st); /* nothing was applied */
+  } else {
+    rc = dyng__apply_loop(g, b, &st, changes);
+  }
+  if (stats) *stats = st;
+  return rc;
+}
+
+int dyng_graph_apply(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats) {
+  return dyng_graph_apply_tracked(g, b, stats, NULL);
 }
