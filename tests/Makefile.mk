@@ -29,7 +29,8 @@ EXTRA_DIST += tests/test_python.py tests/test_newer_sqlite.py tests/test_example
 	tests/test_util.h tests/valgrind.supp
 
 if HAVE_CMOCKA
-UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles
+UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles \
+	tests/test_loader tests/test_parallel tests/test_mosp tests/test_pareto
 SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_sync_txn tests/test_backends tests/test_gpu tests/test_read_edges \
 	tests/test_threads tests/test_oom tests/test_ident tests/test_schema
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
@@ -74,6 +75,26 @@ tests_test_sssp_dyn_LDADD = $(UNIT_LDADD)
 tests_test_cycles_SOURCES = tests/test_cycles.c tests/test_util.h
 tests_test_cycles_CFLAGS = $(UNIT_CFLAGS)
 tests_test_cycles_LDADD = $(UNIT_LDADD)
+
+# engine/loader.c against the graph built edge by edge.
+tests_test_loader_SOURCES = tests/test_loader.c tests/test_util.h
+tests_test_loader_CFLAGS = $(UNIT_CFLAGS)
+tests_test_loader_LDADD = $(UNIT_LDADD)
+
+# The team, the radix sort against qsort, and the fork guard.
+tests_test_parallel_SOURCES = tests/test_parallel.c tests/test_util.h
+tests_test_parallel_CFLAGS = $(UNIT_CFLAGS)
+tests_test_parallel_LDADD = $(UNIT_LDADD) $(OPENMP_CFLAGS)
+
+# The MOSP ensemble path against a shortest path of the ensemble by hand.
+tests_test_mosp_SOURCES = tests/test_mosp.c tests/test_util.h
+tests_test_mosp_CFLAGS = $(UNIT_CFLAGS)
+tests_test_mosp_LDADD = $(UNIT_LDADD)
+
+# The Pareto front against every simple path of small graphs.
+tests_test_pareto_SOURCES = tests/test_pareto.c tests/test_util.h
+tests_test_pareto_CFLAGS = $(UNIT_CFLAGS)
+tests_test_pareto_LDADD = $(UNIT_LDADD)
 
 tests_test_alloc_SOURCES = tests/test_alloc.c tests/engine_internal.h tests/test_util.h
 tests_test_alloc_CFLAGS = $(UNIT_CFLAGS)
