@@ -101,14 +101,14 @@ tests_test_alloc_CFLAGS = $(UNIT_CFLAGS)
 tests_test_alloc_LDADD = $(UNIT_LDADD)
 
 # The SQL tests load the real dyng.so into the real SQLite library.
-tests_test_sql_SOURCES = tests/test_sql.c tests/test_util.h
+tests_test_sql_SOURCES = tests/test_sql.c tests/sql_util.h tests/test_util.h
 tests_test_sql_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_sql_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lpthread -lm
 EXTRA_tests_test_sql_DEPENDENCIES = dyng.la
 
 # A graph's identity and lifetime: a second load, ATTACH and DETACH, edited
 # schemas; DYNG_IDENT_STEPS sets the length of the random ATTACH/DETACH run.
-tests_test_ident_SOURCES = tests/test_ident.c tests/test_util.h
+tests_test_ident_SOURCES = tests/test_ident.c tests/sql_util.h tests/test_util.h
 tests_test_ident_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_ident_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS)
 EXTRA_tests_test_ident_DEPENDENCIES = dyng.la
@@ -127,7 +127,7 @@ tests_test_sync_model_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_sync_model_DEPENDENCIES = dyng.la
 
 # REPLACE, upserts and rollbacks, and graphs queried inside write transactions.
-tests_test_sync_txn_SOURCES = tests/test_sync_txn.c tests/test_util.h
+tests_test_sync_txn_SOURCES = tests/test_sync_txn.c tests/sql_util.h tests/test_util.h
 tests_test_sync_txn_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_sync_txn_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_sync_txn_DEPENDENCIES = dyng.la
