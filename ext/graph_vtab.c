@@ -9,9 +9,9 @@
 ** Declared schema: CREATE TABLE x(node INTEGER, out_degree INTEGER,
 ** in_degree INTEGER); the rowid is the node id.  The table is read-only.
 **
-** How it works: xCreate checks the options and the edge table, installs the
-** change capture of sql/capture.sql (a log table and three triggers) and
-** loads the graph, refusing rows dyng cannot use.  xConnect (reopening the
+** How it works: xCreate parses the options (options.c), checks the edge
+** table, installs the change capture (capture.c: a log table and its
+** triggers) and loads the graph, refusing rows dyng cannot use.  xConnect (reopening the
 ** file, or after a schema change) only records the definition; the graph
 ** loads on first use, after checking that the edge table still fits and
 ** still carries the capture (a table dropped and created again has lost

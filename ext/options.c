@@ -279,10 +279,79 @@ static int dyngIndexTerms(const char *zSql, sqlite3_str *pTerms, const char **pz
   return 0;
 }
 
+/* "NEW."a" AS "a", ..." over the edge table's columns: NEW's values under
+** the table's column names, over which an expression term is evaluated.
+** *pzNew is new (sqlite3_free), NULL when out of memory. */
+static int dyngNewColumns(sqlite3 *db, const DyngGraph *pG, char **pzNew) {
+  sqlite3_stmt *pCols = NULL;
+  sqlite3_str *pNew = sqlite3_str_new(db);
+  char *zSql = sqlite3_mprintf("SELECT name FROM pragma_table_info(%Q, %Q)", pG->zEdges, pG->zDb);
+  int rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pCols, NULL) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  for (int n = 0; rc == SQLITE_OK && sqlite3_step(pCols) == SQLITE_ROW; n++) {
+    const char *zCol = (const char *)sqlite3_column_text(pCols, 0);
+    sqlite3_str_appendf(pNew, "%sNEW.\"%w\" AS \"%w\"", n ? ", " : "", zCol, zCol);
+  }
+  /* A step that failed (out of memory) ended the list early. */
+  if (rc == SQLITE_OK) rc = sqlite3_reset(pCols);
+  sqlite3_finalize(pCols);
+  *pzNew = dyngStrFinish(pNew);
+  if (!*pzNew) rc = SQLITE_NOMEM;
+  return rc;
+}
+
+/* The group of unique index zIndex when it has expression terms (bExpr)
+** or is partial: its definition, read through pDef, gives the terms (the
+** group in pGroup is rebuilt from them, evaluated over zNew) and the WHERE
+** clause (added to the group).  *pnTerm: the group's terms.  SQLITE_ERROR
+** with *pzErr set when the definition cannot be read. */
+static int dyngIndexDefGroup(sqlite3 *db, const DyngGraph *pG, sqlite3_stmt *pDef,
+                             const char *zIndex, int bExpr, int bPartial, const char *zNew,
+                             sqlite3_str *pGroup, int *pnTerm, char **pzErr) {
+  int rc = SQLITE_OK;
+  sqlite3_bind_text(pDef, 1, zIndex, -1, SQLITE_TRANSIENT);
+  const char *zDef = sqlite3_step(pDef) == SQLITE_ROW ? (const char *)sqlite3_column_text(pDef, 0)
+                                                      : NULL;
+  sqlite3_str *pTerms = sqlite3_str_new(db);
+  const char *zTail = NULL, *zWhere = NULL;
+  int bOk = zDef && dyngIndexTerms(zDef, pTerms, &zTail);
+  if (bOk && bPartial) {
+    while (isspace((unsigned char)*zTail)) zTail++;
+    bOk = sqlite3_strnicmp(zTail, "WHERE", 5) == 0 && !isalnum((unsigned char)zTail[5]) &&
+          zTail[5] != '_';
+    zWhere = zTail + 5;
+  }
+  int nTerms = sqlite3_str_length(pTerms);
+  char *zTerms = dyngStrFinish(pTerms);
+  if (!zTerms) rc = SQLITE_NOMEM;
+  else if (!bOk) {
+    *pzErr = sqlite3_mprintf("dyng: cannot read the definition of unique index '%s' of edge "
+                             "table '%s', so rows an INSERT OR REPLACE removes through it "
+                             "would go unseen",
+                             zIndex, pG->zEdges);
+    rc = SQLITE_ERROR;
+  } else {
+    if (bExpr) {
+      sqlite3_str_reset(pGroup);
+      *pnTerm = 0;
+      for (const char *zT = zTerms; zT < zTerms + nTerms; zT += strlen(zT) + 1)
+        sqlite3_str_appendf(pGroup, "%s(%s) = (SELECT %s FROM (SELECT %s))",
+                            (*pnTerm)++ ? " AND " : "", zT, zT, zNew);
+    }
+    /* The WHERE clause runs to the end of the statement (SQLite keeps
+    ** no trailing semicolon); it names columns of the edge table. */
+    if (zWhere && *pnTerm) sqlite3_str_appendf(pGroup, " AND (%s)", zWhere);
+  }
+  sqlite3_free(zTerms);
+  int rc2 = sqlite3_reset(pDef);
+  if (rc == SQLITE_OK) rc = rc2;
+  return rc;
+}
+
 int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, int *pnGroup,
                     char **pzErr) {
-  sqlite3_stmt *pList = NULL, *pInfo = NULL, *pDef = NULL, *pCols = NULL;
-  sqlite3_str *pOut = sqlite3_str_new(db), *pNew = sqlite3_str_new(db);
+  sqlite3_stmt *pList = NULL, *pInfo = NULL, *pDef = NULL;
+  sqlite3_str *pOut = sqlite3_str_new(db);
   int rc, nGroup = 0;
   char *zNew = NULL;
   char *zSql = sqlite3_mprintf("SELECT name, partial FROM pragma_index_list(%Q, %Q) "
@@ -300,21 +369,7 @@ int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, int *pnGro
     rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pDef, NULL) : SQLITE_NOMEM;
     sqlite3_free(zSql);
   }
-  /* NEW's values under the table's column names, for expression terms. */
-  if (rc == SQLITE_OK) {
-    zSql = sqlite3_mprintf("SELECT name FROM pragma_table_info(%Q, %Q)", pG->zEdges, pG->zDb);
-    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &pCols, NULL) : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-    for (int n = 0; rc == SQLITE_OK && sqlite3_step(pCols) == SQLITE_ROW; n++) {
-      const char *zCol = (const char *)sqlite3_column_text(pCols, 0);
-      sqlite3_str_appendf(pNew, "%sNEW.\"%w\" AS \"%w\"", n ? ", " : "", zCol, zCol);
-    }
-    /* A step that failed (out of memory) ended the list early. */
-    if (rc == SQLITE_OK) rc = sqlite3_reset(pCols);
-    zNew = dyngStrFinish(pNew);
-    pNew = NULL;
-    if (!zNew) rc = SQLITE_NOMEM;
-  }
+  if (rc == SQLITE_OK) rc = dyngNewColumns(db, pG, &zNew);
   while (rc == SQLITE_OK && sqlite3_step(pList) == SQLITE_ROW) {
     const char *zIndex = (const char *)sqlite3_column_text(pList, 0);
     int bPartial = sqlite3_column_int(pList, 1);
@@ -333,46 +388,8 @@ int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, int *pnGro
                           zCol, zCol, zColl ? zColl : "BINARY");
     }
     rc = sqlite3_reset(pInfo);
-    if (rc == SQLITE_OK && (bExpr || bPartial)) {
-      /* Read the index's own definition: an expression group is rebuilt
-      ** from its terms, a partial index adds its WHERE clause. */
-      sqlite3_bind_text(pDef, 1, zIndex, -1, SQLITE_TRANSIENT);
-      const char *zDef = sqlite3_step(pDef) == SQLITE_ROW ? (const char *)sqlite3_column_text(pDef, 0)
-                                                          : NULL;
-      sqlite3_str *pTerms = sqlite3_str_new(db);
-      const char *zTail = NULL, *zWhere = NULL;
-      int bOk = zDef && dyngIndexTerms(zDef, pTerms, &zTail);
-      if (bOk && bPartial) {
-        while (isspace((unsigned char)*zTail)) zTail++;
-        bOk = sqlite3_strnicmp(zTail, "WHERE", 5) == 0 && !isalnum((unsigned char)zTail[5]) &&
-              zTail[5] != '_';
-        zWhere = zTail + 5;
-      }
-      int nTerms = sqlite3_str_length(pTerms);
-      char *zTerms = dyngStrFinish(pTerms);
-      if (!zTerms) rc = SQLITE_NOMEM;
-      else if (!bOk) {
-        *pzErr = sqlite3_mprintf("dyng: cannot read the definition of unique index '%s' of edge "
-                                 "table '%s', so rows an INSERT OR REPLACE removes through it "
-                                 "would go unseen",
-                                 zIndex, pG->zEdges);
-        rc = SQLITE_ERROR;
-      } else {
-        if (bExpr) {
-          sqlite3_str_reset(pGroup);
-          nTerm = 0;
-          for (const char *zT = zTerms; zT < zTerms + nTerms; zT += strlen(zT) + 1)
-            sqlite3_str_appendf(pGroup, "%s(%s) = (SELECT %s FROM (SELECT %s))",
-                                nTerm++ ? " AND " : "", zT, zT, zNew);
-        }
-        /* The WHERE clause runs to the end of the statement (SQLite keeps
-        ** no trailing semicolon); it names columns of the edge table. */
-        if (zWhere && nTerm) sqlite3_str_appendf(pGroup, " AND (%s)", zWhere);
-      }
-      sqlite3_free(zTerms);
-      int rc2 = sqlite3_reset(pDef);
-      if (rc == SQLITE_OK) rc = rc2;
-    }
+    if (rc == SQLITE_OK && (bExpr || bPartial))
+      rc = dyngIndexDefGroup(db, pG, pDef, zIndex, bExpr, bPartial, zNew, pGroup, &nTerm, pzErr);
     char *zGroup = dyngStrFinish(pGroup);
     if (!zGroup && rc == SQLITE_OK) rc = SQLITE_NOMEM;
     if (rc == SQLITE_OK && nTerm)
@@ -384,8 +401,6 @@ int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, int *pnGro
   sqlite3_finalize(pList);
   sqlite3_finalize(pInfo);
   sqlite3_finalize(pDef);
-  sqlite3_finalize(pCols);
-  sqlite3_free(dyngStrFinish(pNew));
   sqlite3_free(zNew);
   char *zMatch = dyngStrFinish(pOut);
   if (rc == SQLITE_OK && !zMatch) rc = SQLITE_NOMEM;
