@@ -121,7 +121,7 @@ tests_test_schema_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_schema_DEPENDENCIES = dyng.la
 
 # The model-based random test of the sync; DYNG_SYNC_STEPS sets its length.
-tests_test_sync_model_SOURCES = tests/test_sync_model.c tests/test_util.h
+tests_test_sync_model_SOURCES = tests/test_sync_model.c tests/sql_util.h tests/test_util.h
 tests_test_sync_model_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_sync_model_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_sync_model_DEPENDENCIES = dyng.la
@@ -133,7 +133,7 @@ tests_test_sync_txn_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_sync_txn_DEPENDENCIES = dyng.la
 
 # dyng_read_edges on files of every format written by the test.
-tests_test_read_edges_SOURCES = tests/test_read_edges.c tests/test_util.h
+tests_test_read_edges_SOURCES = tests/test_read_edges.c tests/sql_util.h tests/test_util.h
 tests_test_read_edges_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_read_edges_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_read_edges_DEPENDENCIES = dyng.la
@@ -155,7 +155,7 @@ tests_test_oom_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) $(JANSSON_LIBS) $(
 	$(CMOCKA_LIBS) $(OPENMP_CFLAGS) -ldl -lpthread -lm
 
 # CUDA against the CPU through SQL; every case skips without a usable GPU.
-tests_test_gpu_SOURCES = tests/test_gpu.c tests/test_util.h
+tests_test_gpu_SOURCES = tests/test_gpu.c tests/sql_util.h tests/test_util.h
 tests_test_gpu_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_gpu_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_gpu_DEPENDENCIES = dyng.la
