@@ -337,22 +337,6 @@ static int is_collision(int rc) {
          rc == SQLITE_CONSTRAINT_UNIQUE;
 }
 
-/* Creates an empty file from a mkstemp template, for a database file. */
-static void temp_file(char *zTemplate) {
-  int fd = mkstemp(zTemplate);
-  assert_true(fd >= 0);
-  close(fd);
-}
-
-static void remove_db_files(const char *zPath) {
-  static const char *const azSuffix[] = {"", "-wal", "-shm", "-journal"};
-  for (int i = 0; i < 4; i++) {
-    char *z = sqlite3_mprintf("%s%s", zPath, azSuffix[i]);
-    unlink(z);
-    sqlite3_free(z);
-  }
-}
-
 /* ATTACHes the aux file and turns fsync off: the walk tests visibility,
 ** not durability, and stays fast. */
 static void prepare_connection(model *m, sqlite3 *db, const char *zWho) {
@@ -1472,8 +1456,8 @@ static model *model_open(void **state, const char *zRun, int wal, uint64_t salt,
   test_rng_seed(&m->rng, g_seed * 0x9e3779b97f4a7c15ULL + salt);
   strcpy(m->zMain, "/tmp/dyng-sync-XXXXXX");
   strcpy(m->zAux, "/tmp/dyng-sync-aux-XXXXXX");
-  temp_file(m->zMain);
-  temp_file(m->zAux);
+  sql_temp_file(m->zMain);
+  sql_temp_file(m->zAux);
   m->db = m->dbq = sql_open(m->zMain);
   prepare_connection(m, m->db, "main");
   const char *zMode = wal ? "WAL" : "DELETE";
@@ -1519,8 +1503,8 @@ static int model_teardown(void **state) {
   sqlite3_close_v2(m->db2);
   sqlite3_finalize(m->pPending);
   sqlite3_close_v2(m->db);
-  remove_db_files(m->zMain);
-  remove_db_files(m->zAux);
+  sql_remove_db(m->zMain);
+  sql_remove_db(m->zAux);
   for (int i = 0; i < RING; i++) sqlite3_free(m->azRing[i]);
   tmp_clear(m);
   free(m->azTmp);
