@@ -5,6 +5,8 @@ dyng_la_SOURCES = \
 	ext/util.c \
 	ext/update.c \
 	ext/graph_vtab.c \
+	ext/options.c \
+	ext/capture.c \
 	ext/sync.c \
 	ext/cache.c \
 	ext/cycles.c \

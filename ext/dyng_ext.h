@@ -146,6 +146,9 @@ sqlite3_int64 dyngEpochMs(void);
 /* Frees a graph's mirror and definition (not the tables it created). */
 void dyngGraphFree(DyngGraph *pG);
 
+/* Frees the strings of pG's definition (not pG, not its mirror). */
+void dyngGraphFreeDefinition(DyngGraph *pG);
+
 /* Finalizes the statements a graph keeps while its table is connected.
 ** They must be gone before SQLite closes the connection, which it checks
 ** only after disconnecting every virtual table. */
@@ -268,18 +271,67 @@ int dyngCheckEdgeKind(sqlite3 *db, DyngGraph *pG, char **pzErr);
 ** renamed since). */
 int dyngCheckColumns(sqlite3 *db, DyngGraph *pG, int bCreate, char **pzErr);
 
-/* Checks that the change capture is on the edge table: its three triggers
-** on the table and the log.  A table dropped and created again, or rebuilt
-** by SQLite's CREATE-copy-DROP-RENAME procedure, has lost the triggers;
-** SQLITE_ERROR then, with a message saying how to reattach. */
-int dyngCheckCapture(sqlite3 *db, DyngGraph *pG, char **pzErr);
-
 /* dyng_update(graph, 'reattach'): checks the edge table as CREATE does,
 ** installs the capture triggers again (replacing what is left of them,
 ** keeping the log) and reloads the graph.  When the load fails (a row dyng
 ** cannot use, written while the capture was gone) the capture stays and
 ** every query fails the same way until the row is fixed. */
 int dyngGraphReattach(DyngGraph *pG, char **pzErr);
+
+/* ---- options.c -------------------------------------------------------- */
+
+/* Builds a DyngGraph from CREATE VIRTUAL TABLE arguments: argv[1] schema,
+** argv[2] table name, argv[3..] "key=value" options.  bCreate: for CREATE,
+** which also refuses a weights list ending in a comma (a definition
+** already stored with one must still connect, or it could not even be
+** dropped).  New (dyngGraphFree); on error NULL with *pzErr set. */
+DyngGraph *dyngGraphParse(DyngConn *pConn, int argc, const char *const *argv, int bCreate,
+                          char **pzErr);
+
+/* A reference to pG for a message: "name", or "schema.name" outside main;
+** new, NULL when out of memory. */
+char *dyngGraphRef(const DyngGraph *pG);
+
+/*
+** The UNIQUE constraints and unique indexes of the edge table, as the
+** condition "this row may conflict with NEW": one group per index,
+** (c1 = NEW.c1 COLLATE x AND ...) OR (...).  A term that is an expression
+** is compared with the same expression evaluated over NEW's values:
+** (expr) = (SELECT expr FROM (SELECT NEW.a AS a, NEW.b AS b, ...)).  A
+** partial index adds its WHERE clause, read from its definition, so that
+** each group matches one row at most (sql/replace.sql counts on it).  The
+** condition may match more rows than can really conflict (each match is
+** only a marker), never fewer.  *pzMatch is "" when there is no unique
+** index; it comes from sqlite3_mprintf.  *pnGroup gets the number of groups.
+*/
+int dyngUniqueMatch(sqlite3 *db, const DyngGraph *pG, char **pzMatch, int *pnGroup,
+                    char **pzErr);
+
+/* ---- capture.c -------------------------------------------------------- */
+
+/* Creates the log table and the triggers of sql/capture.sql, and those of
+** sql/replace.sql when the edge table has UNIQUE constraints.  bMissing:
+** only those not there yet (reattaching). */
+int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, int bMissing, char **pzErr);
+
+/* Removes the triggers and the log table (IF EXISTS: the edge table may be
+** gone, and its triggers with it). */
+int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, char **pzErr);
+
+/* Drops the capture triggers of pG that are on another table than its
+** edge table. */
+int dyngDropStrayTriggers(sqlite3 *db, DyngGraph *pG, char **pzErr);
+
+/* Checks that the change capture is on the edge table: its three triggers
+** on the table and the log.  A table dropped and created again, or rebuilt
+** by SQLite's CREATE-copy-DROP-RENAME procedure, has lost the triggers;
+** SQLITE_ERROR then, with a message saying how to reattach. */
+int dyngCheckCapture(sqlite3 *db, DyngGraph *pG, char **pzErr);
+
+/* A log kept from a graph created by an older version has no nonce column;
+** the capture installed again writes one, so it is added (the entries
+** before the reload that follows are never read again). */
+int dyngLogAddNonce(sqlite3 *db, DyngGraph *pG, char **pzErr);
 
 /* ---- sync.c ----------------------------------------------------------- */
 

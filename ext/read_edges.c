@@ -359,6 +359,150 @@ static int dyngNameIs(const char *z, const char *const *azNames) {
 
 #define MAX_FIELDS 64
 
+/* What a line handler returns for a line without an edge (a comment, a
+** header); else SQLITE_OK for an edge, or an error code. */
+#define LINE_SKIP (-1)
+
+/* One line of a SNAP edge list: "<src> <dst> [weight]", # and % comments. */
+static int dyngSnapLine(DyngReadCursor *c, const char *z, const char *zs, sqlite3_int64 line) {
+  const char *zW = NULL;
+  if (!*zs || *zs == '#' || *zs == '%') return LINE_SKIP;
+  int e = dyngParseEdge(zs, &c->src, &c->dst, &c->w, &c->bWeight, &zW);
+  if (e < 0) return dyngWeightFail(c, line, zW, 0, e + 1);
+  if (!e)
+    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected two integer node ids and an optional "
+                           "weight, got '%.40s'",
+                        c->zPath, line, z);
+  return SQLITE_OK;
+}
+
+/* One line of a DIMACS shortest-path file: c comments, one "p sp n m"
+** line, then "a <from> <to> <weight>" arcs. */
+static int dyngDimacsLine(DyngReadCursor *c, const char *z, const char *zs, sqlite3_int64 line) {
+  const char *zW = NULL;
+  if (!*zs || *zs == 'c') return LINE_SKIP;
+  if (*zs == 'p') {
+    if (c->bHeader)
+      return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: a second 'p' line", c->zPath, line);
+    sqlite3_int64 n, m;
+    const char *q = dyngSkipSpace(zs + 1);
+    if (strncmp(q, "sp", 2) != 0 || !dyngParseInt(dyngSkipSpace(q + 2), &q, &n, 0) ||
+        !dyngParseInt(dyngSkipSpace(q), &q, &m, 0) || *dyngSkipSpace(q))
+      return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected 'p sp <nodes> <arcs>', got '%.40s'",
+                          c->zPath, line, z);
+    c->bHeader = 1;
+    return LINE_SKIP;
+  }
+  int e = *zs == 'a' && c->bHeader ? dyngParseEdge(zs + 1, &c->src, &c->dst, &c->w, &c->bWeight, &zW) : 0;
+  if (e < 0) return dyngWeightFail(c, line, zW, 0, e + 1);
+  if (!e || !c->bWeight)
+    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected %s, got '%.40s'", c->zPath, line,
+                        c->bHeader ? "'a <from> <to> <weight>' or a 'c' comment"
+                                   : "'p sp <nodes> <arcs>' before any arc",
+                        z);
+  return SQLITE_OK;
+}
+
+/* A MatrixMarket line before the entries: the banner (line 1), comments,
+** then the size line. */
+static int dyngMtxHeader(DyngReadCursor *c, const char *z, const char *zs, sqlite3_int64 line) {
+  if (line == 1) {
+    char zObj[32] = "", zFmt[32] = "", zField[32] = "", zSym[32] = "";
+    if (sscanf(z, "%%%%MatrixMarket %31s %31s %31s %31s", zObj, zFmt, zField, zSym) != 4 ||
+        sqlite3_stricmp(zObj, "matrix") != 0 || sqlite3_stricmp(zFmt, "coordinate") != 0)
+      return dyngReadFail(c, "dyng_read_edges: '%s' line 1: expected '%%%%MatrixMarket matrix coordinate "
+                             "<real|integer|pattern> <general|symmetric>', got '%.60s'",
+                          c->zPath, z);
+    c->bPattern = sqlite3_stricmp(zField, "pattern") == 0;
+    if (!c->bPattern && sqlite3_stricmp(zField, "real") != 0 && sqlite3_stricmp(zField, "integer") != 0)
+      return dyngReadFail(c, "dyng_read_edges: '%s' line 1: field '%s' not supported (real, integer or "
+                             "pattern)",
+                          c->zPath, zField);
+    c->bSymmetric = sqlite3_stricmp(zSym, "symmetric") == 0;
+    if (!c->bSymmetric && sqlite3_stricmp(zSym, "general") != 0)
+      return dyngReadFail(c, "dyng_read_edges: '%s' line 1: symmetry '%s' not supported (general or "
+                             "symmetric)",
+                          c->zPath, zSym);
+    return LINE_SKIP;
+  }
+  if (*zs == '%' || !*zs) return LINE_SKIP;
+  sqlite3_int64 nr, nc, nz;
+  const char *q = zs;
+  if (!dyngParseInt(q, &q, &nr, 0) || !dyngParseInt(dyngSkipSpace(q), &q, &nc, 0) ||
+      !dyngParseInt(dyngSkipSpace(q), &q, &nz, 0) || *dyngSkipSpace(q))
+    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected the size line '<rows> <columns> "
+                           "<entries>', got '%.40s'",
+                        c->zPath, line, z);
+  c->bHeader = 1;
+  return LINE_SKIP;
+}
+
+/* One line of a MatrixMarket coordinate file; a symmetric file's entry
+** off the diagonal gives a second, mirrored edge. */
+static int dyngMtxLine(DyngReadCursor *c, const char *z, const char *zs, sqlite3_int64 line) {
+  const char *zW = NULL;
+  if (!c->bHeader) return dyngMtxHeader(c, z, zs, line);
+  if (*zs == '%' || !*zs) return LINE_SKIP;
+  int e = dyngParseEdge(zs, &c->src, &c->dst, &c->w, &c->bWeight, &zW);
+  if (e < 0 && !c->bPattern) return dyngWeightFail(c, line, zW, 0, e + 1);
+  if (e <= 0 || c->bWeight == c->bPattern)
+    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected '<row> <column>%s', got '%.40s'",
+                        c->zPath, line, c->bPattern ? "" : " <value>", z);
+  c->bMirror = c->bSymmetric && c->src != c->dst;
+  return SQLITE_OK;
+}
+
+/* The header row of a CSV or TSV file, its n fields in az: which columns
+** hold the source, the destination and the weight (the first, second and
+** third when the names are not known ones). */
+static int dyngCsvHeader(DyngReadCursor *c, char **az, int n, sqlite3_int64 line) {
+  static const char *const azSrc[] = {"src", "source", "from", NULL};
+  static const char *const azDst[] = {"dst", "target", "to", "destination", NULL};
+  static const char *const azW[] = {"weight", "w", "cost", "length", NULL};
+  c->iSrc = c->iDst = c->iW = -1;
+  for (int i = 0; i < n && i < MAX_FIELDS; i++) {
+    if (c->iSrc < 0 && dyngNameIs(az[i], azSrc)) c->iSrc = i;
+    else if (c->iDst < 0 && dyngNameIs(az[i], azDst)) c->iDst = i;
+    else if (c->iW < 0 && dyngNameIs(az[i], azW)) c->iW = i;
+  }
+  if (c->iSrc < 0 || c->iDst < 0) c->iSrc = 0, c->iDst = 1, c->iW = n > 2 ? 2 : -1;
+  if (n < 2)
+    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected a header of at least two columns",
+                        c->zPath, line);
+  c->nCol = n;
+  c->bHeader = 1;
+  return LINE_SKIP;
+}
+
+/* One line of a CSV or TSV file (the first is its header). */
+static int dyngCsvLine(DyngReadCursor *c, char *z, const char *zs, sqlite3_int64 line) {
+  char sep = c->fmt == FMT_CSV ? ',' : '\t';
+  char *az[MAX_FIELDS];
+  if (!*zs) return LINE_SKIP;
+  int n = dyngSplitRow(z, sep, az, MAX_FIELDS);
+  if (!c->bHeader) return dyngCsvHeader(c, az, n, line);
+  const char *q;
+  c->bWeight = 0;
+  if (n > c->nCol)
+    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: %s%d fields, more than the header's %d", c->zPath,
+                        line, n > MAX_FIELDS ? "over " : "", n > MAX_FIELDS ? MAX_FIELDS : n, c->nCol);
+  int ok = n > c->iSrc && n > c->iDst && n <= MAX_FIELDS &&
+           dyngParseInt(dyngSkipSpace(az[c->iSrc]), &q, &c->src, sep) && !*dyngSkipSpace(q) &&
+           dyngParseInt(dyngSkipSpace(az[c->iDst]), &q, &c->dst, sep) && !*dyngSkipSpace(q);
+  if (ok && c->iW >= 0 && n > c->iW && *dyngSkipSpace(az[c->iW])) {
+    const char *zField = dyngSkipSpace(az[c->iW]);
+    int e = dyngParseReal(zField, &q, &c->w, sep);
+    if (e == WEIGHT_OK && *dyngSkipSpace(q)) e = WEIGHT_BAD; /* "1 2" in one field */
+    if (e != WEIGHT_OK) return dyngWeightFail(c, line, zField, sep, e);
+    c->bWeight = 1;
+  }
+  if (!ok)
+    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected integer node ids in columns %d and %d%s",
+                        c->zPath, line, c->iSrc + 1, c->iDst + 1,
+                        c->iW >= 0 ? " and a number or nothing as the weight" : "");
+  return SQLITE_OK;
+}
+
 /* Reads lines up to the next edge of the file into the cursor; c->bEof at
 ** the end. */
 static int dyngReadEdge(DyngReadCursor *c) {
@@ -378,126 +522,15 @@ static int dyngReadEdge(DyngReadCursor *c) {
       return rc;
     }
     sqlite3_int64 line = c->r.line;
-    const char *zs = dyngSkipSpace(z), *zW = NULL;
-    int e;
+    const char *zs = dyngSkipSpace(z);
     switch (c->fmt) {
-    case FMT_SNAP:
-      if (!*zs || *zs == '#' || *zs == '%') continue;
-      e = dyngParseEdge(zs, &c->src, &c->dst, &c->w, &c->bWeight, &zW);
-      if (e < 0) return dyngWeightFail(c, line, zW, 0, e + 1);
-      if (!e)
-        return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected two integer node ids and an optional "
-                               "weight, got '%.40s'",
-                            c->zPath, line, z);
-      break;
-    case FMT_DIMACS:
-      if (!*zs || *zs == 'c') continue;
-      if (*zs == 'p') {
-        if (c->bHeader)
-          return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: a second 'p' line", c->zPath, line);
-        sqlite3_int64 n, m;
-        const char *q = dyngSkipSpace(zs + 1);
-        if (strncmp(q, "sp", 2) != 0 || !dyngParseInt(dyngSkipSpace(q + 2), &q, &n, 0) ||
-            !dyngParseInt(dyngSkipSpace(q), &q, &m, 0) || *dyngSkipSpace(q))
-          return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected 'p sp <nodes> <arcs>', got '%.40s'",
-                              c->zPath, line, z);
-        c->bHeader = 1;
-        continue;
-      }
-      e = *zs == 'a' && c->bHeader ? dyngParseEdge(zs + 1, &c->src, &c->dst, &c->w, &c->bWeight, &zW) : 0;
-      if (e < 0) return dyngWeightFail(c, line, zW, 0, e + 1);
-      if (!e || !c->bWeight)
-        return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected %s, got '%.40s'", c->zPath, line,
-                            c->bHeader ? "'a <from> <to> <weight>' or a 'c' comment"
-                                       : "'p sp <nodes> <arcs>' before any arc",
-                            z);
-      break;
-    case FMT_MTX:
-      if (!c->bHeader) {
-        /* The banner, then comments, then the size line. */
-        if (line == 1) {
-          char zObj[32] = "", zFmt[32] = "", zField[32] = "", zSym[32] = "";
-          if (sscanf(z, "%%%%MatrixMarket %31s %31s %31s %31s", zObj, zFmt, zField, zSym) != 4 ||
-              sqlite3_stricmp(zObj, "matrix") != 0 || sqlite3_stricmp(zFmt, "coordinate") != 0)
-            return dyngReadFail(c, "dyng_read_edges: '%s' line 1: expected '%%%%MatrixMarket matrix coordinate "
-                                   "<real|integer|pattern> <general|symmetric>', got '%.60s'",
-                                c->zPath, z);
-          c->bPattern = sqlite3_stricmp(zField, "pattern") == 0;
-          if (!c->bPattern && sqlite3_stricmp(zField, "real") != 0 && sqlite3_stricmp(zField, "integer") != 0)
-            return dyngReadFail(c, "dyng_read_edges: '%s' line 1: field '%s' not supported (real, integer or "
-                                   "pattern)",
-                                c->zPath, zField);
-          c->bSymmetric = sqlite3_stricmp(zSym, "symmetric") == 0;
-          if (!c->bSymmetric && sqlite3_stricmp(zSym, "general") != 0)
-            return dyngReadFail(c, "dyng_read_edges: '%s' line 1: symmetry '%s' not supported (general or "
-                                   "symmetric)",
-                                c->zPath, zSym);
-          continue;
-        }
-        if (*zs == '%' || !*zs) continue;
-        sqlite3_int64 nr, nc, nz;
-        const char *q = zs;
-        if (!dyngParseInt(q, &q, &nr, 0) || !dyngParseInt(dyngSkipSpace(q), &q, &nc, 0) ||
-            !dyngParseInt(dyngSkipSpace(q), &q, &nz, 0) || *dyngSkipSpace(q))
-          return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected the size line '<rows> <columns> "
-                                 "<entries>', got '%.40s'",
-                              c->zPath, line, z);
-        c->bHeader = 1;
-        continue;
-      }
-      if (*zs == '%' || !*zs) continue;
-      e = dyngParseEdge(zs, &c->src, &c->dst, &c->w, &c->bWeight, &zW);
-      if (e < 0 && !c->bPattern) return dyngWeightFail(c, line, zW, 0, e + 1);
-      if (e <= 0 || c->bWeight == c->bPattern)
-        return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected '<row> <column>%s', got '%.40s'",
-                            c->zPath, line, c->bPattern ? "" : " <value>", z);
-      c->bMirror = c->bSymmetric && c->src != c->dst;
-      break;
-    default: { /* CSV, TSV */
-      char sep = c->fmt == FMT_CSV ? ',' : '\t';
-      char *az[MAX_FIELDS];
-      if (!*zs) continue;
-      int n = dyngSplitRow(z, sep, az, MAX_FIELDS);
-      if (!c->bHeader) {
-        static const char *const azSrc[] = {"src", "source", "from", NULL};
-        static const char *const azDst[] = {"dst", "target", "to", "destination", NULL};
-        static const char *const azW[] = {"weight", "w", "cost", "length", NULL};
-        c->iSrc = c->iDst = c->iW = -1;
-        for (int i = 0; i < n && i < MAX_FIELDS; i++) {
-          if (c->iSrc < 0 && dyngNameIs(az[i], azSrc)) c->iSrc = i;
-          else if (c->iDst < 0 && dyngNameIs(az[i], azDst)) c->iDst = i;
-          else if (c->iW < 0 && dyngNameIs(az[i], azW)) c->iW = i;
-        }
-        if (c->iSrc < 0 || c->iDst < 0) c->iSrc = 0, c->iDst = 1, c->iW = n > 2 ? 2 : -1;
-        if (n < 2)
-          return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected a header of at least two columns",
-                              c->zPath, line);
-        c->nCol = n;
-        c->bHeader = 1;
-        continue;
-      }
-      const char *q;
-      c->bWeight = 0;
-      if (n > c->nCol)
-        return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: %s%d fields, more than the header's %d", c->zPath,
-                            line, n > MAX_FIELDS ? "over " : "", n > MAX_FIELDS ? MAX_FIELDS : n, c->nCol);
-      int ok = n > c->iSrc && n > c->iDst && n <= MAX_FIELDS &&
-               dyngParseInt(dyngSkipSpace(az[c->iSrc]), &q, &c->src, sep) && !*dyngSkipSpace(q) &&
-               dyngParseInt(dyngSkipSpace(az[c->iDst]), &q, &c->dst, sep) && !*dyngSkipSpace(q);
-      if (ok && c->iW >= 0 && n > c->iW && *dyngSkipSpace(az[c->iW])) {
-        const char *zField = dyngSkipSpace(az[c->iW]);
-        e = dyngParseReal(zField, &q, &c->w, sep);
-        if (e == WEIGHT_OK && *dyngSkipSpace(q)) e = WEIGHT_BAD; /* "1 2" in one field */
-        if (e != WEIGHT_OK) return dyngWeightFail(c, line, zField, sep, e);
-        c->bWeight = 1;
-      }
-      if (!ok)
-        return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected integer node ids in columns %d and %d%s",
-                            c->zPath, line, c->iSrc + 1, c->iDst + 1,
-                            c->iW >= 0 ? " and a number or nothing as the weight" : "");
-      break;
+    case FMT_SNAP: rc = dyngSnapLine(c, z, zs, line); break;
+    case FMT_DIMACS: rc = dyngDimacsLine(c, z, zs, line); break;
+    case FMT_MTX: rc = dyngMtxLine(c, z, zs, line); break;
+    default: rc = dyngCsvLine(c, z, zs, line); break; /* CSV, TSV */
     }
-    }
+    if (rc == LINE_SKIP) continue;
+    if (rc != SQLITE_OK) return rc;
     c->lineNo = line;
     return SQLITE_OK;
   }

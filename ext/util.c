@@ -168,10 +168,7 @@ void dyngGraphDropMirror(DyngGraph *pG) {
   pG->nUndo = pG->nUndoAlloc = 0;
 }
 
-void dyngGraphFree(DyngGraph *pG) {
-  if (!pG) return;
-  dyngGraphReleaseStmts(pG);
-  dyngGraphDropMirror(pG);
+void dyngGraphFreeDefinition(DyngGraph *pG) {
   sqlite3_free(pG->zDb);
   sqlite3_free(pG->zFile);
   sqlite3_free(pG->zName);
@@ -180,6 +177,13 @@ void dyngGraphFree(DyngGraph *pG) {
   sqlite3_free(pG->zDst);
   for (int i = 0; i < pG->nWeight; i++) sqlite3_free(pG->azWeight[i]);
   sqlite3_free(pG->zLog);
+}
+
+void dyngGraphFree(DyngGraph *pG) {
+  if (!pG) return;
+  dyngGraphReleaseStmts(pG);
+  dyngGraphDropMirror(pG);
+  dyngGraphFreeDefinition(pG);
   sqlite3_free(pG);
 }
 

@@ -30,13 +30,18 @@ EXTRA_DIST += tests/test_python.py tests/test_newer_sqlite.py tests/test_example
 
 if HAVE_CMOCKA
 UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles \
-	tests/test_mirror tests/test_choice
+	tests/test_mirror tests/test_choice tests/test_loader tests/test_parallel tests/test_mosp tests/test_pareto
 SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_sync_txn tests/test_backends tests/test_gpu tests/test_read_edges \
 	tests/test_threads tests/test_oom tests/test_ident tests/test_schema
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
 TESTS += $(UNIT_TESTS) $(SQL_TESTS)
 endif
 TESTS += tests/test_python.py tests/test_newer_sqlite.py tests/test_examples.sh
+# The layers: includes and calls only go down (engine/ never reaches ext/).
+TESTS += tests/test_layers.sh
+# until the mirror and ABI work lands
+XFAIL_TESTS = tests/test_layers.sh
+EXTRA_DIST += tests/test_layers.sh
 # The examples of docs/sql.md and README.md against what they show.
 TESTS += tests/test_docs.py
 # `make wheels`' packages installed into fresh venvs (skipped without them).
@@ -76,6 +81,26 @@ tests_test_mirror_SOURCES = tests/test_mirror.c tests/test_util.h
 tests_test_mirror_CFLAGS = $(UNIT_CFLAGS)
 tests_test_mirror_LDADD = $(UNIT_LDADD)
 
+# engine/loader.c against the graph built edge by edge.
+tests_test_loader_SOURCES = tests/test_loader.c tests/test_util.h
+tests_test_loader_CFLAGS = $(UNIT_CFLAGS)
+tests_test_loader_LDADD = $(UNIT_LDADD)
+
+# The team, the radix sort against qsort, and the fork guard.
+tests_test_parallel_SOURCES = tests/test_parallel.c tests/test_util.h
+tests_test_parallel_CFLAGS = $(UNIT_CFLAGS)
+tests_test_parallel_LDADD = $(UNIT_LDADD) $(OPENMP_CFLAGS)
+
+# The MOSP ensemble path against a shortest path of the ensemble by hand.
+tests_test_mosp_SOURCES = tests/test_mosp.c tests/test_util.h
+tests_test_mosp_CFLAGS = $(UNIT_CFLAGS)
+tests_test_mosp_LDADD = $(UNIT_LDADD)
+
+# The Pareto front against every simple path of small graphs.
+tests_test_pareto_SOURCES = tests/test_pareto.c tests/test_util.h
+tests_test_pareto_CFLAGS = $(UNIT_CFLAGS)
+tests_test_pareto_LDADD = $(UNIT_LDADD)
+
 tests_test_alloc_SOURCES = tests/test_alloc.c tests/engine_internal.h tests/test_util.h
 tests_test_alloc_CFLAGS = $(UNIT_CFLAGS)
 tests_test_alloc_LDADD = $(UNIT_LDADD)
@@ -86,14 +111,14 @@ tests_test_choice_CFLAGS = $(UNIT_CFLAGS)
 tests_test_choice_LDADD = $(UNIT_LDADD)
 
 # The SQL tests load the real dyng.so into the real SQLite library.
-tests_test_sql_SOURCES = tests/test_sql.c tests/test_util.h
+tests_test_sql_SOURCES = tests/test_sql.c tests/sql_util.h tests/test_util.h
 tests_test_sql_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_sql_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lpthread -lm
 EXTRA_tests_test_sql_DEPENDENCIES = dyng.la
 
 # A graph's identity and lifetime: a second load, ATTACH and DETACH, edited
 # schemas; DYNG_IDENT_STEPS sets the length of the random ATTACH/DETACH run.
-tests_test_ident_SOURCES = tests/test_ident.c tests/test_util.h
+tests_test_ident_SOURCES = tests/test_ident.c tests/sql_util.h tests/test_util.h
 tests_test_ident_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_ident_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS)
 EXTRA_tests_test_ident_DEPENDENCIES = dyng.la
@@ -106,19 +131,19 @@ tests_test_schema_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_schema_DEPENDENCIES = dyng.la
 
 # The model-based random test of the sync; DYNG_SYNC_STEPS sets its length.
-tests_test_sync_model_SOURCES = tests/test_sync_model.c tests/test_util.h
+tests_test_sync_model_SOURCES = tests/test_sync_model.c tests/sql_util.h tests/test_util.h
 tests_test_sync_model_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_sync_model_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_sync_model_DEPENDENCIES = dyng.la
 
 # REPLACE, upserts and rollbacks, and graphs queried inside write transactions.
-tests_test_sync_txn_SOURCES = tests/test_sync_txn.c tests/test_util.h
+tests_test_sync_txn_SOURCES = tests/test_sync_txn.c tests/sql_util.h tests/test_util.h
 tests_test_sync_txn_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_sync_txn_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_sync_txn_DEPENDENCIES = dyng.la
 
 # dyng_read_edges on files of every format written by the test.
-tests_test_read_edges_SOURCES = tests/test_read_edges.c tests/test_util.h
+tests_test_read_edges_SOURCES = tests/test_read_edges.c tests/sql_util.h tests/test_util.h
 tests_test_read_edges_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_read_edges_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_read_edges_DEPENDENCIES = dyng.la
@@ -140,7 +165,7 @@ tests_test_oom_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) $(JANSSON_LIBS) $(
 	$(CMOCKA_LIBS) $(OPENMP_CFLAGS) -ldl -lpthread -lm
 
 # CUDA against the CPU through SQL; every case skips without a usable GPU.
-tests_test_gpu_SOURCES = tests/test_gpu.c tests/test_util.h
+tests_test_gpu_SOURCES = tests/test_gpu.c tests/sql_util.h tests/test_util.h
 tests_test_gpu_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_gpu_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_gpu_DEPENDENCIES = dyng.la

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-/* engine/graph.c: batches of at least n_ops operations are applied by the
+/* engine/graph_apply.c: batches of at least n_ops operations are applied by the
 ** team path (several threads), whatever the number of threads; SIZE_MAX:
 ** never; 0: the engine decides again (size and threads). */
 void dyng__graph_set_team_min(size_t n_ops);

@@ -13,17 +13,22 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A connection to zPath with dyng loaded. */
-static inline sqlite3 *sql_open(const char *zPath) {
-  sqlite3 *db = NULL;
+/* Loads dyng into db. */
+static inline void sql_load(sqlite3 *db) {
   char *zErr = NULL;
   const char *zExt = getenv("DYNG_EXTENSION");
   assert_non_null(zExt);
-  assert_int_equal(sqlite3_open(zPath, &db), SQLITE_OK);
   sqlite3_enable_load_extension(db, 1);
   if (sqlite3_load_extension(db, zExt, "sqlite3_dyng_init", &zErr) != SQLITE_OK)
     fail_msg("cannot load %s: %s", zExt, zErr ? zErr : "?");
   sqlite3_free(zErr);
+}
+
+/* A connection to zPath with dyng loaded. */
+static inline sqlite3 *sql_open(const char *zPath) {
+  sqlite3 *db = NULL;
+  assert_int_equal(sqlite3_open(zPath, &db), SQLITE_OK);
+  sql_load(db);
   return db;
 }
 
@@ -39,6 +44,12 @@ static inline void sql_ok(sqlite3 *db, const char *zSql) {
   char *zErr = NULL;
   if (sqlite3_exec(db, zSql, NULL, NULL, &zErr) != SQLITE_OK)
     fail_msg("SQL failed: %s\n  in: %s", zErr ? zErr : "?", zSql);
+}
+
+/* sql_ok of SQL made by sqlite3_mprintf, freeing it. */
+static inline void sql_ok_free(sqlite3 *db, char *zSql) {
+  sql_ok(db, zSql);
+  sqlite3_free(zSql);
 }
 
 /* The error message zSql fails with (from sqlite3_mprintf); the test fails
@@ -72,6 +83,13 @@ static inline sqlite3_int64 sql_int(sqlite3 *db, const char *zSql) {
   return v;
 }
 
+/* sql_int of SQL made by sqlite3_mprintf, freeing it. */
+static inline sqlite3_int64 sql_int_free(sqlite3 *db, char *zSql) {
+  sqlite3_int64 v = sql_int(db, zSql);
+  sqlite3_free(zSql);
+  return v;
+}
+
 /* The first value of zSql as text, from sqlite3_mprintf ("" for NULL). */
 static inline char *sql_text(sqlite3 *db, const char *zSql) {
   sqlite3_stmt *p = NULL;
@@ -89,6 +107,18 @@ static inline void sql_temp_file(char *zTemplate) {
   int fd = mkstemp(zTemplate);
   assert_true(fd >= 0);
   close(fd);
+}
+
+/* Removes database file zPath and what SQLite keeps beside it. */
+static inline void sql_remove_db(const char *zPath) {
+  char z[512];
+  unlink(zPath);
+  snprintf(z, sizeof z, "%s-wal", zPath);
+  unlink(z);
+  snprintf(z, sizeof z, "%s-shm", zPath);
+  unlink(z);
+  snprintf(z, sizeof z, "%s-journal", zPath);
+  unlink(z);
 }
 
 #endif /* DYNG_SQL_UTIL_H */

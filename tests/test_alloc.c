@@ -23,10 +23,6 @@
 #include <math.h>
 #include <string.h>
 
-static uint64_t g_seed; /* from test_seed(), once per run */
-
-static void rng_for(test_rng *r, uint64_t salt) { test_rng_seed(r, g_seed ^ (salt * 0x9e3779b97f4a7c15ULL)); }
-
 /* No scenario here needs more allocations than this; a loop that gets there
 ** means injection stopped working. */
 #define MAX_FAIL_POINT 100000L
@@ -264,7 +260,7 @@ static void test_idmap_growth_survives_every_allocation_failure(void **state) {
 static void test_failed_batch_record_keeps_earlier_operations(void **state) {
   (void)state;
   test_rng r;
-  rng_for(&r, 1);
+  test_rng_for(&r, 1);
   model base;
   random_model(&r, &base, 1, 400, 60, 100, 40);
   long n;
@@ -273,7 +269,7 @@ static void test_failed_batch_record_keeps_earlier_operations(void **state) {
     model_copy(&m, &base);
     dyng_graph *g = graph_of_model(&m);
     test_rng ops;
-    rng_for(&ops, 2); /* the same operations in every run */
+    test_rng_for(&ops, 2); /* the same operations in every run */
     dyng_alloc_fail_after(n);
     dyng_batch *b = dyng_batch_new(NW);
     if (!b) {
@@ -353,7 +349,7 @@ failed:
 
 static void run_build(int directed, int reserve, uint64_t salt) {
   test_rng r;
-  rng_for(&r, salt);
+  test_rng_for(&r, salt);
   model m;
   random_model(&r, &m, directed, 600, 300, 400, 300);
   long n;
@@ -371,7 +367,7 @@ static void test_graph_build_with_reserve_survives_every_allocation_failure(void
 ** then goes on without that edge, the sealed graph is exactly the rest. */
 static void run_failed_load_then_continue(int directed, uint64_t salt) {
   test_rng r;
-  rng_for(&r, salt);
+  test_rng_for(&r, salt);
   model base;
   /* A matching: every node is the endpoint of one edge only, so a node
   ** created for an edge that then fails gets no other edge later. */
@@ -503,7 +499,7 @@ static void run_apply(int directed, uint64_t salt) { run_apply_with(directed, sa
 
 static void run_apply_with(int directed, uint64_t salt, int in_built, int team) {
   test_rng r;
-  rng_for(&r, salt);
+  test_rng_for(&r, salt);
   model before;
   /* 150 edges over 50 nodes; the batch brings up to 400 nodes. */
   random_model(&r, &before, directed, 1200, 400, 150, 50);
@@ -511,7 +507,7 @@ static void run_apply_with(int directed, uint64_t salt, int in_built, int team) 
   int n_failures = 0;
   for (n = 0; n < MAX_FAIL_POINT; n++) {
     test_rng batch_rng;
-    rng_for(&batch_rng, salt + 100); /* the same batch every run */
+    test_rng_for(&batch_rng, salt + 100); /* the same batch every run */
     model after;
     dyng_graph *g = graph_of_model(&before);
     if (in_built) assert_int_equal(dyng_graph_build_in(g), DYNG_OK);
@@ -555,7 +551,7 @@ static void test_failed_team_apply_leaves_in_adjacency_unchanged(void **state) {
 static void test_build_in_survives_every_allocation_failure(void **state) {
   (void)state;
   test_rng r;
-  rng_for(&r, 12);
+  test_rng_for(&r, 12);
   model m;
   random_model(&r, &m, 1, 400, 100, 300, 80);
   int n_failures = 0;
@@ -583,7 +579,7 @@ static void test_build_in_survives_every_allocation_failure(void **state) {
 static void test_dijkstra_survives_every_allocation_failure(void **state) {
   (void)state;
   test_rng r;
-  rng_for(&r, 10);
+  test_rng_for(&r, 10);
   for (int directed = 0; directed < 2; directed++) {
     model m;
     random_model(&r, &m, directed, 3000, 400, 2500, 400);
@@ -636,7 +632,7 @@ static void test_dijkstra_survives_every_allocation_failure(void **state) {
 }
 
 int main(void) {
-  g_seed = test_seed();
+  test_seed();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_idmap_growth_survives_every_allocation_failure, teardown),
       cmocka_unit_test_teardown(test_failed_batch_record_keeps_earlier_operations, teardown),

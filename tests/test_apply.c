@@ -29,10 +29,6 @@
 
 #include <string.h>
 
-static uint64_t g_seed; /* from test_seed(), once per run */
-
-static void rng_for(test_rng *r, uint64_t salt) { test_rng_seed(r, g_seed ^ (salt * 0x9e3779b97f4a7c15ULL)); }
-
 /* Puts the engine back to deciding for itself (also on a failed assertion's
 ** way out). */
 static int teardown(void **state) {
@@ -314,11 +310,11 @@ static const uint32_t batch_sizes[] = {1, 2, 5, 40, 300, 1500, 4000, 12000, 3000
 
 static void run(const scenario *sc) {
   drawer d;
-  rng_for(&d.r, sc->salt);
+  test_rng_for(&d.r, sc->salt);
   d.n_nodes = N_NODES;
   d.n_recent = 0;
   dyng_graph *one = load(sc, &d);
-  rng_for(&d.r, sc->salt);
+  test_rng_for(&d.r, sc->salt);
   d.n_nodes = N_NODES;
   d.n_recent = 0;
   dyng_graph *team = load(sc, &d);
@@ -385,7 +381,7 @@ static void test_large_batch_keeps_the_last_operation_of_each_rowid(void **state
   static const int64_t extreme[] = {INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX};
   const uint32_t n_rowids = 700, n_ops = 6000;
   test_rng r;
-  rng_for(&r, 6);
+  test_rng_for(&r, 6);
   int64_t rowid[700];
   for (uint32_t i = 0; i < n_rowids; i++)
     rowid[i] = i < 7 ? extreme[i] : (int64_t)(test_rng_next(&r) >> (i % 3 ? 1 : 40)) * (i % 2 ? 1 : -1);
@@ -457,7 +453,7 @@ static void test_team_apply_matches_loop_undirected_unweighted(void **state) {
 }
 
 int main(void) {
-  g_seed = test_seed();
+  test_seed();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_team_apply_matches_loop_directed, teardown),
       cmocka_unit_test_teardown(test_team_apply_matches_loop_directed_with_in_adjacency, teardown),

@@ -26,10 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t g_seed; /* from test_seed(), once per run */
-
-static void rng_for(test_rng *r, uint64_t salt) { test_rng_seed(r, g_seed ^ (salt * 0x9e3779b97f4a7c15ULL)); }
-
 /* 1 under valgrind, which preloads its vgpreload_*.so into the program. */
 static int under_valgrind(void) {
   const char *z = getenv("LD_PRELOAD");
@@ -199,7 +195,7 @@ static void random_list(test_rng *r, edge_list *l, int directed, uint32_t n_node
 
 static void check_random_graphs(int directed_graph, uint64_t salt, int n_graphs) {
   test_rng r;
-  rng_for(&r, salt);
+  test_rng_for(&r, salt);
   for (int i = 0; i < n_graphs; i++) {
     edge_list l;
     random_list(&r, &l, directed_graph, 8 + (uint32_t)test_rng_below(&r, 7));
@@ -327,7 +323,7 @@ static void test_empty_graph_has_no_cycles(void **state) {
 ** equals a recount and the brute force. */
 static void run_after_batches(int directed_graph, uint64_t salt, int n_batches) {
   test_rng r;
-  rng_for(&r, salt);
+  test_rng_for(&r, salt);
   edge_list l;
   random_list(&r, &l, directed_graph, 10);
   if (!l.n_edges) list_add(&l, 0, 1);
@@ -637,7 +633,7 @@ static void test_cancel_stops_a_long_count(void **state) {
 static void test_counts_do_not_depend_on_threads(void **state) {
   (void)state;
   test_rng r;
-  rng_for(&r, 500);
+  test_rng_for(&r, 500);
   const uint32_t n = 3000;
   for (int directed_graph = 0; directed_graph < 2; directed_graph++) {
     edge_list l;
@@ -756,7 +752,7 @@ static void test_a_forked_child_still_counts(void **state) {
 static void test_out_of_memory_is_enomem(void **state) {
   (void)state;
   test_rng r;
-  rng_for(&r, 300);
+  test_rng_for(&r, 300);
   for (int directed_graph = 0; directed_graph < 2; directed_graph++) {
     edge_list l;
     random_list(&r, &l, directed_graph, 12);
@@ -958,7 +954,7 @@ static void test_facebook_triangles_match_snap(void **state) { check_real_graph(
 static void test_oregon_triangles_match_snap(void **state) { check_real_graph("oregon1_010331.edges", 17144); }
 
 int main(void) {
-  g_seed = test_seed();
+  test_seed();
   const struct CMUnitTest always[] = {
       cmocka_unit_test(test_undirected_graphs_match_brute_force),
       cmocka_unit_test(test_directed_graphs_match_brute_force),

@@ -28,6 +28,7 @@
 ** DYNG_REQUIRE_CUDA=1 (make check-gpu sets it): then it fails.
 */
 #include "tests/test_util.h"
+#include "tests/sql_util.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -35,23 +36,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static sqlite3 *open_db(void) {
-  sqlite3 *db = NULL;
-  assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
-  sqlite3_enable_load_extension(db, 1);
-  char *err = NULL;
-  const char *ext = getenv("DYNG_EXTENSION");
-  assert_non_null(ext);
-  if (sqlite3_load_extension(db, ext, "sqlite3_dyng_init", &err) != SQLITE_OK)
-    fail_msg("cannot load %s: %s", ext, err ? err : "?");
-  return db;
-}
-
-static void exec_ok(sqlite3 *db, const char *sql) {
-  char *err = NULL;
-  if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) fail_msg("%s\n  in: %.300s", err, sql);
-}
-
+/* The first value of sql as a new string (free()), NULL when none. */
 static char *query_text(sqlite3 *db, const char *sql) {
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) fail_msg("%s", sqlite3_errmsg(db));
@@ -65,7 +50,7 @@ static char *query_text(sqlite3 *db, const char *sql) {
 /* Whether a GPU backend can run here; *why gets the reason when not (the
 ** caller frees it). */
 static int gpu_usable(char **why) {
-  sqlite3 *db = open_db();
+  sqlite3 *db = sql_open(":memory:");
   char *name = query_text(db, "SELECT json_extract(dyng_config(), '$.backend.name')");
   *why = query_text(db, "SELECT json_extract(dyng_config(), '$.backend.reason')");
   sqlite3_close(db);
@@ -80,7 +65,7 @@ static int gpu_usable(char **why) {
 ** directions (kind 1) or a random sparse graph whose edges leave three hubs
 ** a fifth of the time (kind 2); `a` integer 0..9 or real, `b` real. */
 static void make_edges(sqlite3 *db, test_rng *r, int kind, int n, int integer) {
-  exec_ok(db, "CREATE TABLE e(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL, b REAL)");
+  sql_ok(db, "CREATE TABLE e(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL, b REAL)");
   sqlite3_stmt *st = NULL;
   assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO e VALUES (?, ?, ?, ?)", -1, &st, NULL), SQLITE_OK);
   int m = kind != 1 ? 4 * n : 0, side = (int)sqrt((double)n);
@@ -112,7 +97,7 @@ static void make_edges(sqlite3 *db, test_rng *r, int kind, int n, int integer) {
 /* A batch of n random changes: a third inserts, a third deletes, a third
 ** weight changes. */
 static void random_batch(sqlite3 *db, test_rng *r, int n, int n_nodes, int integer) {
-  exec_ok(db, "BEGIN");
+  sql_ok(db, "BEGIN");
   for (int i = 0; i < n; i++) {
     char sql[300];
     double w = integer ? (double)test_rng_below(r, 10) : 0.5 + 9.5 * test_rng_unit(r);
@@ -133,9 +118,9 @@ static void random_batch(sqlite3 *db, test_rng *r, int n, int n_nodes, int integ
                "max(1, (SELECT count(*) FROM e)))",
                w);
     }
-    exec_ok(db, sql);
+    sql_ok(db, sql);
   }
-  exec_ok(db, "COMMIT");
+  sql_ok(db, "COMMIT");
 }
 
 /* ---- comparing ---------------------------------------------------------- */
@@ -277,7 +262,7 @@ static sqlite3_int64 some_node(sqlite3 *db) {
 static void run_case(int kind, int directed, int integer, uint64_t salt) {
   test_rng r;
   test_rng_seed(&r, test_seed() ^ (salt * 0x9e3779b97f4a7c15ULL));
-  sqlite3 *db = open_db();
+  sqlite3 *db = sql_open(":memory:");
   /* DYNG_TEST_QUICK (under compute-sanitizer): smaller graphs. */
   int quick = getenv("DYNG_TEST_QUICK") != NULL;
   int n = quick ? (kind != 1 ? 200 : 196) : (kind != 1 ? 1500 : 1600);
@@ -287,7 +272,7 @@ static void run_case(int kind, int directed, int integer, uint64_t salt) {
            "CREATE VIRTUAL TABLE gc USING dyng(edges=e, weights='a,b', directed=%d, backend=cpu);"
            "CREATE VIRTUAL TABLE gg USING dyng(edges=e, weights='a,b', directed=%d, backend=cuda)",
            directed, directed);
-  exec_ok(db, sql);
+  sql_ok(db, sql);
   char *be = query_text(db, "SELECT json_extract(dyng_config(), '$.graphs[1].backend')");
   assert_non_null(be);
   assert_true(strncmp(be, "cuda", 4) == 0);
@@ -317,26 +302,26 @@ static void test_kept_trees_through_reloads_of_the_device_copy(void **state) {
   (void)state;
   test_rng r;
   test_rng_seed(&r, test_seed() ^ 0x51ed);
-  sqlite3 *db = open_db();
+  sqlite3 *db = sql_open(":memory:");
   int quick = getenv("DYNG_TEST_QUICK") != NULL, n = quick ? 200 : 1500, batches = quick ? 60 : 240;
   make_edges(db, &r, 0, n, 0);
-  exec_ok(db, "CREATE VIRTUAL TABLE gc USING dyng(edges=e, weights='a,b', directed=1, backend=cpu);"
+  sql_ok(db, "CREATE VIRTUAL TABLE gc USING dyng(edges=e, weights='a,b', directed=1, backend=cpu);"
               "CREATE VIRTUAL TABLE gg USING dyng(edges=e, weights='a,b', directed=1, backend=cuda)");
   sqlite3_int64 sources[2] = {some_node(db), some_node(db)};
   for (int i = 0; i < 2; i++) compare_trees(db, sources[i], i ? "b" : "a", 1);
   int next_node = n;
   for (int b = 0; b < batches; b++) {
-    exec_ok(db, "BEGIN");
+    sql_ok(db, "BEGIN");
     for (int j = 0; j < 6; j++) {
       char sql[200];
       int from = (int)test_rng_below(&r, (uint64_t)n), to = j % 3 == 0 ? next_node++ : (int)test_rng_below(&r, (uint64_t)n);
       snprintf(sql, sizeof sql, "INSERT INTO e VALUES (%d, %d, %.17g, %.17g)", from * 7 - 100, to * 7 - 100,
                0.5 + 9.5 * test_rng_unit(&r), 0.01 + test_rng_unit(&r));
-      exec_ok(db, sql);
+      sql_ok(db, sql);
     }
-    exec_ok(db, "DELETE FROM e WHERE rowid = (SELECT rowid FROM e LIMIT 1 OFFSET abs(random()) % "
+    sql_ok(db, "DELETE FROM e WHERE rowid = (SELECT rowid FROM e LIMIT 1 OFFSET abs(random()) % "
                 "max(1, (SELECT count(*) FROM e)))");
-    exec_ok(db, "COMMIT");
+    sql_ok(db, "COMMIT");
     if (b % 10 == 9)
       for (int i = 0; i < 2; i++) compare_trees(db, sources[i], i ? "b" : "a", 1);
   }
@@ -352,14 +337,14 @@ static void test_weights_of_very_different_sizes(void **state) {
   test_rng r;
   test_rng_seed(&r, test_seed() ^ 0xfa7);
   for (int directed = 0; directed < 2; directed++) {
-    sqlite3 *db = open_db();
+    sqlite3 *db = sql_open(":memory:");
     make_edges(db, &r, 0, 300, 0);
     char sql[300];
     snprintf(sql, sizeof sql,
              "CREATE VIRTUAL TABLE gc USING dyng(edges=e, weights='a,b', directed=%d, backend=cpu);"
              "CREATE VIRTUAL TABLE gg USING dyng(edges=e, weights='a,b', directed=%d, backend=cuda)",
              directed, directed);
-    exec_ok(db, sql);
+    sql_ok(db, sql);
     sqlite3_int64 s = some_node(db);
     compare_trees(db, s, "a", directed);
     /* Kept trees, then far edges: from the source at 1e17 and at 1e16, and
@@ -369,11 +354,11 @@ static void test_weights_of_very_different_sizes(void **state) {
              " (100002, 100003, 0.5, 1), (100003, 100002, 0.5, 1), (100003, 100004, 0.25, 1),"
              " (100001, 100004, 3, 1)",
              (long long)s, (long long)s);
-    exec_ok(db, sql);
+    sql_ok(db, sql);
     compare_trees(db, s, "a", directed);
     compare_trees(db, 100002, "a", directed);
     /* The same from scratch, with nothing kept. */
-    exec_ok(db, "SELECT dyng_config('cache_mb', 0)");
+    sql_ok(db, "SELECT dyng_config('cache_mb', 0)");
     compare_trees(db, s, "a", directed);
     sqlite3_close(db);
   }
@@ -403,7 +388,7 @@ static sqlite3_int64 query_i64(sqlite3 *db, const char *sql) {
 ** one of three hubs; then copies of a twentieth of the edges (parallel
 ** edges), their reverses (antiparallel pairs) and a few self-loops. */
 static void make_cycle_edges(sqlite3 *db, test_rng *r, int n, int m) {
-  exec_ok(db, "CREATE TABLE c(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL)");
+  sql_ok(db, "CREATE TABLE c(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL)");
   sqlite3_stmt *st = NULL;
   assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO c VALUES (?, ?, 1)", -1, &st, NULL), SQLITE_OK);
   for (int i = 0; i < m + n / 20; i++) {
@@ -420,13 +405,13 @@ static void make_cycle_edges(sqlite3 *db, test_rng *r, int n, int m) {
   snprintf(sql, sizeof sql,
            "INSERT INTO c SELECT src, dst, 1 FROM c WHERE rowid %% 20 = 1;"
            "INSERT INTO c SELECT dst, src, 1 FROM c WHERE rowid %% 20 = 2");
-  exec_ok(db, sql);
+  sql_ok(db, sql);
 }
 
 /* A batch of n changes to c: inserts (a few of them self-loops or copies
 ** of an existing edge or its reverse), deletes and weight updates. */
 static void cycle_batch(sqlite3 *db, test_rng *r, int n, int n_nodes) {
-  exec_ok(db, "BEGIN");
+  sql_ok(db, "BEGIN");
   for (int i = 0; i < n; i++) {
     char sql[300];
     switch (test_rng_below(r, 4)) {
@@ -452,9 +437,9 @@ static void cycle_batch(sqlite3 *db, test_rng *r, int n, int n_nodes) {
                "UPDATE c SET a = a + 1 WHERE rowid = (SELECT rowid FROM c LIMIT 1 OFFSET abs(random()) %% "
                "max(1, (SELECT count(*) FROM c)))");
     }
-    exec_ok(db, sql);
+    sql_ok(db, sql);
   }
-  exec_ok(db, "COMMIT");
+  sql_ok(db, "COMMIT");
 }
 
 /* dyng_cycle_count of the CUDA graph `gg` equals the CPU graph `gc`'s for
@@ -492,7 +477,7 @@ static sqlite3_int64 kept_count_field(sqlite3 *db, const char *graph, const char
 static void cycle_case(int directed, uint64_t salt) {
   test_rng r;
   test_rng_seed(&r, test_seed() ^ (salt * 0x9e3779b97f4a7c15ULL));
-  sqlite3 *db = open_db();
+  sqlite3 *db = sql_open(":memory:");
   int quick = getenv("DYNG_TEST_QUICK") != NULL;
   int n = quick ? 60 : 400, k_to = quick ? 5 : 7;
   make_cycle_edges(db, &r, n, 3 * n);
@@ -501,7 +486,7 @@ static void cycle_case(int directed, uint64_t salt) {
            "CREATE VIRTUAL TABLE gc USING dyng(edges=c, weights=a, directed=%d, backend=cpu);"
            "CREATE VIRTUAL TABLE gg USING dyng(edges=c, weights=a, directed=%d, backend=cuda)",
            directed, directed);
-  exec_ok(db, sql);
+  sql_ok(db, sql);
   char *on = query_text(db, "SELECT json_extract(value, '$.runs_on.cycle_counts') FROM json_each(dyng_config(), "
                             "'$.graphs') WHERE json_extract(value, '$.name') = 'gg'");
   assert_non_null(on);
@@ -539,38 +524,38 @@ static void test_cycle_counts_around_big_hubs(void **state) {
   ** 330 of 700, 490 of 1500). */
   const int n = quick ? 700 : 1500, hubs = 5, per_hub = quick ? 450 : 600;
   for (int directed = 0; directed < 2; directed++) {
-    sqlite3 *db = open_db();
-    exec_ok(db, "CREATE TABLE c(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL); BEGIN");
+    sqlite3 *db = sql_open(":memory:");
+    sql_ok(db, "CREATE TABLE c(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL); BEGIN");
     char sql[300];
     for (int h = 0; h < hubs; h++)
       for (int i = 0; i < per_hub; i++) {
         int v = hubs + (int)test_rng_below(&r, (uint64_t)(n - hubs));
         int out = test_rng_below(&r, 2) == 0;
         snprintf(sql, sizeof sql, "INSERT INTO c VALUES (%d, %d, 1)", out ? h : v, out ? v : h);
-        exec_ok(db, sql);
+        sql_ok(db, sql);
       }
     for (int i = 0; i < 2 * n; i++) {
       snprintf(sql, sizeof sql, "INSERT INTO c VALUES (%d, %d, 1)", (int)test_rng_below(&r, (uint64_t)n),
                (int)test_rng_below(&r, (uint64_t)n));
-      exec_ok(db, sql);
+      sql_ok(db, sql);
     }
-    exec_ok(db, "INSERT INTO c VALUES (0, 1, 1), (1, 2, 1), (2, 0, 1), (3, 4, 1); COMMIT");
+    sql_ok(db, "INSERT INTO c VALUES (0, 1, 1), (1, 2, 1), (2, 0, 1), (3, 4, 1); COMMIT");
     snprintf(sql, sizeof sql,
              "CREATE VIRTUAL TABLE gc USING dyng(edges=c, weights=a, directed=%d, backend=cpu);"
              "CREATE VIRTUAL TABLE gg USING dyng(edges=c, weights=a, directed=%d, backend=cuda)",
              directed, directed);
-    exec_ok(db, sql);
+    sql_ok(db, sql);
     compare_cycle_counts(db, 3, 4, "hubs, from scratch");
     for (int b = 0; b < (quick ? 2 : 4); b++) {
       /* Edges between hubs come and go, with some random changes. */
-      exec_ok(db, "BEGIN");
+      sql_ok(db, "BEGIN");
       for (int i = 0; i < 3; i++) {
         int x = (int)test_rng_below(&r, hubs), y = (int)test_rng_below(&r, hubs);
         snprintf(sql, sizeof sql, "INSERT INTO c VALUES (%d, %d, 1)", x, y);
-        exec_ok(db, sql);
+        sql_ok(db, sql);
       }
-      exec_ok(db, "DELETE FROM c WHERE rowid = (SELECT min(rowid) FROM c WHERE src < 5 AND dst < 5)");
-      exec_ok(db, "COMMIT");
+      sql_ok(db, "DELETE FROM c WHERE rowid = (SELECT min(rowid) FROM c WHERE src < 5 AND dst < 5)");
+      sql_ok(db, "COMMIT");
       cycle_batch(db, &r, 20, n);
       char when[40];
       snprintf(when, sizeof when, "hubs, after batch %d", b + 1);
@@ -591,25 +576,25 @@ static void test_long_cycle_counts_small_sparse_graph(void **state) {
   test_rng r;
   test_rng_seed(&r, test_seed() ^ 0xc1c1e);
   for (int directed = 0; directed < 2; directed++) {
-    sqlite3 *db = open_db();
+    sqlite3 *db = sql_open(":memory:");
     int n = getenv("DYNG_TEST_QUICK") ? 24 : 60;
-    exec_ok(db, "CREATE TABLE c(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL)");
+    sql_ok(db, "CREATE TABLE c(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL)");
     char sql[300];
     snprintf(sql, sizeof sql,
              "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x < %d) "
              "INSERT INTO c SELECT x, (x + 1) %% %d, 1 FROM i",
              n - 1, n);
-    exec_ok(db, sql);
+    sql_ok(db, sql);
     for (int i = 0; i < n / 2; i++) {
       snprintf(sql, sizeof sql, "INSERT INTO c VALUES (%d, %d, 1)", (int)test_rng_below(&r, (uint64_t)n),
                (int)test_rng_below(&r, (uint64_t)n));
-      exec_ok(db, sql);
+      sql_ok(db, sql);
     }
     snprintf(sql, sizeof sql,
              "CREATE VIRTUAL TABLE gc USING dyng(edges=c, weights=a, directed=%d, backend=cpu);"
              "CREATE VIRTUAL TABLE gg USING dyng(edges=c, weights=a, directed=%d, backend=cuda)",
              directed, directed);
-    exec_ok(db, sql);
+    sql_ok(db, sql);
     compare_cycle_counts(db, 8, 10, "from scratch");
     cycle_batch(db, &r, 4, n);
     compare_cycle_counts(db, 8, 10, "after a batch");
@@ -631,8 +616,8 @@ static void test_facebook_cycle_counts_when_present(void **state) {
     printf("# left out: %s not found%s\n", path, getenv("DYNG_TEST_QUICK") ? " or DYNG_TEST_QUICK set" : "");
     return;
   }
-  sqlite3 *db = open_db();
-  exec_ok(db, "CREATE TABLE c(src INTEGER, dst INTEGER, a REAL); BEGIN");
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE c(src INTEGER, dst INTEGER, a REAL); BEGIN");
   sqlite3_stmt *p = NULL;
   assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO c VALUES (?, ?, 1)", -1, &p, NULL), SQLITE_OK);
   long long u, v;
@@ -646,12 +631,12 @@ static void test_facebook_cycle_counts_when_present(void **state) {
   }
   fclose(f);
   sqlite3_finalize(p);
-  exec_ok(db, "COMMIT;"
+  sql_ok(db, "COMMIT;"
               "CREATE VIRTUAL TABLE gc USING dyng(edges=c, weights=a, directed=0, backend=cpu);"
               "CREATE VIRTUAL TABLE gg USING dyng(edges=c, weights=a, directed=0, backend=cuda)");
   assert_int_equal(query_i64(db, "SELECT dyng_cycle_count('gg', 3)"), 1612010);
   compare_cycle_counts(db, 3, 4, "ego-Facebook");
-  exec_ok(db, "DELETE FROM c WHERE rowid % 7 = 0");
+  sql_ok(db, "DELETE FROM c WHERE rowid % 7 = 0");
   compare_cycle_counts(db, 3, 4, "ego-Facebook less a seventh");
   sqlite3_close(db);
 }
@@ -934,8 +919,8 @@ static int child_mosp_full(void) {
 ** answers. */
 static void test_forked_child_can_use_cuda(void **state) {
   (void)state;
-  sqlite3 *db = open_db();
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, a REAL, b REAL);"
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, a REAL, b REAL);"
               "INSERT INTO e VALUES (1,2,1,1),(2,3,2,1),(1,3,5,1),(3,4,1,1);"
               "CREATE VIRTUAL TABLE gc USING dyng(edges=e, weights='a,b', backend=cpu)");
   char *cpu = query_text(db, "SELECT group_concat(node || ':' || dist, ' ') FROM dyng_sssp('gc', 1)");
@@ -979,7 +964,7 @@ static void test_forked_child_can_use_cuda(void **state) {
 ** rest): weights real (0.5 .. 10), or small integers (1 .. 3, or 0 .. 3
 ** with `zeros`) so that trees tie. */
 static void mosp_edges(sqlite3 *db, test_rng *r, int n, int integer, int zeros) {
-  exec_ok(db, "CREATE TABLE m(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL, b REAL, c REAL)");
+  sql_ok(db, "CREATE TABLE m(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL, b REAL, c REAL)");
   sqlite3_stmt *st = NULL;
   assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO m VALUES (?, ?, ?, ?, ?)", -1, &st, NULL), SQLITE_OK);
   for (int i = 0; i <= 3 * n; i++) {
@@ -996,7 +981,7 @@ static void mosp_edges(sqlite3 *db, test_rng *r, int n, int integer, int zeros) 
 
 /* A batch of n random changes to m: inserts, deletes, weight changes. */
 static void mosp_batch(sqlite3 *db, test_rng *r, int n, int n_nodes, int integer) {
-  exec_ok(db, "BEGIN");
+  sql_ok(db, "BEGIN");
   for (int i = 0; i < n; i++) {
     char sql[300];
     double w[3];
@@ -1018,9 +1003,9 @@ static void mosp_batch(sqlite3 *db, test_rng *r, int n, int n_nodes, int integer
                "abs(random()) %% max(1, (SELECT count(*) FROM m)))",
                w[0], w[1]);
     }
-    exec_ok(db, sql);
+    sql_ok(db, sql);
   }
-  exec_ok(db, "COMMIT");
+  sql_ok(db, "COMMIT");
 }
 
 /* dyng_mosp's rows of `graph` as one string: seq, node, edge, agg_costs. */
@@ -1069,7 +1054,7 @@ static void mosp_check_path(sqlite3 *db, sqlite3_int64 s, sqlite3_int64 t, int n
                     "%sSELECT parent AS u, node AS v, edge AS r FROM dyng_sssp('gg', %lld, %d) WHERE parent IS NOT NULL",
                     k ? " UNION ALL " : "", (long long)s, k);
   snprintf(sql + len, sizeof sql - (size_t)len, ") GROUP BY u, v, r");
-  exec_ok(db, sql);
+  sql_ok(db, sql);
   int nn = n_nodes + 3, n_ens = 0, cap = 1024;
   sqlite3_int64 *eu = malloc(cap * sizeof *eu), *ev = malloc(cap * sizeof *ev);
   double *ew = malloc(cap * sizeof *ew), *d = malloc(nn * sizeof *d);
@@ -1158,7 +1143,7 @@ static void mosp_check_path(sqlite3 *db, sqlite3_int64 s, sqlite3_int64 t, int n
 static void mosp_case(int n_w, int directed, int integer, int zeros, uint64_t salt) {
   test_rng r;
   test_rng_seed(&r, test_seed() ^ (salt * 0x9e3779b97f4a7c15ULL));
-  sqlite3 *db = open_db();
+  sqlite3 *db = sql_open(":memory:");
   int quick = getenv("DYNG_TEST_QUICK") != NULL, n = quick ? 120 : 600, rounds = quick ? 2 : 4,
       pairs = quick ? 6 : 15;
   mosp_edges(db, &r, n, integer, zeros);
@@ -1168,7 +1153,7 @@ static void mosp_case(int n_w, int directed, int integer, int zeros, uint64_t sa
            "CREATE VIRTUAL TABLE gc USING dyng(edges=m, weights='%s', directed=%d, backend=cpu);"
            "CREATE VIRTUAL TABLE gg USING dyng(edges=m, weights='%s', directed=%d, backend=cuda)",
            w, directed, w, directed);
-  exec_ok(db, sql);
+  sql_ok(db, sql);
   char *runs = query_text(db, "SELECT json_extract(value, '$.runs_on.mosp_path') FROM json_each(dyng_config(), "
                               "'$.graphs') WHERE json_extract(value, '$.name') = 'gg'");
   assert_non_null(runs);
@@ -1220,12 +1205,12 @@ static void test_mosp_path_longer_than_first_room(void **state) {
   (void)state;
   test_rng r;
   test_rng_seed(&r, test_seed() ^ 0x4096);
-  sqlite3 *db = open_db();
+  sqlite3 *db = sql_open(":memory:");
   int L = getenv("DYNG_TEST_QUICK") ? 4500 : 6000;
-  exec_ok(db, "CREATE TABLE m(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL, b REAL, c REAL)");
+  sql_ok(db, "CREATE TABLE m(src INTEGER NOT NULL, dst INTEGER NOT NULL, a REAL, b REAL, c REAL)");
   sqlite3_stmt *st = NULL;
   assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO m VALUES (?, ?, ?, ?, ?)", -1, &st, NULL), SQLITE_OK);
-  exec_ok(db, "BEGIN");
+  sql_ok(db, "BEGIN");
   for (int i = 0; i < L; i++)
     for (int skip = 1; skip <= (i % 97 == 0 && i + 2 <= L ? 2 : 1); skip++) {
       sqlite3_bind_int64(st, 1, i);
@@ -1235,9 +1220,9 @@ static void test_mosp_path_longer_than_first_room(void **state) {
       assert_int_equal(sqlite3_step(st), SQLITE_DONE);
       sqlite3_reset(st);
     }
-  exec_ok(db, "COMMIT");
+  sql_ok(db, "COMMIT");
   sqlite3_finalize(st);
-  exec_ok(db, "CREATE VIRTUAL TABLE gc USING dyng(edges=m, weights='a,b,c', directed=1, backend=cpu);"
+  sql_ok(db, "CREATE VIRTUAL TABLE gc USING dyng(edges=m, weights='a,b,c', directed=1, backend=cpu);"
               "CREATE VIRTUAL TABLE gg USING dyng(edges=m, weights='a,b,c', directed=1, backend=cuda)");
   char sql[200];
   char *zc = mosp_rows(db, "gc", 0, L), *zg = mosp_rows(db, "gg", 0, L);

@@ -21,10 +21,6 @@
 #include <math.h>
 #include <string.h>
 
-static uint64_t g_seed; /* from test_seed(), once per run */
-
-static void rng_for(test_rng *r, uint64_t salt) { test_rng_seed(r, g_seed ^ (salt * 0x9e3779b97f4a7c15ULL)); }
-
 /* ---- pools of ids --------------------------------------------------- */
 
 /* `n` distinct int64 values: i times an odd constant (distinct for distinct
@@ -511,7 +507,7 @@ static void random_weights(test_rng *r, double *w) {
 
 static void run_random_batches(int directed, int n_weights, uint64_t salt) {
   test_rng r;
-  rng_for(&r, salt);
+  test_rng_for(&r, salt);
   model m;
   model_init(&m, directed, n_weights, RB_ROWIDS, RB_NODES);
   dyng_graph *g = graph_new_or_fail(n_weights, directed);
@@ -615,7 +611,7 @@ static void test_random_batches_undirected_three_weights(void **state) { run_ran
 static void run_hub_growth(int directed, uint64_t salt) {
   enum { ROWIDS = 9000, NODES = 400, PER_BATCH = 600 };
   test_rng r;
-  rng_for(&r, salt);
+  test_rng_for(&r, salt);
   model m;
   model_init(&m, directed, 1, ROWIDS, NODES);
   dyng_graph *g = graph_new_or_fail(1, directed);
@@ -675,7 +671,7 @@ static void test_many_inserts_into_one_vertex_undirected(void **state) { run_hub
 static void run_scattered_relocations(int directed, uint64_t salt) {
   enum { ROWIDS = 9000, NODES = 1500 };
   test_rng r;
-  rng_for(&r, salt);
+  test_rng_for(&r, salt);
   model m;
   model_init(&m, directed, 1, ROWIDS, NODES);
   dyng_graph *g = graph_new_or_fail(1, directed);
@@ -1183,7 +1179,7 @@ static void test_empty_graph_seals_and_accepts_inserts_directed(void **state) { 
 static void test_empty_graph_seals_and_accepts_inserts_undirected(void **state) { run_empty_graph(0); }
 
 int main(void) {
-  g_seed = test_seed();
+  test_seed();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_batches_directed_unweighted),
       cmocka_unit_test(test_random_batches_directed_one_weight),

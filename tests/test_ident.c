@@ -16,72 +16,11 @@
 ** breadth-first search here.
 */
 #include "tests/test_util.h"
+#include "tests/sql_util.h"
 
 #include <sqlite3.h>
 #include <string.h>
 #include <unistd.h>
-
-/* ---- helpers -------------------------------------------------------- */
-
-static void load_dyng(sqlite3 *db) {
-  char *zErr = NULL;
-  const char *zExt = getenv("DYNG_EXTENSION");
-  assert_non_null(zExt);
-  sqlite3_enable_load_extension(db, 1);
-  if (sqlite3_load_extension(db, zExt, "sqlite3_dyng_init", &zErr) != SQLITE_OK)
-    fail_msg("cannot load %s: %s", zExt, zErr ? zErr : "?");
-  sqlite3_free(zErr);
-}
-
-static sqlite3 *open_db(const char *zPath) {
-  sqlite3 *db = NULL;
-  assert_int_equal(sqlite3_open(zPath, &db), SQLITE_OK);
-  load_dyng(db);
-  return db;
-}
-
-static void exec_ok(sqlite3 *db, const char *zSql) {
-  char *zErr = NULL;
-  if (sqlite3_exec(db, zSql, NULL, NULL, &zErr) != SQLITE_OK)
-    fail_msg("SQL failed: %s\n  in: %s", zErr ? zErr : "?", zSql);
-}
-
-static void exec_ok_free(sqlite3 *db, char *zSql) {
-  exec_ok(db, zSql);
-  sqlite3_free(zSql);
-}
-
-/* Runs zSql expecting an error whose message contains zPart. */
-static void exec_fails(sqlite3 *db, const char *zSql, const char *zPart) {
-  char *zErr = NULL;
-  if (sqlite3_exec(db, zSql, NULL, NULL, &zErr) == SQLITE_OK)
-    fail_msg("SQL succeeded but should fail: %s", zSql);
-  if (!zErr || !strstr(zErr, zPart)) fail_msg("error '%s' lacks '%s'\n  in: %s", zErr ? zErr : "", zPart, zSql);
-  sqlite3_free(zErr);
-}
-
-static sqlite3_int64 query_int(sqlite3 *db, const char *zSql) {
-  sqlite3_stmt *p = NULL;
-  if (sqlite3_prepare_v2(db, zSql, -1, &p, NULL) != SQLITE_OK)
-    fail_msg("prepare failed: %s\n  in: %s", sqlite3_errmsg(db), zSql);
-  if (sqlite3_step(p) != SQLITE_ROW) fail_msg("no row (%s)\n  in: %s", sqlite3_errmsg(db), zSql);
-  sqlite3_int64 v = sqlite3_column_int64(p, 0);
-  sqlite3_finalize(p);
-  return v;
-}
-
-static sqlite3_int64 query_int_free(sqlite3 *db, char *zSql) {
-  sqlite3_int64 v = query_int(db, zSql);
-  sqlite3_free(zSql);
-  return v;
-}
-
-/* A new empty file from a mkstemp template, for a database. */
-static void temp_file(char *zTemplate) {
-  int fd = mkstemp(zTemplate);
-  assert_true(fd >= 0);
-  close(fd);
-}
 
 /* ---- the reference: the edge table read with plain SQL ---------------- */
 
@@ -90,10 +29,10 @@ static void temp_file(char *zTemplate) {
 ** a breadth-first search over the rows reaches, at the same hop counts. */
 static void check_graph(sqlite3 *db, const char *zDb, sqlite3_int64 source) {
   /* Nodes and degrees: compared as a count and two order-free sums. */
-  sqlite3_int64 nRef = query_int_free(
+  sqlite3_int64 nRef = sql_int_free(
       db, sqlite3_mprintf("SELECT count(*) FROM (SELECT src FROM \"%w\".e UNION SELECT dst FROM \"%w\".e)",
                           zDb, zDb));
-  sqlite3_int64 nGot = query_int_free(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\".g", zDb));
+  sqlite3_int64 nGot = sql_int_free(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\".g", zDb));
   if (nGot != nRef) fail_msg("%s.g lists %lld nodes, its table has %lld", zDb, nGot, nRef);
   const char *zSum = "SELECT total(node * 1000003 + out_degree * 1009 + in_degree * 17) FROM %s";
   char *zRef = sqlite3_mprintf(
@@ -102,14 +41,14 @@ static void check_graph(sqlite3 *db, const char *zDb, sqlite3_int64 source) {
       "FROM (SELECT src AS n FROM \"%w\".e UNION SELECT dst FROM \"%w\".e))",
       zDb, zDb, zDb, zDb);
   char *zGraph = sqlite3_mprintf("\"%w\".g", zDb);
-  sqlite3_int64 sumRef = query_int_free(db, sqlite3_mprintf(zSum, zRef));
-  sqlite3_int64 sumGot = query_int_free(db, sqlite3_mprintf(zSum, zGraph));
+  sqlite3_int64 sumRef = sql_int_free(db, sqlite3_mprintf(zSum, zRef));
+  sqlite3_int64 sumGot = sql_int_free(db, sqlite3_mprintf(zSum, zGraph));
   if (sumRef != sumGot) fail_msg("%s.g: degrees differ from its table", zDb);
   sqlite3_free(zRef);
   sqlite3_free(zGraph);
 
   /* Hops from source by breadth-first search over the rows. */
-  int nEdge = (int)query_int_free(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\".e", zDb));
+  int nEdge = (int)sql_int_free(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\".e", zDb));
   sqlite3_int64 *aSrc = calloc(nEdge + 1, sizeof *aSrc), *aDst = calloc(nEdge + 1, sizeof *aDst);
   sqlite3_int64 *aNode = calloc(2 * nEdge + 2, sizeof *aNode);
   int *aHop = calloc(2 * nEdge + 2, sizeof *aHop);
@@ -159,19 +98,9 @@ static void check_graph(sqlite3 *db, const char *zDb, sqlite3_int64 source) {
 
 /* ---- a second load ------------------------------------------------------- */
 
-static char *query_text(sqlite3 *db, const char *zSql) {
-  sqlite3_stmt *p = NULL;
-  if (sqlite3_prepare_v2(db, zSql, -1, &p, NULL) != SQLITE_OK)
-    fail_msg("prepare failed: %s\n  in: %s", sqlite3_errmsg(db), zSql);
-  if (sqlite3_step(p) != SQLITE_ROW) fail_msg("no row (%s)\n  in: %s", sqlite3_errmsg(db), zSql);
-  char *z = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(p, 0));
-  sqlite3_finalize(p);
-  return z;
-}
-
 /* The connection's settings, as dyng_config reports them. */
 static char *settings(sqlite3 *db) {
-  return query_text(db, "SELECT json_array(dyng_config('cache_mb'), dyng_config('max_ms'), "
+  return sql_text(db, "SELECT json_array(dyng_config('cache_mb'), dyng_config('max_ms'), "
                         "dyng_config('max_graph_mb'), dyng_config('progress'))");
 }
 
@@ -179,30 +108,30 @@ static char *settings(sqlite3 *db) {
 ** sqlite3_load_extension: the second load changes nothing. */
 static void test_second_load_keeps_graphs_and_settings(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   /* The first load asks whether dyng is there and leaves no error behind
   ** (sqlite3_open reads one as a failed automatic extension). */
   assert_int_equal(sqlite3_errcode(db), SQLITE_OK);
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3);"
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3);"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e);");
   check_graph(db, "main", 1);
-  exec_ok(db, "SELECT dyng_config('cache_mb', 7), dyng_config('max_ms', 60000), "
+  sql_ok(db, "SELECT dyng_config('cache_mb', 7), dyng_config('max_ms', 60000), "
               "dyng_config('max_graph_mb', 512), dyng_config('progress', 1)");
   char *zBefore = settings(db);
-  load_dyng(db);
+  sql_load(db);
   check_graph(db, "main", 1);
   char *zAfter = settings(db);
   assert_string_equal(zBefore, zAfter);
   sqlite3_free(zAfter);
   /* A schema change reconnects the graph table; a load reads dyng__load. */
-  exec_ok(db, "CREATE TABLE x(a); INSERT INTO e VALUES (3,4),(4,1);");
+  sql_ok(db, "CREATE TABLE x(a); INSERT INTO e VALUES (3,4),(4,1);");
   check_graph(db, "main", 3);
-  exec_ok(db, "SELECT dyng_update('g', 'reload')");
+  sql_ok(db, "SELECT dyng_update('g', 'reload')");
   check_graph(db, "main", 4);
-  load_dyng(db);
-  exec_ok(db, "CREATE VIRTUAL TABLE g2 USING dyng(edges=e, directed=0)");
-  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g2', 1)"), 4);
-  exec_ok(db, "DELETE FROM e WHERE src = 2; DROP TABLE x;");
+  sql_load(db);
+  sql_ok(db, "CREATE VIRTUAL TABLE g2 USING dyng(edges=e, directed=0)");
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM dyng_sssp('g2', 1)"), 4);
+  sql_ok(db, "DELETE FROM e WHERE src = 2; DROP TABLE x;");
   check_graph(db, "main", 1);
   zAfter = settings(db);
   assert_string_equal(zBefore, zAfter);
@@ -221,22 +150,22 @@ static void test_second_copy_of_the_library_is_refused(void **state) {
   char *zCopy = sqlite3_mprintf("%s/dyng_copy.so", zDir);
   char *zCmd = sqlite3_mprintf("cp '%s' '%s'", getenv("DYNG_EXTENSION"), zCopy);
   assert_int_equal(system(zCmd), 0);
-  sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3);"
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3);"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e);");
   check_graph(db, "main", 1);
   char *zErr = NULL;
   assert_int_not_equal(sqlite3_load_extension(db, zCopy, "sqlite3_dyng_init", &zErr), SQLITE_OK);
   if (!zErr || !strstr(zErr, "another copy of dyng")) fail_msg("unexpected error: %s", zErr ? zErr : "");
   sqlite3_free(zErr);
-  exec_ok(db, "INSERT INTO e VALUES (3,1)");
+  sql_ok(db, "INSERT INTO e VALUES (3,1)");
   check_graph(db, "main", 2);
   /* A connection of its own can use the copy. */
   sqlite3 *db2 = NULL;
   assert_int_equal(sqlite3_open(":memory:", &db2), SQLITE_OK);
   sqlite3_enable_load_extension(db2, 1);
   assert_int_equal(sqlite3_load_extension(db2, zCopy, "sqlite3_dyng_init", NULL), SQLITE_OK);
-  exec_ok(db2, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (5,6);"
+  sql_ok(db2, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (5,6);"
                "CREATE VIRTUAL TABLE g USING dyng(edges=e);");
   check_graph(db2, "main", 5);
   assert_int_equal(sqlite3_close(db2), SQLITE_OK);
@@ -251,7 +180,7 @@ static void test_second_copy_of_the_library_is_refused(void **state) {
 
 /* Graphs dyng_config() lists in schema zDb. */
 static sqlite3_int64 graphs_listed(sqlite3 *db, const char *zDb) {
-  return query_int_free(db, sqlite3_mprintf("SELECT count(*) FROM json_each(dyng_config('graphs')) "
+  return sql_int_free(db, sqlite3_mprintf("SELECT count(*) FROM json_each(dyng_config('graphs')) "
                                             "WHERE json_extract(value, '$.schema') = %Q",
                                             zDb));
 }
@@ -259,8 +188,8 @@ static sqlite3_int64 graphs_listed(sqlite3 *db, const char *zDb) {
 /* Makes edge table e with rows zRows ("(1,2),(2,3)") and graph g over it in
 ** the database file zPath. */
 static void make_graph_file(const char *zPath, const char *zRows) {
-  sqlite3 *db = open_db(zPath);
-  exec_ok_free(db, sqlite3_mprintf("CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES %s;"
+  sqlite3 *db = sql_open(zPath);
+  sql_ok_free(db, sqlite3_mprintf("CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES %s;"
                                    "CREATE VIRTUAL TABLE g USING dyng(edges=e);",
                                    zRows));
   assert_int_equal(sqlite3_close(db), SQLITE_OK);
@@ -269,46 +198,46 @@ static void make_graph_file(const char *zPath, const char *zRows) {
 static void test_detach_then_attach_another_file_serves_its_graph(void **state) {
   (void)state;
   char zY1[] = "/tmp/dyng_ident_XXXXXX", zY2[] = "/tmp/dyng_ident_XXXXXX";
-  temp_file(zY1);
-  temp_file(zY2);
+  sql_temp_file(zY1);
+  sql_temp_file(zY2);
   make_graph_file(zY1, "(1,2)");
   make_graph_file(zY2, "(1,3),(3,4)");
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   sqlite3 *dbW = NULL;
   assert_int_equal(sqlite3_open(zY1, &dbW), SQLITE_OK);
-  exec_ok_free(db, sqlite3_mprintf("ATTACH %Q AS aux", zY1));
+  sql_ok_free(db, sqlite3_mprintf("ATTACH %Q AS aux", zY1));
   check_graph(db, "aux", 1);
-  exec_ok(db, "DETACH aux");
+  sql_ok(db, "DETACH aux");
   /* y1 again, changed meanwhile by another connection: the new data
   ** version of the file says nothing about the mirror. */
-  exec_ok(dbW, "INSERT INTO e VALUES (2,6),(6,7)");
-  exec_ok_free(db, sqlite3_mprintf("ATTACH %Q AS aux", zY1));
+  sql_ok(dbW, "INSERT INTO e VALUES (2,6),(6,7)");
+  sql_ok_free(db, sqlite3_mprintf("ATTACH %Q AS aux", zY1));
   check_graph(db, "aux", 1);
-  exec_ok(db, "DETACH aux");
-  exec_ok_free(db, sqlite3_mprintf("ATTACH %Q AS aux", zY2));
+  sql_ok(db, "DETACH aux");
+  sql_ok_free(db, sqlite3_mprintf("ATTACH %Q AS aux", zY2));
   check_graph(db, "aux", 1);
   /* y2's logged changes reach y2's mirror. */
-  exec_ok(db, "INSERT INTO aux.e VALUES (4,5),(5,1); DELETE FROM aux.e WHERE src = 1;");
+  sql_ok(db, "INSERT INTO aux.e VALUES (4,5),(5,1); DELETE FROM aux.e WHERE src = 1;");
   check_graph(db, "aux", 3);
-  exec_ok(db, "DETACH aux");
+  sql_ok(db, "DETACH aux");
   /* The detached graphs are let go. */
   assert_int_equal(graphs_listed(db, "aux"), 0);
-  exec_ok_free(db, sqlite3_mprintf("ATTACH %Q AS aux", zY1));
+  sql_ok_free(db, sqlite3_mprintf("ATTACH %Q AS aux", zY1));
   check_graph(db, "aux", 1);
-  exec_ok(dbW, "DELETE FROM e WHERE dst = 6");
+  sql_ok(dbW, "DELETE FROM e WHERE dst = 6");
   check_graph(db, "aux", 1);
   assert_int_equal(sqlite3_close(dbW), SQLITE_OK);
   /* Databases without a file: each ATTACH of ':memory:' is a new one. */
-  exec_ok(db, "DETACH aux; ATTACH ':memory:' AS aux;"
+  sql_ok(db, "DETACH aux; ATTACH ':memory:' AS aux;"
               "CREATE TABLE aux.e(src INTEGER, dst INTEGER); INSERT INTO aux.e VALUES (1,2),(2,3),(3,4);"
               "CREATE VIRTUAL TABLE aux.g USING dyng(edges=e);");
   check_graph(db, "aux", 1);
-  exec_ok(db, "DETACH aux; ATTACH ':memory:' AS aux;"
+  sql_ok(db, "DETACH aux; ATTACH ':memory:' AS aux;"
               "CREATE TABLE aux.e(src INTEGER, dst INTEGER); INSERT INTO aux.e VALUES (1,2);");
-  exec_fails(db, "SELECT count(*) FROM dyng_sssp('aux.g', 1)", "no graph named 'aux.g'");
-  exec_ok(db, "CREATE VIRTUAL TABLE aux.g USING dyng(edges=e)");
+  sql_fails(db, "SELECT count(*) FROM dyng_sssp('aux.g', 1)", "no graph named 'aux.g'", NULL);
+  sql_ok(db, "CREATE VIRTUAL TABLE aux.g USING dyng(edges=e)");
   check_graph(db, "aux", 1);
-  exec_ok_free(db, sqlite3_mprintf("DETACH aux; ATTACH %Q AS aux", zY2));
+  sql_ok_free(db, sqlite3_mprintf("DETACH aux; ATTACH %Q AS aux", zY2));
   check_graph(db, "aux", 3);
   assert_int_equal(sqlite3_close(db), SQLITE_OK);
   unlink(zY1);
@@ -331,13 +260,13 @@ static void test_random_attach_detach_matches_the_tables(void **state) {
   sqlite3 *dbW[N_FILES];
   for (int f = 0; f < N_FILES; f++) {
     snprintf(azFile[f], sizeof azFile[f], "/tmp/dyng_ident_XXXXXX");
-    temp_file(azFile[f]);
+    sql_temp_file(azFile[f]);
     make_graph_file(azFile[f], "(1,2)");
     /* A writer that never loads dyng: the triggers log its writes. */
     assert_int_equal(sqlite3_open(azFile[f], &dbW[f]), SQLITE_OK);
     sqlite3_busy_timeout(dbW[f], 5000);
   }
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   sqlite3_busy_timeout(db, 5000);
   int aAt[N_NAMES];  /* per name: the file attached (-1: none, N_FILES: ':memory:') */
   for (int i = 0; i < N_NAMES; i++) aAt[i] = -1;
@@ -350,7 +279,7 @@ static void test_random_attach_detach_matches_the_tables(void **state) {
     if (r < 20) {
       /* DETACH, or ATTACH a file no name holds (or a new ':memory:'). */
       if (aAt[iName] >= 0) {
-        exec_ok_free(db, sqlite3_mprintf("DETACH %s", zName));
+        sql_ok_free(db, sqlite3_mprintf("DETACH %s", zName));
         aAt[iName] = -1;
         continue;
       }
@@ -358,14 +287,14 @@ static void test_random_attach_detach_matches_the_tables(void **state) {
       for (int i = 0; i < N_NAMES; i++)
         if (aAt[i] == f && f < N_FILES) f = N_FILES;
       if (f == N_FILES) {
-        exec_ok_free(db, sqlite3_mprintf("ATTACH ':memory:' AS %s;"
+        sql_ok_free(db, sqlite3_mprintf("ATTACH ':memory:' AS %s;"
                                          "CREATE TABLE %s.e(src INTEGER, dst INTEGER);"
                                          "INSERT INTO %s.e VALUES (%d, %d);"
                                          "CREATE VIRTUAL TABLE %s.g USING dyng(edges=e);",
                                          zName, zName, zName, 1 + nMemory % 5, 2 + nMemory % 3, zName));
         nMemory++;
       } else {
-        exec_ok_free(db, sqlite3_mprintf("ATTACH %Q AS %s", azFile[f], zName));
+        sql_ok_free(db, sqlite3_mprintf("ATTACH %Q AS %s", azFile[f], zName));
       }
       aAt[iName] = f;
     } else if (r < 45) {
@@ -378,14 +307,14 @@ static void test_random_attach_detach_matches_the_tables(void **state) {
       snprintf(zTable, sizeof zTable, "%s", bHere ? zName : "main");
       int a = 1 + (int)test_rng_below(&rng, 8), b = 1 + (int)test_rng_below(&rng, 8);
       if (test_rng_below(&rng, 3))
-        exec_ok_free(dbTo, sqlite3_mprintf("INSERT INTO %s.e VALUES (%d, %d)", zTable, a, b));
+        sql_ok_free(dbTo, sqlite3_mprintf("INSERT INTO %s.e VALUES (%d, %d)", zTable, a, b));
       else
-        exec_ok_free(dbTo, sqlite3_mprintf("DELETE FROM %s.e WHERE rowid IN "
+        sql_ok_free(dbTo, sqlite3_mprintf("DELETE FROM %s.e WHERE rowid IN "
                                            "(SELECT rowid FROM %s.e ORDER BY random() LIMIT 1)",
                                            zTable, zTable));
     } else if (r < 50) {
       /* A schema change elsewhere reconnects every graph table. */
-      exec_ok(db, test_rng_below(&rng, 2) ? "CREATE TABLE IF NOT EXISTS main.t(a)" : "DROP TABLE IF EXISTS main.t");
+      sql_ok(db, test_rng_below(&rng, 2) ? "CREATE TABLE IF NOT EXISTS main.t(a)" : "DROP TABLE IF EXISTS main.t");
     } else if (aAt[iName] >= 0) {
       check_graph(db, zName, 1 + (sqlite3_int64)test_rng_below(&rng, 8));
       nCheck++;
@@ -396,7 +325,7 @@ static void test_random_attach_detach_matches_the_tables(void **state) {
     snprintf(zName, sizeof zName, "aux%d", i);
     if (aAt[i] >= 0) {
       check_graph(db, zName, 1);
-      exec_ok_free(db, sqlite3_mprintf("DETACH %s", zName));
+      sql_ok_free(db, sqlite3_mprintf("DETACH %s", zName));
     }
     assert_int_equal(graphs_listed(db, zName), 0);
   }
@@ -415,24 +344,24 @@ static void test_random_attach_detach_matches_the_tables(void **state) {
 static void plant(const char *zPath, const char *zSql) {
   sqlite3 *db = NULL;
   assert_int_equal(sqlite3_open(zPath, &db), SQLITE_OK);
-  exec_ok(db, "PRAGMA writable_schema = ON");
-  exec_ok(db, zSql);
-  exec_ok(db, "PRAGMA writable_schema = OFF");
+  sql_ok(db, "PRAGMA writable_schema = ON");
+  sql_ok(db, zSql);
+  sql_ok(db, "PRAGMA writable_schema = OFF");
   sqlite3_close(db);
 }
 
 static void test_create_refuses_a_graph_over_a_graph_or_a_view(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3);"
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3);"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e);"
               "CREATE VIEW ev AS SELECT src, dst FROM e;");
-  exec_fails(db, "CREATE VIRTUAL TABLE g2 USING dyng(edges=g, src=node, dst=out_degree)",
-             "edge table 'g' of graph 'g2' is a virtual table");
-  exec_fails(db, "CREATE VIRTUAL TABLE g3 USING dyng(edges=g3, src=node, dst=out_degree)",
-             "edge table 'g3' of graph 'g3' is a virtual table");
-  exec_fails(db, "CREATE VIRTUAL TABLE g4 USING dyng(edges=ev)", "is a view");
-  assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master WHERE name GLOB 'g[234]*'"), 0);
+  sql_fails(db, "CREATE VIRTUAL TABLE g2 USING dyng(edges=g, src=node, dst=out_degree)",
+             "edge table 'g' of graph 'g2' is a virtual table", NULL);
+  sql_fails(db, "CREATE VIRTUAL TABLE g3 USING dyng(edges=g3, src=node, dst=out_degree)",
+             "edge table 'g3' of graph 'g3' is a virtual table", NULL);
+  sql_fails(db, "CREATE VIRTUAL TABLE g4 USING dyng(edges=ev)", "is a view", NULL);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM sqlite_master WHERE name GLOB 'g[234]*'"), 0);
   check_graph(db, "main", 1);
   sqlite3_close(db);
 }
@@ -441,23 +370,23 @@ static void test_create_refuses_a_graph_over_a_graph_or_a_view(void **state) {
 static void test_planted_graph_over_itself_is_an_error(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng_ident_XXXXXX";
-  temp_file(zPath);
-  sqlite3 *db = open_db(zPath);
-  exec_ok(db, "CREATE TABLE g_log(seq INTEGER PRIMARY KEY, op INTEGER NOT NULL, "
+  sql_temp_file(zPath);
+  sqlite3 *db = sql_open(zPath);
+  sql_ok(db, "CREATE TABLE g_log(seq INTEGER PRIMARY KEY, op INTEGER NOT NULL, "
               "edge INTEGER NOT NULL, src INTEGER, dst INTEGER);"
               "CREATE VIEW v AS SELECT count(*) AS n FROM g;");
   sqlite3_close(db);
   plant(zPath, "INSERT INTO sqlite_schema VALUES('table', 'g', 'g', 0, "
                "'CREATE VIRTUAL TABLE g USING dyng(edges=g, src=node, dst=out_degree)')");
-  db = open_db(zPath);
+  db = sql_open(zPath);
   const char *zWant = "edge table 'g' of graph 'g' is a virtual table";
-  exec_fails(db, "SELECT count(*) FROM g", zWant);
-  exec_fails(db, "SELECT * FROM dyng_sssp('g', 1)", zWant);
+  sql_fails(db, "SELECT count(*) FROM g", zWant, NULL);
+  sql_fails(db, "SELECT * FROM dyng_sssp('g', 1)", zWant, NULL);
   /* Graph tables may be read by views, also with an untrusted schema. */
-  exec_ok(db, "PRAGMA trusted_schema = OFF");
-  exec_fails(db, "SELECT n FROM v", zWant);
-  exec_fails(db, "SELECT dyng_update('g')", zWant);
-  assert_int_equal(query_int(db, "SELECT 40 + 2"), 42);
+  sql_ok(db, "PRAGMA trusted_schema = OFF");
+  sql_fails(db, "SELECT n FROM v", zWant, NULL);
+  sql_fails(db, "SELECT dyng_update('g')", zWant, NULL);
+  assert_int_equal(sql_int(db, "SELECT 40 + 2"), 42);
   sqlite3_close(db);
   unlink(zPath);
 }
@@ -466,9 +395,9 @@ static void test_planted_graph_over_itself_is_an_error(void **state) {
 static void test_planted_graph_over_a_graph_is_an_error(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng_ident_XXXXXX";
-  temp_file(zPath);
-  sqlite3 *db = open_db(zPath);
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3),(3,1),(3,4);"
+  sql_temp_file(zPath);
+  sqlite3 *db = sql_open(zPath);
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3),(3,1),(3,4);"
               "CREATE VIRTUAL TABLE g1 USING dyng(edges=e);"
               "CREATE TABLE g2_log(seq INTEGER PRIMARY KEY, op INTEGER NOT NULL, "
               "edge INTEGER NOT NULL, src INTEGER, dst INTEGER);"
@@ -476,16 +405,16 @@ static void test_planted_graph_over_a_graph_is_an_error(void **state) {
   sqlite3_close(db);
   plant(zPath, "INSERT INTO sqlite_schema VALUES('table', 'g2', 'g2', 0, "
                "'CREATE   VIRTUAL TABLE g2 USING dyng(edges=g1, src=node, dst=out_degree)')");
-  db = open_db(zPath);
-  exec_ok(db, "PRAGMA trusted_schema = OFF");
+  db = sql_open(zPath);
+  sql_ok(db, "PRAGMA trusted_schema = OFF");
   const char *zWant = "edge table 'g1' of graph 'g2' is a virtual table";
-  exec_fails(db, "SELECT count(*) FROM g2", zWant);
-  exec_fails(db, "SELECT n FROM v", zWant);
-  exec_fails(db, "SELECT dyng_cycle_count('g2', 3)", zWant);
+  sql_fails(db, "SELECT count(*) FROM g2", zWant, NULL);
+  sql_fails(db, "SELECT n FROM v", zWant, NULL);
+  sql_fails(db, "SELECT dyng_cycle_count('g2', 3)", zWant, NULL);
   /* g1 itself is unharmed. */
-  assert_int_equal(query_int(db, "SELECT count(*) FROM g1"), 4);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g1', 1)"), 4);
-  assert_int_equal(query_int(db, "SELECT dyng_cycle_count('g1', 3, 'directed')"), 1);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM g1"), 4);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM dyng_sssp('g1', 1)"), 4);
+  assert_int_equal(sql_int(db, "SELECT dyng_cycle_count('g1', 3, 'directed')"), 1);
   sqlite3_close(db);
   unlink(zPath);
 }
@@ -495,21 +424,21 @@ static void test_planted_graph_over_a_graph_is_an_error(void **state) {
 static void test_planted_log_reading_its_graph_is_an_error(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng_ident_XXXXXX";
-  temp_file(zPath);
-  sqlite3 *db = open_db(zPath);
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3);"
+  sql_temp_file(zPath);
+  sqlite3 *db = sql_open(zPath);
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3);"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e);");
   sqlite3_close(db);
   plant(zPath, "UPDATE sqlite_schema SET type = 'view', rootpage = 0, "
                "sql = 'CREATE VIEW g_log(seq, op, edge, src, dst) AS "
                "SELECT dyng_cycle_count(''g'', 3), 1, 1, 1, 1' WHERE name = 'g_log'");
-  db = open_db(zPath);
-  exec_ok(db, "PRAGMA trusted_schema = OFF");
+  db = sql_open(zPath);
+  sql_ok(db, "PRAGMA trusted_schema = OFF");
   /* A log that is no table is no change capture. */
   const char *zWant = "graph 'g': the change capture on its edge table 'e' is gone";
-  exec_fails(db, "SELECT count(*) FROM g", zWant);
-  exec_fails(db, "SELECT count(*) FROM dyng_sssp('g', 1)", zWant);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM e"), 2);
+  sql_fails(db, "SELECT count(*) FROM g", zWant, NULL);
+  sql_fails(db, "SELECT count(*) FROM dyng_sssp('g', 1)", zWant, NULL);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM e"), 2);
   sqlite3_close(db);
   unlink(zPath);
 }

@@ -19,12 +19,6 @@
 
 #include <string.h>
 
-static uint64_t g_seed; /* from test_seed(), once per run */
-
-/* A generator for one test: the run's seed mixed with the test's own salt,
-** so that each case draws the same inputs whatever ran before it. */
-static void rng_for(test_rng *r, uint64_t salt) { test_rng_seed(r, g_seed ^ (salt * 0x9e3779b97f4a7c15ULL)); }
-
 /* `n` distinct keys: i times an odd constant (a bijection of 2^64), with the
 ** first few replaced by the extreme values every map must treat as ordinary
 ** keys, and the pool checked to be duplicate-free. */
@@ -221,7 +215,7 @@ static void test_growth_through_many_rehashes_keeps_every_key(void **state) {
 static void test_removal_keeps_clustered_keys_findable(void **state) {
   (void)state;
   test_rng r;
-  rng_for(&r, 1);
+  test_rng_for(&r, 1);
   enum { MAX_KEYS = 11 }; /* at most 70% of the 16 cells of a new map */
   for (int trial = 0; trial < 3000; trial++) {
     int64_t keys[MAX_KEYS];
@@ -278,7 +272,7 @@ static void test_removal_keeps_clustered_keys_findable(void **state) {
 ** window). */
 static void run_random_model(const int64_t *keys, size_t n_keys, size_t first, uint64_t salt) {
   test_rng r;
-  rng_for(&r, salt);
+  test_rng_for(&r, salt);
   int *present = calloc(n_keys, sizeof *present);
   uint32_t *value = calloc(n_keys, sizeof *value);
   assert_non_null(present);
@@ -508,7 +502,7 @@ static void test_size_hint_does_not_limit_the_map(void **state) {
 }
 
 int main(void) {
-  g_seed = test_seed();
+  test_seed();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_new_map_is_empty),
       cmocka_unit_test(test_free_accepts_null),

@@ -10,6 +10,7 @@
 ** present.
 */
 #include "tests/test_util.h"
+#include "tests/sql_util.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -17,16 +18,6 @@
 #include <unistd.h>
 
 static char g_dir[64];
-
-static sqlite3 *open_db(void) {
-  sqlite3 *db = NULL;
-  assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
-  sqlite3_enable_load_extension(db, 1);
-  char *err = NULL;
-  if (sqlite3_load_extension(db, getenv("DYNG_EXTENSION"), "sqlite3_dyng_init", &err) != SQLITE_OK)
-    fail_msg("cannot load dyng: %s", err ? err : "?");
-  return db;
-}
 
 /* Writes `text` to <dir>/<name>; the path in a static ring. */
 static const char *write_file(const char *name, const char *text) {
@@ -104,7 +95,7 @@ static void expect_error(sqlite3 *db, const char *path, const char *format, cons
 
 static void test_snap_edge_lists(void **state) {
   (void)state;
-  sqlite3 *db = open_db();
+  sqlite3 *db = sql_open(":memory:");
   const char *p = write_file("a.txt", "# SNAP style\n% also a comment\n0 1\n\n  1\t2 \n-5 9223372036854775807 2.5\r\n"
                                        "7 7 0\n");
   check_file(db, p, NULL, "0 1 - 3;1 2 - 5;-5 9223372036854775807 2.5 6;7 7 0 7;");
@@ -120,7 +111,7 @@ static void test_snap_edge_lists(void **state) {
 
 static void test_dimacs_gr(void **state) {
   (void)state;
-  sqlite3 *db = open_db();
+  sqlite3 *db = sql_open(":memory:");
   const char *p = write_file("a.gr", "c 9th DIMACS\nc\np sp 3 3\na 1 2 7\na 2 3 1\nc mid\na 3 1 2.5\n");
   check_file(db, p, NULL, "1 2 7 4;2 3 1 5;3 1 2.5 7;");
   check_file(db, p, "dimacs", "1 2 7 4;2 3 1 5;3 1 2.5 7;");
@@ -129,7 +120,7 @@ static void test_dimacs_gr(void **state) {
 
 static void test_matrix_market(void **state) {
   (void)state;
-  sqlite3 *db = open_db();
+  sqlite3 *db = sql_open(":memory:");
   const char *p = write_file("a.mtx", "%%MatrixMarket matrix coordinate real general\n% comment\n4 4 3\n1 2 0.5\n"
                                        "3 3 2\n4 1 1\n");
   check_file(db, p, NULL, "1 2 0.5 4;3 3 2 5;4 1 1 6;");
@@ -143,7 +134,7 @@ static void test_matrix_market(void **state) {
 
 static void test_csv_and_tsv(void **state) {
   (void)state;
-  sqlite3 *db = open_db();
+  sqlite3 *db = sql_open(":memory:");
   /* Columns found by name, in any order; an empty weight is NULL. */
   const char *p = write_file("a.csv", "cost,To,from,note\n1.5,2,1,x\n,3,\"2\",\"a, b\"\n7,1,3,\n");
   check_file(db, p, NULL, "1 2 1.5 2;2 3 - 3;3 1 7 4;");
@@ -160,7 +151,7 @@ static void test_csv_and_tsv(void **state) {
 
 static void test_malformed_lines_name_file_line_and_expectation(void **state) {
   (void)state;
-  sqlite3 *db = open_db();
+  sqlite3 *db = sql_open(":memory:");
   const char *p = write_file("bad.txt", "1 2\n3 x\n");
   expect_error(db, p, NULL, "bad.txt' line 2: expected two integer node ids", "'3 x'");
   p = write_file("big.txt", "1 99999999999999999999\n");
@@ -197,7 +188,7 @@ static void test_malformed_lines_name_file_line_and_expectation(void **state) {
 ** the first double past it on, in every format. */
 static void test_extra_fields_and_unusable_weights_are_errors(void **state) {
   (void)state;
-  sqlite3 *db = open_db();
+  sqlite3 *db = sql_open(":memory:");
   const char *p = write_file("extra.txt", "1 2 3\n4 5 6 7\n");
   expect_error(db, p, NULL, "extra.txt' line 2: expected two integer node ids and an optional weight", "'4 5 6 7'");
   p = write_file("extra.gr", "p sp 3 2\na 1 2 3\na 2 3 4 5\n");
@@ -237,7 +228,7 @@ static void test_extra_fields_and_unusable_weights_are_errors(void **state) {
 
 static void test_arguments_and_trust(void **state) {
   (void)state;
-  sqlite3 *db = open_db();
+  sqlite3 *db = sql_open(":memory:");
   char *err = NULL;
   /* The path is required and must be text; the format, when given, too. */
   static const char *const azMissing[] = {"SELECT * FROM dyng_read_edges", "SELECT * FROM dyng_read_edges()"};
@@ -283,7 +274,7 @@ static void test_random_files_round_trip_into_a_graph(void **state) {
   (void)state;
   test_rng r;
   test_rng_seed(&r, test_seed() + 40);
-  sqlite3 *db = open_db();
+  sqlite3 *db = sql_open(":memory:");
   enum { N = 3000 };
   sqlite3_str *snap = sqlite3_str_new(NULL), *csv = sqlite3_str_new(NULL), *mtx = sqlite3_str_new(NULL);
   sqlite3_str_appendf(csv, "src,dst,weight\n");
@@ -373,7 +364,7 @@ static void test_real_graphs(void **state) {
     int edges;
   } graphs[] = {{"facebook_combined.txt", 88234}, {"oregon1_010331.edges", 22002},
                 {"uspowergrid.edges", 6594},      {"luxembourg_osm.edges", 119666}};
-  sqlite3 *db = open_db();
+  sqlite3 *db = sql_open(":memory:");
   int seen = 0;
   for (size_t i = 0; dir && i < sizeof graphs / sizeof *graphs; i++) {
     char path[600];

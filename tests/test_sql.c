@@ -7,6 +7,7 @@
 ** Bellman-Ford, so nothing depends on the extension's own view of the table.
 */
 #include "tests/test_util.h"
+#include "tests/sql_util.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -16,74 +17,6 @@
 #include <unistd.h>
 
 /* ---- helpers -------------------------------------------------------- */
-
-static sqlite3 *open_db(const char *zPath) {
-  sqlite3 *db = NULL;
-  char *zErr = NULL;
-  const char *zExt = getenv("DYNG_EXTENSION");
-  assert_non_null(zExt);
-  assert_int_equal(sqlite3_open(zPath, &db), SQLITE_OK);
-  sqlite3_enable_load_extension(db, 1);
-  int rc = sqlite3_load_extension(db, zExt, "sqlite3_dyng_init", &zErr);
-  if (rc != SQLITE_OK) fail_msg("cannot load %s: %s", zExt, zErr ? zErr : "?");
-  sqlite3_free(zErr);
-  return db;
-}
-
-static void exec_ok(sqlite3 *db, const char *zSql) {
-  char *zErr = NULL;
-  int rc = sqlite3_exec(db, zSql, NULL, NULL, &zErr);
-  if (rc != SQLITE_OK) fail_msg("SQL failed: %s\n  in: %s", zErr ? zErr : "?", zSql);
-}
-
-/* Runs zSql expecting an error whose message contains every of the
-** NULL-terminated fragments. */
-static void exec_fails(sqlite3 *db, const char *zSql, ...) {
-  char *zErr = NULL;
-  int rc = sqlite3_exec(db, zSql, NULL, NULL, &zErr);
-  if (rc == SQLITE_OK) fail_msg("SQL succeeded but should fail: %s", zSql);
-  va_list ap;
-  va_start(ap, zSql);
-  for (const char *z = va_arg(ap, const char *); z; z = va_arg(ap, const char *))
-    if (!zErr || !strstr(zErr, z)) fail_msg("error '%s' lacks '%s'\n  in: %s", zErr ? zErr : "", z, zSql);
-  va_end(ap);
-  sqlite3_free(zErr);
-}
-
-static sqlite3_int64 query_int(sqlite3 *db, const char *zSql);
-
-/* exec_ok / query_int of SQL made by sqlite3_mprintf, freeing it. */
-static void exec_ok_free(sqlite3 *db, char *zSql) {
-  exec_ok(db, zSql);
-  sqlite3_free(zSql);
-}
-
-static sqlite3_int64 query_int_free(sqlite3 *db, char *zSql) {
-  sqlite3_int64 v = query_int(db, zSql);
-  sqlite3_free(zSql);
-  return v;
-}
-
-static sqlite3_int64 query_int(sqlite3 *db, const char *zSql) {
-  sqlite3_stmt *p = NULL;
-  if (sqlite3_prepare_v2(db, zSql, -1, &p, NULL) != SQLITE_OK)
-    fail_msg("prepare failed: %s\n  in: %s", sqlite3_errmsg(db), zSql);
-  int rc = sqlite3_step(p);
-  if (rc != SQLITE_ROW) fail_msg("no row (%s)\n  in: %s", sqlite3_errmsg(db), zSql);
-  sqlite3_int64 v = sqlite3_column_int64(p, 0);
-  sqlite3_finalize(p);
-  return v;
-}
-
-static char *query_text(sqlite3 *db, const char *zSql) {
-  sqlite3_stmt *p = NULL;
-  if (sqlite3_prepare_v2(db, zSql, -1, &p, NULL) != SQLITE_OK)
-    fail_msg("prepare failed: %s\n  in: %s", sqlite3_errmsg(db), zSql);
-  if (sqlite3_step(p) != SQLITE_ROW) fail_msg("no row (%s)\n  in: %s", sqlite3_errmsg(db), zSql);
-  char *z = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(p, 0));
-  sqlite3_finalize(p);
-  return z;
-}
 
 /* Fails unless zCosts (an agg_costs value) is a JSON array of n numbers
 ** that read back as exactly agg[0 .. n). */
@@ -108,13 +41,6 @@ static void check_costs_json(sqlite3 *db, const char *zCosts, const double *agg,
   sqlite3_finalize(p);
 }
 
-/* Creates an empty file from a mkstemp template, for a database file. */
-static void temp_file(char *zTemplate) {
-  int fd = mkstemp(zTemplate);
-  assert_true(fd >= 0);
-  close(fd);
-}
-
 /* ---- the reference: edges read with plain SQL, Bellman-Ford ----------- */
 
 typedef struct ref_graph {
@@ -136,7 +62,7 @@ static void ref_load(sqlite3 *db, const char *zTable, const char *zWeight, ref_g
   memset(g, 0, sizeof *g);
   char *zSql = sqlite3_mprintf("SELECT rowid, src, dst, %s FROM \"%w\"", zWeight ? zWeight : "1",
                                zTable);
-  int n = (int)query_int_free(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\"", zTable));
+  int n = (int)sql_int_free(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\"", zTable));
   sqlite3_stmt *p = NULL;
   assert_int_equal(sqlite3_prepare_v2(db, zSql, -1, &p, NULL), SQLITE_OK);
   sqlite3_free(zSql);
@@ -310,7 +236,7 @@ static void check_path(sqlite3 *db, const char *zGraph, const char *zTable, cons
 /* Fills table zTable (created here) with a random multigraph. */
 static void random_edges(sqlite3 *db, test_rng *r, const char *zTable, int n_nodes, int n_edges,
                          int integer_weights) {
-  exec_ok_free(db, sqlite3_mprintf("CREATE TABLE \"%w\"(src INTEGER NOT NULL, dst INTEGER NOT NULL, "
+  sql_ok_free(db, sqlite3_mprintf("CREATE TABLE \"%w\"(src INTEGER NOT NULL, dst INTEGER NOT NULL, "
                               "a REAL, b REAL)", zTable));
   sqlite3_stmt *p = NULL;
   char *zSql = sqlite3_mprintf("INSERT INTO \"%w\" VALUES (?, ?, ?, ?)", zTable);
@@ -334,9 +260,9 @@ static void random_edges(sqlite3 *db, test_rng *r, const char *zTable, int n_nod
 }
 
 static sqlite3_int64 random_node(sqlite3 *db, test_rng *r, const char *zTable) {
-  sqlite3_int64 n = query_int_free(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\"", zTable));
+  sqlite3_int64 n = sql_int_free(db, sqlite3_mprintf("SELECT count(*) FROM \"%w\"", zTable));
   if (n == 0) return 0;
-  return query_int_free(db, sqlite3_mprintf("SELECT src FROM \"%w\" LIMIT 1 OFFSET %lld", zTable,
+  return sql_int_free(db, sqlite3_mprintf("SELECT src FROM \"%w\" LIMIT 1 OFFSET %lld", zTable,
                                        (sqlite3_int64)test_rng_below(r, (uint64_t)n)));
 }
 
@@ -364,7 +290,7 @@ static void random_changes(sqlite3 *db, test_rng *r, const char *zTable, int n_n
                              "ORDER BY random() LIMIT 1)", zTable, zTable);
       break;
     }
-    exec_ok(db, zSql);
+    sql_ok(db, zSql);
     sqlite3_free(zSql);
   }
 }
@@ -372,7 +298,7 @@ static void random_changes(sqlite3 *db, test_rng *r, const char *zTable, int n_n
 /* ---- tests ---------------------------------------------------------- */
 
 static void create_roads(sqlite3 *db) {
-  exec_ok(db, "CREATE TABLE roads(src INTEGER NOT NULL, dst INTEGER NOT NULL, length REAL, "
+  sql_ok(db, "CREATE TABLE roads(src INTEGER NOT NULL, dst INTEGER NOT NULL, length REAL, "
               "minutes REAL, toll REAL);"
               "INSERT INTO roads VALUES (1,2,4,5,0),(2,3,1,9,2),(1,3,7,3,0);"
               "CREATE VIRTUAL TABLE net USING dyng(edges=roads, src=src, dst=dst, "
@@ -381,7 +307,7 @@ static void create_roads(sqlite3 *db) {
 
 static void test_quickstart_answers_match_bellman_ford(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   create_roads(db);
   check_sssp(db, "net", "roads", "length", 1, 1);
   check_sssp(db, "net", "roads", "minutes", 1, 1);
@@ -389,17 +315,17 @@ static void test_quickstart_answers_match_bellman_ford(void **state) {
   check_path(db, "net", "roads", "length", 1, 3, 1);
   check_path(db, "net", "roads", "minutes", 1, 3, 1);
   check_path(db, "net", "roads", "length", 3, 1, 1); /* unreachable: no rows */
-  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('net', 1, 'minutes') WHERE node = 3"), 3);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('net', 1, 2)"), 3);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('main.net', 1)"), 3);
+  assert_int_equal(sql_int(db, "SELECT dist FROM dyng_sssp('net', 1, 'minutes') WHERE node = 3"), 3);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM dyng_sssp('net', 1, 2)"), 3);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM dyng_sssp('main.net', 1)"), 3);
   sqlite3_close(db);
 }
 
 static void test_objective_by_index_equals_by_name(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   create_roads(db);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('net', 1, 1) AS a "
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM dyng_sssp('net', 1, 1) AS a "
                                  "JOIN dyng_sssp('net', 1, 'MINUTES') AS b USING (node) "
                                  "WHERE a.dist = b.dist AND a.edge IS b.edge"),
                    3);
@@ -408,22 +334,22 @@ static void test_objective_by_index_equals_by_name(void **state) {
 
 static void test_graph_table_lists_vertices_with_degrees(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   create_roads(db);
-  exec_ok(db, "INSERT INTO roads VALUES (4, 4, 1, 1, 1)"); /* self-loop */
+  sql_ok(db, "INSERT INTO roads VALUES (4, 4, 1, 1, 1)"); /* self-loop */
   /* Compare with degrees counted from the edge table. */
-  assert_int_equal(query_int(db,
+  assert_int_equal(sql_int(db,
                              "WITH n(node) AS (SELECT src FROM roads UNION SELECT dst FROM roads),"
                              " d AS (SELECT node, (SELECT count(*) FROM roads WHERE src = node) AS o,"
                              "              (SELECT count(*) FROM roads WHERE dst = node) AS i FROM n)"
                              " SELECT count(*) FROM d JOIN net USING (node)"
                              " WHERE d.o = net.out_degree AND d.i = net.in_degree"),
                    4);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM net"), 4);
-  assert_int_equal(query_int(db, "SELECT out_degree FROM net WHERE node = 1"), 2);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM net WHERE node = 99"), 0);
-  assert_int_equal(query_int(db, "SELECT in_degree FROM net WHERE rowid = 3"), 2);
-  exec_fails(db, "INSERT INTO net VALUES (1, 2, 3)", "net", NULL);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM net"), 4);
+  assert_int_equal(sql_int(db, "SELECT out_degree FROM net WHERE node = 1"), 2);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM net WHERE node = 99"), 0);
+  assert_int_equal(sql_int(db, "SELECT in_degree FROM net WHERE rowid = 3"), 2);
+  sql_fails(db, "INSERT INTO net VALUES (1, 2, 3)", "net", NULL);
   sqlite3_close(db);
 }
 
@@ -432,12 +358,12 @@ static void test_random_graphs_match_bellman_ford(void **state) {
   test_rng r;
   test_rng_seed(&r, test_seed());
   for (int round = 0; round < 12; round++) {
-    sqlite3 *db = open_db(":memory:");
+    sqlite3 *db = sql_open(":memory:");
     int directed = round % 2, integer = (round / 2) % 2, n_nodes = 5 + (int)test_rng_below(&r, 40);
     random_edges(db, &r, "e", n_nodes, (int)test_rng_below(&r, 4 * n_nodes), integer);
     char *zSql = sqlite3_mprintf("CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b', "
                                  "directed=%d)", directed);
-    exec_ok(db, zSql);
+    sql_ok(db, zSql);
     sqlite3_free(zSql);
     for (int k = 0; k < 4; k++) {
       sqlite3_int64 s = random_node(db, &r, "e"), t = random_node(db, &r, "e");
@@ -452,16 +378,16 @@ static void test_unweighted_graph_counts_hops(void **state) {
   (void)state;
   test_rng r;
   test_rng_seed(&r, test_seed() + 1);
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   random_edges(db, &r, "e", 30, 60, 1);
-  exec_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, directed=0)");
+  sql_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, directed=0)");
   for (int k = 0; k < 5; k++) {
     sqlite3_int64 s = random_node(db, &r, "e");
     check_sssp(db, "g", "e", NULL, s, 0);
   }
-  exec_fails(db, "SELECT * FROM dyng_sssp('g', 1, 'a')", "dyng_sssp", "objective 'a'",
+  sql_fails(db, "SELECT * FROM dyng_sssp('g', 1, 'a')", "dyng_sssp", "objective 'a'",
              "no weight columns", NULL);
-  exec_fails(db, "SELECT * FROM dyng_sssp('g', 1, 1)", "objective 1 is out of range", NULL);
+  sql_fails(db, "SELECT * FROM dyng_sssp('g', 1, 1)", "objective 1 is out of range", NULL);
   sqlite3_close(db);
 }
 
@@ -470,11 +396,11 @@ static void test_changes_in_autocommit_are_seen_by_next_query(void **state) {
   test_rng r;
   test_rng_seed(&r, test_seed() + 2);
   for (int directed = 0; directed <= 1; directed++) {
-    sqlite3 *db = open_db(":memory:");
+    sqlite3 *db = sql_open(":memory:");
     random_edges(db, &r, "e", 25, 60, 1);
     char *zSql = sqlite3_mprintf("CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b', "
                                  "directed=%d)", directed);
-    exec_ok(db, zSql);
+    sql_ok(db, zSql);
     sqlite3_free(zSql);
     for (int round = 0; round < 15; round++) {
       random_changes(db, &r, "e", 25, 1 + (int)test_rng_below(&r, 6));
@@ -483,8 +409,8 @@ static void test_changes_in_autocommit_are_seen_by_next_query(void **state) {
       check_path(db, "g", "e", "a", s, random_node(db, &r, "e"), directed);
     }
     /* Applied incrementally, not by reloading. */
-    assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].loads')"), 1);
-    assert_true(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].batches')") > 0);
+    assert_int_equal(sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].loads')"), 1);
+    assert_true(sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].batches')") > 0);
     sqlite3_close(db);
   }
 }
@@ -493,21 +419,21 @@ static void test_rollback_and_savepoints_leave_mirror_true(void **state) {
   (void)state;
   test_rng r;
   test_rng_seed(&r, test_seed() + 3);
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   random_edges(db, &r, "e", 20, 50, 1);
-  exec_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')");
+  sql_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')");
   for (int round = 0; round < 10; round++) {
-    exec_ok(db, "BEGIN");
+    sql_ok(db, "BEGIN");
     random_changes(db, &r, "e", 20, 3);
     check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
-    exec_ok(db, "SAVEPOINT sp");
+    sql_ok(db, "SAVEPOINT sp");
     random_changes(db, &r, "e", 20, 3);
     check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
-    exec_ok(db, "ROLLBACK TO sp");
+    sql_ok(db, "ROLLBACK TO sp");
     check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
     random_changes(db, &r, "e", 20, 2); /* reuses the rolled-back log rowids */
     check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
-    exec_ok(db, round % 2 ? "ROLLBACK" : "COMMIT");
+    sql_ok(db, round % 2 ? "ROLLBACK" : "COMMIT");
     check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
   }
   sqlite3_close(db);
@@ -515,105 +441,105 @@ static void test_rollback_and_savepoints_leave_mirror_true(void **state) {
 
 static void test_invalid_rows_are_refused_and_table_keeps_rows(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   create_roads(db);
-  exec_fails(db, "INSERT INTO roads VALUES (1, 5, -1, 1, 1)", "roads.length", "negative", NULL);
-  exec_fails(db, "INSERT INTO roads VALUES (1, 5, NULL, 1, 1)", "roads.length", "NULL", NULL);
-  exec_fails(db, "INSERT INTO roads VALUES (1, 5, 1, 'fast', 1)", "roads.minutes", "text", NULL);
-  exec_fails(db, "INSERT INTO roads VALUES (1, 5, 1, 1, 9e999)", "roads.toll", "infinity", NULL);
-  exec_fails(db, "INSERT INTO roads VALUES (1, 5, 1, 1, 0.0/0.0)", "roads.toll", NULL);
-  exec_fails(db, "INSERT INTO roads VALUES ('a', 5, 1, 1, 1)", "roads.src", "integer node id", NULL);
-  exec_fails(db, "INSERT INTO roads VALUES (1, 2.5, 1, 1, 1)", "roads.dst", "integer node id", NULL);
-  exec_fails(db, "UPDATE roads SET length = -3 WHERE rowid = 1", "roads.length", NULL);
+  sql_fails(db, "INSERT INTO roads VALUES (1, 5, -1, 1, 1)", "roads.length", "negative", NULL);
+  sql_fails(db, "INSERT INTO roads VALUES (1, 5, NULL, 1, 1)", "roads.length", "NULL", NULL);
+  sql_fails(db, "INSERT INTO roads VALUES (1, 5, 1, 'fast', 1)", "roads.minutes", "text", NULL);
+  sql_fails(db, "INSERT INTO roads VALUES (1, 5, 1, 1, 9e999)", "roads.toll", "infinity", NULL);
+  sql_fails(db, "INSERT INTO roads VALUES (1, 5, 1, 1, 0.0/0.0)", "roads.toll", NULL);
+  sql_fails(db, "INSERT INTO roads VALUES ('a', 5, 1, 1, 1)", "roads.src", "integer node id", NULL);
+  sql_fails(db, "INSERT INTO roads VALUES (1, 2.5, 1, 1, 1)", "roads.dst", "integer node id", NULL);
+  sql_fails(db, "UPDATE roads SET length = -3 WHERE rowid = 1", "roads.length", NULL);
   /* A multi-row statement is refused as a whole; earlier rows stay. */
-  exec_fails(db, "INSERT INTO roads VALUES (7, 8, 1, 1, 1), (8, 9, -1, 1, 1)", "roads.length", NULL);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM roads"), 3);
-  assert_int_equal(query_int(db, "SELECT length FROM roads WHERE rowid = 1"), 4);
+  sql_fails(db, "INSERT INTO roads VALUES (7, 8, 1, 1, 1), (8, 9, -1, 1, 1)", "roads.length", NULL);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM roads"), 3);
+  assert_int_equal(sql_int(db, "SELECT length FROM roads WHERE rowid = 1"), 4);
   check_sssp(db, "net", "roads", "length", 1, 1);
   sqlite3_close(db);
 }
 
 static void test_function_argument_errors_name_function_and_argument(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   create_roads(db);
-  exec_ok(db, "CREATE TABLE plain(x)");
-  exec_fails(db, "SELECT * FROM dyng_sssp('net')", "dyng_sssp", "missing argument 'source'", NULL);
-  exec_fails(db, "SELECT * FROM dyng_sssp()", "dyng_sssp", "missing argument 'graph'", NULL);
-  exec_fails(db, "SELECT * FROM dyng_path('net', 1)", "dyng_path", "missing argument 'target'", NULL);
-  exec_fails(db, "SELECT * FROM dyng_sssp('nope', 1)", "dyng_sssp", "no graph named 'nope'", NULL);
-  exec_fails(db, "SELECT * FROM dyng_sssp('plain', 1)", "'plain' is not a dyng graph", NULL);
-  exec_fails(db, "SELECT * FROM dyng_sssp(NULL, 1)", "dyng_sssp", "graph must be", "NULL", NULL);
-  exec_fails(db, "SELECT * FROM dyng_sssp(7, 1)", "graph must be", NULL);
-  exec_fails(db, "SELECT * FROM dyng_sssp('net', NULL)", "source must be an integer", "NULL", NULL);
-  exec_fails(db, "SELECT * FROM dyng_sssp('net', 'x')", "source must be an integer", "text", NULL);
-  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1.5)", "source must be an integer", "real", NULL);
-  exec_fails(db, "SELECT * FROM dyng_path('net', 1, x'00')", "dyng_path", "target", "blob", NULL);
-  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1, 'tolls')",
+  sql_ok(db, "CREATE TABLE plain(x)");
+  sql_fails(db, "SELECT * FROM dyng_sssp('net')", "dyng_sssp", "missing argument 'source'", NULL);
+  sql_fails(db, "SELECT * FROM dyng_sssp()", "dyng_sssp", "missing argument 'graph'", NULL);
+  sql_fails(db, "SELECT * FROM dyng_path('net', 1)", "dyng_path", "missing argument 'target'", NULL);
+  sql_fails(db, "SELECT * FROM dyng_sssp('nope', 1)", "dyng_sssp", "no graph named 'nope'", NULL);
+  sql_fails(db, "SELECT * FROM dyng_sssp('plain', 1)", "'plain' is not a dyng graph", NULL);
+  sql_fails(db, "SELECT * FROM dyng_sssp(NULL, 1)", "dyng_sssp", "graph must be", "NULL", NULL);
+  sql_fails(db, "SELECT * FROM dyng_sssp(7, 1)", "graph must be", NULL);
+  sql_fails(db, "SELECT * FROM dyng_sssp('net', NULL)", "source must be an integer", "NULL", NULL);
+  sql_fails(db, "SELECT * FROM dyng_sssp('net', 'x')", "source must be an integer", "text", NULL);
+  sql_fails(db, "SELECT * FROM dyng_sssp('net', 1.5)", "source must be an integer", "real", NULL);
+  sql_fails(db, "SELECT * FROM dyng_path('net', 1, x'00')", "dyng_path", "target", "blob", NULL);
+  sql_fails(db, "SELECT * FROM dyng_sssp('net', 1, 'tolls')",
              "dyng_sssp: objective 'tolls' is not a weight of graph 'net' (length, minutes, toll)",
              NULL);
-  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1, 3)", "objective 3 is out of range", "0..2", NULL);
-  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1, -1)", "out of range", NULL);
-  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1, 0.5)", "objective must be", NULL);
-  exec_fails(db, "SELECT dyng_config('nope')", "dyng_config", "unknown key 'nope'", NULL);
+  sql_fails(db, "SELECT * FROM dyng_sssp('net', 1, 3)", "objective 3 is out of range", "0..2", NULL);
+  sql_fails(db, "SELECT * FROM dyng_sssp('net', 1, -1)", "out of range", NULL);
+  sql_fails(db, "SELECT * FROM dyng_sssp('net', 1, 0.5)", "objective must be", NULL);
+  sql_fails(db, "SELECT dyng_config('nope')", "dyng_config", "unknown key 'nope'", NULL);
   /* A node that is not in the graph gives no rows, not an error. */
-  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('net', 42)"), 0);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_path('net', 1, 42)"), 0);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM dyng_sssp('net', 42)"), 0);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM dyng_path('net', 1, 42)"), 0);
   sqlite3_close(db);
 }
 
 static void test_create_errors_are_clear(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL, t TEXT);"
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL, t TEXT);"
               "INSERT INTO e VALUES (1, 2, 1.0, 'a');"
               "CREATE VIEW v AS SELECT * FROM e;"
               "CREATE TABLE wr(src INTEGER, dst INTEGER, w REAL, PRIMARY KEY(src, dst)) WITHOUT ROWID;"
               "CREATE TABLE g9_log(x);");
-  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(src=src)", "needs edges=TABLE", NULL);
-  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=missing)", "edge table 'missing'",
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(src=src)", "needs edges=TABLE", NULL);
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=missing)", "edge table 'missing'",
              "does not exist", NULL);
-  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, src=from_id)", "no column 'from_id'",
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, src=from_id)", "no column 'from_id'",
              NULL);
-  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='w,nope')", "no column 'nope'",
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='w,nope')", "no column 'nope'",
              NULL);
-  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, colour=red)", "unknown option 'colour'",
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, colour=red)", "unknown option 'colour'",
              NULL);
-  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, edges=e)", "given twice", NULL);
-  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, directed=maybe)", "directed", NULL);
-  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='w,w')", "listed twice", NULL);
-  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b,c,d,e,f,g,h,i')",
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, edges=e)", "given twice", NULL);
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, directed=maybe)", "directed", NULL);
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='w,w')", "listed twice", NULL);
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b,c,d,e,f,g,h,i')",
              "at most 8", NULL);
-  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=v)", "is a view", NULL);
-  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=wr, weights=w)", "WITHOUT ROWID", NULL);
-  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=t)", "e.t", "rowid 1",
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=v)", "is a view", NULL);
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=wr, weights=w)", "WITHOUT ROWID", NULL);
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=t)", "e.t", "rowid 1",
              "text 'a'", NULL);
-  exec_fails(db, "CREATE VIRTUAL TABLE g9 USING dyng(edges=e)", "g9_log", NULL);
-  exec_ok(db, "INSERT INTO e VALUES (3, 4, -2.5, 'b')");
-  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)",
+  sql_fails(db, "CREATE VIRTUAL TABLE g9 USING dyng(edges=e)", "g9_log", NULL);
+  sql_ok(db, "INSERT INTO e VALUES (3, 4, -2.5, 'b')");
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)",
              "e.w must be a finite number >= 0 (rowid 2 has -2.5)", NULL);
-  exec_ok(db, "UPDATE e SET w = 1, src = 'x' WHERE rowid = 2");
-  exec_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)",
+  sql_ok(db, "UPDATE e SET w = 1, src = 'x' WHERE rowid = 2");
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)",
              "e.src must be an integer node id (rowid 2 has text 'x')", NULL);
   /* A failed CREATE leaves nothing behind. */
-  assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'g%'"), 1);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"), 0);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'g%'"), 1);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"), 0);
   sqlite3_close(db);
 }
 
 static void test_drop_removes_everything_it_created(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE roads(src INTEGER, dst INTEGER, w REAL)");
-  char *zBefore = query_text(db, "SELECT group_concat(type || ':' || name) FROM sqlite_master");
-  exec_ok(db, "CREATE VIRTUAL TABLE net USING dyng(edges=roads, weights=w)");
-  assert_true(query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'") == 3);
-  exec_ok(db, "DROP TABLE net");
-  char *zAfter = query_text(db, "SELECT group_concat(type || ':' || name) FROM sqlite_master");
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE roads(src INTEGER, dst INTEGER, w REAL)");
+  char *zBefore = sql_text(db, "SELECT group_concat(type || ':' || name) FROM sqlite_master");
+  sql_ok(db, "CREATE VIRTUAL TABLE net USING dyng(edges=roads, weights=w)");
+  assert_true(sql_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'") == 3);
+  sql_ok(db, "DROP TABLE net");
+  char *zAfter = sql_text(db, "SELECT group_concat(type || ':' || name) FROM sqlite_master");
   assert_string_equal(zBefore, zAfter);
-  exec_ok(db, "INSERT INTO roads VALUES (1, 2, -5)"); /* no trigger left */
-  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1)", "no graph named 'net'", NULL);
-  assert_int_equal(query_int(db, "SELECT json_array_length(dyng_config('graphs'))"), 0);
+  sql_ok(db, "INSERT INTO roads VALUES (1, 2, -5)"); /* no trigger left */
+  sql_fails(db, "SELECT * FROM dyng_sssp('net', 1)", "no graph named 'net'", NULL);
+  assert_int_equal(sql_int(db, "SELECT json_array_length(dyng_config('graphs'))"), 0);
   sqlite3_free(zBefore);
   sqlite3_free(zAfter);
   sqlite3_close(db);
@@ -622,21 +548,21 @@ static void test_drop_removes_everything_it_created(void **state) {
 static void test_definition_survives_reopen(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
-  temp_file(zPath);
-  sqlite3 *db = open_db(zPath);
+  sql_temp_file(zPath);
+  sqlite3 *db = sql_open(zPath);
   create_roads(db);
   sqlite3_close(db);
-  db = open_db(zPath);
+  db = sql_open(zPath);
   check_sssp(db, "net", "roads", "minutes", 1, 1);
-  exec_ok(db, "INSERT INTO roads VALUES (3, 10, 1, 1, 1)");
+  sql_ok(db, "INSERT INTO roads VALUES (3, 10, 1, 1, 1)");
   check_sssp(db, "net", "roads", "length", 1, 1);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM net"), 4);
-  exec_ok(db, "CREATE TABLE unrelated(x)"); /* a schema change reconnects the table */
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM net"), 4);
+  sql_ok(db, "CREATE TABLE unrelated(x)"); /* a schema change reconnects the table */
   check_sssp(db, "net", "roads", "length", 2, 1);
-  exec_ok(db, "DROP TABLE net");
+  sql_ok(db, "DROP TABLE net");
   sqlite3_close(db);
-  db = open_db(zPath);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'net%'"), 0);
+  db = sql_open(zPath);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'net%'"), 0);
   sqlite3_close(db);
   unlink(zPath);
 }
@@ -644,66 +570,66 @@ static void test_definition_survives_reopen(void **state) {
 static void test_vacuum_renumbering_rowids_is_noticed(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
-  temp_file(zPath);
-  sqlite3 *db = open_db(zPath);
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3),(3,4);"
+  sql_temp_file(zPath);
+  sqlite3 *db = sql_open(zPath);
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2),(2,3),(3,4);"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e);"
               "DELETE FROM e WHERE rowid = 2;");
   check_sssp(db, "g", "e", NULL, 3, 1);
-  exec_ok(db, "VACUUM"); /* (3,4) becomes rowid 2 */
-  exec_ok(db, "DELETE FROM e WHERE src = 3");
+  sql_ok(db, "VACUUM"); /* (3,4) becomes rowid 2 */
+  sql_ok(db, "DELETE FROM e WHERE src = 3");
   check_sssp(db, "g", "e", NULL, 3, 1);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g', 3)"), 0);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM dyng_sssp('g', 3)"), 0);
   sqlite3_close(db);
   unlink(zPath);
 }
 
 static void test_dropped_edge_table_is_an_error(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   create_roads(db);
   check_sssp(db, "net", "roads", "length", 1, 1);
-  exec_ok(db, "DROP TABLE roads");
-  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1)", "graph 'net'", "'roads' does not exist", NULL);
-  exec_fails(db, "SELECT * FROM net", "'roads' does not exist", NULL);
-  exec_ok(db, "DROP TABLE net");
-  assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master"), 0);
+  sql_ok(db, "DROP TABLE roads");
+  sql_fails(db, "SELECT * FROM dyng_sssp('net', 1)", "graph 'net'", "'roads' does not exist", NULL);
+  sql_fails(db, "SELECT * FROM net", "'roads' does not exist", NULL);
+  sql_ok(db, "DROP TABLE net");
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM sqlite_master"), 0);
   sqlite3_close(db);
 }
 
 static void test_query_inside_failed_statement_leaves_mirror_true(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2);"
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1,2);"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e);"
               "CREATE TABLE audit(n);"
               "CREATE TRIGGER probe AFTER INSERT ON e WHEN NEW.src = 100 BEGIN "
               "  INSERT INTO audit SELECT count(*) FROM g; END;");
-  assert_int_equal(query_int(db, "SELECT count(*) FROM g"), 2);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM g"), 2);
   /* The statement syncs the graph from its trigger, then fails and is undone. */
-  exec_fails(db, "INSERT INTO e VALUES (5,6),(100,101),('bad',1)", "e.src", NULL);
-  exec_ok(db, "INSERT INTO e VALUES (7,8),(9,10)");
-  assert_int_equal(query_int(db, "SELECT count(*) FROM g"), 6);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM g WHERE node IN (5, 6)"), 0);
+  sql_fails(db, "INSERT INTO e VALUES (5,6),(100,101),('bad',1)", "e.src", NULL);
+  sql_ok(db, "INSERT INTO e VALUES (7,8),(9,10)");
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM g"), 6);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM g WHERE node IN (5, 6)"), 0);
   check_sssp(db, "g", "e", NULL, 7, 1);
   sqlite3_close(db);
 }
 
 static void test_node_constraints_compare_like_integer_columns(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   create_roads(db);
-  assert_int_equal(query_int(db, "SELECT out_degree FROM net WHERE node = 1.0"), 2);
-  assert_int_equal(query_int(db, "SELECT out_degree FROM net WHERE node = '1'"), 2);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM net WHERE node = 1.5"), 0);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM net WHERE node = 'x'"), 0);
-  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('net', 1) WHERE node = 3.0"), 5);
-  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('net', 1) WHERE node = '3'"), 5);
+  assert_int_equal(sql_int(db, "SELECT out_degree FROM net WHERE node = 1.0"), 2);
+  assert_int_equal(sql_int(db, "SELECT out_degree FROM net WHERE node = '1'"), 2);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM net WHERE node = 1.5"), 0);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM net WHERE node = 'x'"), 0);
+  assert_int_equal(sql_int(db, "SELECT dist FROM dyng_sssp('net', 1) WHERE node = 3.0"), 5);
+  assert_int_equal(sql_int(db, "SELECT dist FROM dyng_sssp('net', 1) WHERE node = '3'"), 5);
   sqlite3_close(db);
 }
 
 static sqlite3_int64 graph_stat(sqlite3 *db, const char *zKey) {
-  return query_int_free(db, sqlite3_mprintf("SELECT json_extract(dyng_config(), "
+  return sql_int_free(db, sqlite3_mprintf("SELECT json_extract(dyng_config(), "
                                             "'$.graphs[0].%s')", zKey));
 }
 
@@ -711,26 +637,26 @@ static void test_rollbacks_are_undone_without_reload(void **state) {
   (void)state;
   test_rng r;
   test_rng_seed(&r, test_seed() + 4);
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   random_edges(db, &r, "e", 20, 60, 1);
-  exec_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')");
+  sql_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')");
   for (int round = 0; round < 12; round++) {
-    exec_ok(db, "BEGIN");
+    sql_ok(db, "BEGIN");
     random_changes(db, &r, "e", 20, 3);
     check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
-    exec_ok(db, "SAVEPOINT outer_sp");
+    sql_ok(db, "SAVEPOINT outer_sp");
     random_changes(db, &r, "e", 20, 3);
     check_sssp(db, "g", "e", "b", random_node(db, &r, "e"), 1);
-    exec_ok(db, "SAVEPOINT inner_sp");
+    sql_ok(db, "SAVEPOINT inner_sp");
     random_changes(db, &r, "e", 20, 2);
     check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
-    exec_ok(db, round % 3 ? "ROLLBACK TO inner_sp" : "RELEASE inner_sp");
+    sql_ok(db, round % 3 ? "ROLLBACK TO inner_sp" : "RELEASE inner_sp");
     check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
-    exec_ok(db, "ROLLBACK TO outer_sp");
+    sql_ok(db, "ROLLBACK TO outer_sp");
     check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
     random_changes(db, &r, "e", 20, 2); /* reuses rolled-back log seqs */
     check_sssp(db, "g", "e", "b", random_node(db, &r, "e"), 1);
-    exec_ok(db, round % 2 ? "ROLLBACK" : "COMMIT");
+    sql_ok(db, round % 2 ? "ROLLBACK" : "COMMIT");
     check_sssp(db, "g", "e", "a", random_node(db, &r, "e"), 1);
   }
   /* Every rollback was reverted from undo records, none by a reload. */
@@ -742,34 +668,34 @@ static void test_rollbacks_are_undone_without_reload(void **state) {
 
 static void test_mirror_behind_a_trimmed_log_reloads(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL);"
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL);"
               "INSERT INTO e VALUES (1, 2, 1);"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w, log_limit=5)");
   check_sssp(db, "g", "e", "w", 1, 1);
-  for (int i = 0; i < 3; i++) exec_ok_free(db, sqlite3_mprintf("INSERT INTO e VALUES (%d, %d, 1)", i + 2, i + 3));
+  for (int i = 0; i < 3; i++) sql_ok_free(db, sqlite3_mprintf("INSERT INTO e VALUES (%d, %d, 1)", i + 2, i + 3));
   assert_int_equal(graph_stat(db, "pending"), 3);
   check_sssp(db, "g", "e", "w", 1, 1); /* 3 behind: applied from the log */
   assert_int_equal(graph_stat(db, "loads"), 1);
-  for (int i = 0; i < 20; i++) exec_ok_free(db, sqlite3_mprintf("INSERT INTO e VALUES (%d, %d, 2)", i + 5, i + 6));
-  exec_ok(db, "UPDATE e SET w = 0.5 WHERE src = 1");
-  assert_true(query_int(db, "SELECT count(*) FROM g_log") <= 5);
+  for (int i = 0; i < 20; i++) sql_ok_free(db, sqlite3_mprintf("INSERT INTO e VALUES (%d, %d, 2)", i + 5, i + 6));
+  sql_ok(db, "UPDATE e SET w = 0.5 WHERE src = 1");
+  assert_true(sql_int(db, "SELECT count(*) FROM g_log") <= 5);
   check_sssp(db, "g", "e", "w", 1, 1); /* 22 behind, the log keeps 5: reload */
   assert_int_equal(graph_stat(db, "loads"), 2);
-  exec_fails(db, "CREATE VIRTUAL TABLE h USING dyng(edges=e, log_limit=0)", "log_limit", NULL);
-  exec_fails(db, "CREATE VIRTUAL TABLE h USING dyng(edges=e, log_limit=ten)", "log_limit", NULL);
+  sql_fails(db, "CREATE VIRTUAL TABLE h USING dyng(edges=e, log_limit=0)", "log_limit", NULL);
+  sql_fails(db, "CREATE VIRTUAL TABLE h USING dyng(edges=e, log_limit=ten)", "log_limit", NULL);
   sqlite3_close(db);
 }
 
 static void test_update_function_reports_what_it_did(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   create_roads(db);
-  exec_ok(db, "INSERT INTO roads VALUES (3, 4, 1, 1, 1), (4, 5, 1, 1, 1); DELETE FROM roads WHERE rowid = 1");
-  assert_int_equal(query_int(db, "SELECT json_extract(dyng_update('net'), '$.inserted')"), 2);
-  assert_int_equal(query_int(db, "SELECT json_extract(dyng_update('net'), '$.inserted')"), 0);
-  exec_ok(db, "UPDATE roads SET toll = 5 WHERE rowid = 2");
-  char *z = query_text(db, "SELECT dyng_update('main.net')");
+  sql_ok(db, "INSERT INTO roads VALUES (3, 4, 1, 1, 1), (4, 5, 1, 1, 1); DELETE FROM roads WHERE rowid = 1");
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_update('net'), '$.inserted')"), 2);
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_update('net'), '$.inserted')"), 0);
+  sql_ok(db, "UPDATE roads SET toll = 5 WHERE rowid = 2");
+  char *z = sql_text(db, "SELECT dyng_update('main.net')");
   assert_non_null(strstr(z, "\"inserted\":1"));
   assert_non_null(strstr(z, "\"deleted\":1"));
   assert_non_null(strstr(z, "\"batches\":1"));
@@ -780,7 +706,7 @@ static void test_update_function_reports_what_it_did(void **state) {
   ** each at least 0 and within the whole; with a tree kept, kept_ms
   ** covers its update. */
   check_sssp(db, "net", "roads", "toll", 2, 1);
-  exec_ok(db, "INSERT INTO roads VALUES (5, 6, 1, 1, 1)");
+  sql_ok(db, "INSERT INTO roads VALUES (5, 6, 1, 1, 1)");
   char sql[600];
   snprintf(sql, sizeof sql,
            "WITH r(j) AS MATERIALIZED (SELECT dyng_update('net')) SELECT json_extract(j, '$.read_ms') >= 0 AND "
@@ -790,63 +716,63 @@ static void test_update_function_reports_what_it_did(void **state) {
            "json_extract(j, '$.read_ms') + json_extract(j, '$.apply_ms') + json_extract(j, '$.backend_ms') + "
            "json_extract(j, '$.kept_ms') <= json_extract(j, '$.ms') AND json_array_length(j, '$.trees') >= 1 "
            "FROM r");
-  assert_int_equal(query_int(db, sql), 1);
-  assert_int_equal(query_int(db, "SELECT json_extract(dyng_update('net', 'reload'), '$.reloads')"), 1);
+  assert_int_equal(sql_int(db, sql), 1);
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_update('net', 'reload'), '$.reloads')"), 1);
   check_sssp(db, "net", "roads", "toll", 2, 1);
-  exec_fails(db, "SELECT dyng_update('nope')", "dyng_update", "no graph named 'nope'", NULL);
-  exec_fails(db, "SELECT dyng_update(1)", "dyng_update", "graph must be", NULL);
-  exec_fails(db, "SELECT dyng_update('net', 'fast')", "dyng_update", "'reload'", NULL);
+  sql_fails(db, "SELECT dyng_update('nope')", "dyng_update", "no graph named 'nope'", NULL);
+  sql_fails(db, "SELECT dyng_update(1)", "dyng_update", "graph must be", NULL);
+  sql_fails(db, "SELECT dyng_update('net', 'fast')", "dyng_update", "'reload'", NULL);
   sqlite3_close(db);
 }
 
 static void test_rows_removed_by_replace_conflicts_leave_the_graph(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE e(id INTEGER PRIMARY KEY, src INTEGER, dst INTEGER, w REAL, tag TEXT,"
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE e(id INTEGER PRIMARY KEY, src INTEGER, dst INTEGER, w REAL, tag TEXT,"
               "  UNIQUE(src, dst), UNIQUE(tag));"
               "INSERT INTO e(src, dst, w, tag) VALUES (1, 2, 5, 'a'), (2, 3, 1, 'b'), (3, 4, 1, 'c');"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w, directed=0)");
   check_sssp(db, "g", "e", "w", 1, 0);
   /* Each statement removes a row without firing DELETE triggers. */
-  exec_ok(db, "INSERT OR REPLACE INTO e(src, dst, w, tag) VALUES (1, 2, 3, 'x')");
+  sql_ok(db, "INSERT OR REPLACE INTO e(src, dst, w, tag) VALUES (1, 2, 3, 'x')");
   check_sssp(db, "g", "e", "w", 1, 0);
-  exec_ok(db, "INSERT OR REPLACE INTO e(src, dst, w, tag) VALUES (7, 8, 1, 'b')"); /* by tag */
+  sql_ok(db, "INSERT OR REPLACE INTO e(src, dst, w, tag) VALUES (7, 8, 1, 'b')"); /* by tag */
   check_sssp(db, "g", "e", "w", 3, 0);
-  exec_ok(db, "INSERT OR IGNORE INTO e(src, dst, w, tag) VALUES (1, 2, 9, 'y')");
+  sql_ok(db, "INSERT OR IGNORE INTO e(src, dst, w, tag) VALUES (1, 2, 9, 'y')");
   check_sssp(db, "g", "e", "w", 1, 0);
-  exec_ok(db, "INSERT INTO e(src, dst, w, tag) VALUES (1, 2, 7, 'z') "
+  sql_ok(db, "INSERT INTO e(src, dst, w, tag) VALUES (1, 2, 7, 'z') "
               "ON CONFLICT(src, dst) DO UPDATE SET w = excluded.w");
   check_sssp(db, "g", "e", "w", 1, 0);
-  exec_ok(db, "UPDATE OR REPLACE e SET src = 1, dst = 2 WHERE tag = 'c'");
+  sql_ok(db, "UPDATE OR REPLACE e SET src = 1, dst = 2 WHERE tag = 'c'");
   check_sssp(db, "g", "e", "w", 1, 0);
-  exec_ok(db, "BEGIN; INSERT OR REPLACE INTO e(src, dst, w, tag) VALUES (1, 2, 0.5, 'q');");
+  sql_ok(db, "BEGIN; INSERT OR REPLACE INTO e(src, dst, w, tag) VALUES (1, 2, 0.5, 'q');");
   check_sssp(db, "g", "e", "w", 1, 0);
-  exec_ok(db, "ROLLBACK");
+  sql_ok(db, "ROLLBACK");
   check_sssp(db, "g", "e", "w", 1, 0);
-  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].edges')"),
-                   query_int(db, "SELECT count(*) FROM e"));
-  exec_ok(db, "DROP TABLE g");
-  assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"), 0);
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].edges')"),
+                   sql_int(db, "SELECT count(*) FROM e"));
+  sql_ok(db, "DROP TABLE g");
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'"), 0);
   sqlite3_close(db);
 }
 
 static void test_renamed_edge_table_is_followed(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
-  temp_file(zPath);
-  sqlite3 *db = open_db(zPath);
+  sql_temp_file(zPath);
+  sqlite3 *db = sql_open(zPath);
   create_roads(db);
   check_sssp(db, "net", "roads", "length", 1, 1);
-  exec_ok(db, "ALTER TABLE roads RENAME TO streets; INSERT INTO streets VALUES (3, 9, 1, 1, 1)");
+  sql_ok(db, "ALTER TABLE roads RENAME TO streets; INSERT INTO streets VALUES (3, 9, 1, 1, 1)");
   check_sssp(db, "net", "streets", "length", 1, 1);
   sqlite3_close(db);
-  db = open_db(zPath);
-  exec_ok(db, "INSERT INTO streets VALUES (9, 10, 1, 1, 1)");
+  db = sql_open(zPath);
+  sql_ok(db, "INSERT INTO streets VALUES (9, 10, 1, 1, 1)");
   check_sssp(db, "net", "streets", "length", 1, 1);
-  exec_ok(db, "ALTER TABLE streets RENAME COLUMN minutes TO mins");
-  exec_fails(db, "SELECT * FROM dyng_sssp('net', 1)", "graph 'net'", "no column 'minutes'", NULL);
-  exec_ok(db, "DROP TABLE net");
-  assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'net%'"), 0);
+  sql_ok(db, "ALTER TABLE streets RENAME COLUMN minutes TO mins");
+  sql_fails(db, "SELECT * FROM dyng_sssp('net', 1)", "graph 'net'", "no column 'minutes'", NULL);
+  sql_ok(db, "DROP TABLE net");
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'net%'"), 0);
   sqlite3_close(db);
   unlink(zPath);
 }
@@ -855,39 +781,39 @@ static void test_kept_trees_follow_changes_and_the_budget(void **state) {
   (void)state;
   test_rng r;
   test_rng_seed(&r, test_seed() + 5);
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   random_edges(db, &r, "e", 60, 400, 1);
-  exec_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')");
+  sql_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')");
   sqlite3_int64 s1 = random_node(db, &r, "e"), s2 = random_node(db, &r, "e");
   check_sssp(db, "g", "e", "a", s1, 1);
   check_sssp(db, "g", "e", "b", s2, 1);
-  assert_int_equal(query_int(db, "SELECT json_array_length(dyng_config(), '$.graphs[0].trees')"), 2);
+  assert_int_equal(sql_int(db, "SELECT json_array_length(dyng_config(), '$.graphs[0].trees')"), 2);
   for (int round = 0; round < 20; round++) {
     random_changes(db, &r, "e", 60, 1 + (int)test_rng_below(&r, 3));
     /* Small batches are applied to the kept trees, not recomputed. */
-    char *z = query_text(db, "SELECT dyng_update('g')");
+    char *z = sql_text(db, "SELECT dyng_update('g')");
     assert_null(strstr(z, "recompute"));
     sqlite3_free(z);
     check_sssp(db, "g", "e", "a", s1, 1);
     check_sssp(db, "g", "e", "b", s2, 1);
     check_path(db, "g", "e", "a", s1, random_node(db, &r, "e"), 1);
   }
-  assert_true(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].trees[0].updates')") > 0);
-  assert_true(query_int(db, "SELECT json_extract(dyng_config(), '$.cache_bytes')") > 0);
+  assert_true(sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].trees[0].updates')") > 0);
+  assert_true(sql_int(db, "SELECT json_extract(dyng_config(), '$.cache_bytes')") > 0);
   /* A zero budget keeps nothing, and answers stay right. */
-  exec_ok(db, "SELECT dyng_config('cache_mb', 0)");
-  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.cache_bytes')"), 0);
+  sql_ok(db, "SELECT dyng_config('cache_mb', 0)");
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_config(), '$.cache_bytes')"), 0);
   check_sssp(db, "g", "e", "a", s1, 1);
-  assert_int_equal(query_int(db, "SELECT json_array_length(dyng_config(), '$.graphs[0].trees')"), 0);
-  exec_fails(db, "SELECT dyng_config('cache_mb', 'lots')", "cache_mb must be", NULL);
-  exec_fails(db, "SELECT dyng_config('threads', 4)", "'threads' cannot be set", NULL);
+  assert_int_equal(sql_int(db, "SELECT json_array_length(dyng_config(), '$.graphs[0].trees')"), 0);
+  sql_fails(db, "SELECT dyng_config('cache_mb', 'lots')", "cache_mb must be", NULL);
+  sql_fails(db, "SELECT dyng_config('threads', 4)", "'threads' cannot be set", NULL);
   /* Progress reports: off by default, 0 or 1. */
-  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.progress')"), 0);
-  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config('progress', 1), '$')"), 1);
-  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.progress')"), 1);
-  exec_fails(db, "SELECT dyng_config('progress', 2)", "progress must be 0 or 1", NULL);
-  exec_fails(db, "SELECT dyng_config('progress', 'yes')", "progress must be 0 or 1", NULL);
-  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config('progress', 0), '$')"), 0);
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_config(), '$.progress')"), 0);
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_config('progress', 1), '$')"), 1);
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_config(), '$.progress')"), 1);
+  sql_fails(db, "SELECT dyng_config('progress', 2)", "progress must be 0 or 1", NULL);
+  sql_fails(db, "SELECT dyng_config('progress', 'yes')", "progress must be 0 or 1", NULL);
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_config('progress', 0), '$')"), 0);
   sqlite3_close(db);
 }
 
@@ -898,9 +824,9 @@ static void test_many_kept_trees_follow_large_batches(void **state) {
   (void)state;
   test_rng r;
   test_rng_seed(&r, test_seed() + 6);
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   random_edges(db, &r, "e", 400, 4000, 1);
-  exec_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')");
+  sql_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')");
   enum { N_TREES = 5 };
   sqlite3_int64 src[N_TREES];
   const char *azW[N_TREES] = {"a", "b", "a", "b", "a"};
@@ -911,15 +837,15 @@ static void test_many_kept_trees_follow_large_batches(void **state) {
   for (int round = 0; round < 4; round++) {
     /* 300 changes (under an eighth of the edges: updated), then 700 (over:
     ** recomputed). */
-    exec_ok(db, "BEGIN");
+    sql_ok(db, "BEGIN");
     random_changes(db, &r, "e", 400, round % 2 ? 700 : 300);
-    exec_ok(db, "COMMIT");
-    char *z = query_text(db, "SELECT dyng_update('g')");
+    sql_ok(db, "COMMIT");
+    char *z = sql_text(db, "SELECT dyng_update('g')");
     assert_non_null(strstr(z, "\"trees\""));
     sqlite3_free(z);
     for (int i = 0; i < N_TREES; i++) check_sssp(db, "g", "e", azW[i], src[i], 1);
   }
-  assert_true(query_int(db, "SELECT json_array_length(dyng_config(), '$.graphs[0].trees')") >= 3);
+  assert_true(sql_int(db, "SELECT json_array_length(dyng_config(), '$.graphs[0].trees')") >= 3);
   sqlite3_close(db);
 }
 
@@ -1012,16 +938,16 @@ static void test_mosp_follows_the_ensemble_of_the_trees(void **state) {
   test_rng r;
   test_rng_seed(&r, test_seed() + 6);
   for (int directed = 0; directed <= 1; directed++) {
-    sqlite3 *db = open_db(":memory:");
+    sqlite3 *db = sql_open(":memory:");
     random_edges(db, &r, "e", 30, 120, 1);
-    exec_ok_free(db, sqlite3_mprintf("CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b', "
+    sql_ok_free(db, sqlite3_mprintf("CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b', "
                                      "directed=%d)", directed));
     for (int round = 0; round < 8; round++) {
       check_mosp(db, "g", "e", random_node(db, &r, "e"), random_node(db, &r, "e"), directed);
       random_changes(db, &r, "e", 30, 3);
     }
-    exec_fails(db, "SELECT * FROM dyng_mosp('g', 1)", "dyng_mosp", "missing argument 'target'", NULL);
-    assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_mosp('g', 1, 424242)"), 0);
+    sql_fails(db, "SELECT * FROM dyng_mosp('g', 1)", "dyng_mosp", "missing argument 'target'", NULL);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM dyng_mosp('g', 1, 424242)"), 0);
     sqlite3_close(db);
   }
 }
@@ -1071,13 +997,13 @@ static void test_cycle_counts_match_brute_force_and_follow_changes(void **state)
   (void)state;
   test_rng r;
   test_rng_seed(&r, test_seed() + 7);
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   random_edges(db, &r, "e", 12, 40, 1);
-  exec_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')");
+  sql_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b')");
   for (int round = 0; round < 10; round++) {
     for (int k = 3; k <= 6; k++)
       for (int directed = 0; directed <= 1; directed++) {
-        sqlite3_int64 got = query_int_free(db, sqlite3_mprintf(
+        sqlite3_int64 got = sql_int_free(db, sqlite3_mprintf(
             "SELECT dyng_cycle_count('g', %d%s)", k, directed ? ", 'directed'" : ""));
         if (got != bf_cycles(db, "e", k, directed))
           fail_msg("round %d k=%d directed=%d: dyng %lld, brute force %lld", round, k, directed,
@@ -1086,11 +1012,11 @@ static void test_cycle_counts_match_brute_force_and_follow_changes(void **state)
     random_changes(db, &r, "e", 12, 1 + (int)test_rng_below(&r, 4));
   }
   /* Counts were kept and updated, not counted again. */
-  assert_true(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].cycle_counts[0].updates')") > 0);
-  exec_fails(db, "SELECT dyng_cycle_count('g', 11)", "k must be an integer from 3 to 10", NULL);
-  exec_fails(db, "SELECT dyng_cycle_count('g', '3')", "k must be", NULL);
-  exec_fails(db, "SELECT dyng_cycle_count('g', 3, 'sideways')", "'directed'", NULL);
-  exec_fails(db, "SELECT dyng_cycle_count('nope', 3)", "dyng_cycle_count", "no graph named 'nope'", NULL);
+  assert_true(sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].cycle_counts[0].updates')") > 0);
+  sql_fails(db, "SELECT dyng_cycle_count('g', 11)", "k must be an integer from 3 to 10", NULL);
+  sql_fails(db, "SELECT dyng_cycle_count('g', '3')", "k must be", NULL);
+  sql_fails(db, "SELECT dyng_cycle_count('g', 3, 'sideways')", "'directed'", NULL);
+  sql_fails(db, "SELECT dyng_cycle_count('nope', 3)", "dyng_cycle_count", "no graph named 'nope'", NULL);
   sqlite3_close(db);
 }
 
@@ -1132,9 +1058,9 @@ static void test_pareto_front_matches_brute_force(void **state) {
   double (*costs)[2] = malloc(sizeof(double[2]) * CAP);
   for (int round = 0; round < 12; round++) {
     int directed = round % 2;
-    sqlite3 *db = open_db(":memory:");
+    sqlite3 *db = sql_open(":memory:");
     random_edges(db, &r, "e", 8, 16, 1);
-    exec_ok_free(db, sqlite3_mprintf("CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b', "
+    sql_ok_free(db, sqlite3_mprintf("CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b', "
                                      "directed=%d)", directed));
     sqlite3_int64 s0 = random_node(db, &r, "e"), t0 = random_node(db, &r, "e");
     ref_graph ga, gb;
@@ -1192,7 +1118,7 @@ static void test_pareto_front_matches_brute_force(void **state) {
     assert_int_equal(n_paths, n_front);
     ref_free(&ga);
     ref_free(&gb);
-    exec_fails(db, "SELECT * FROM dyng_pareto('g', 1, 2, 0)", "max_labels must be a positive integer", NULL);
+    sql_fails(db, "SELECT * FROM dyng_pareto('g', 1, 2, 0)", "max_labels must be a positive integer", NULL);
     /* Too few labels for a front: a message that says which limit. */
     if (n_front > 0 && s0 != t0) {
       char *zOne = sqlite3_mprintf("SELECT * FROM dyng_pareto('g', %lld, %lld, 1)", s0, t0);
@@ -1200,7 +1126,7 @@ static void test_pareto_front_matches_brute_force(void **state) {
                                     "labels than max_labels (1) allows; no partial front is returned (raise "
                                     "max_labels, default 1000000)",
                                     s0, t0);
-      exec_fails(db, zOne, zWant, NULL);
+      sql_fails(db, zOne, zWant, NULL);
       sqlite3_free(zOne);
       sqlite3_free(zWant);
     }
@@ -1273,10 +1199,10 @@ static void test_weights_up_to_1e298_keep_every_sum_finite(void **state) {
     printf("# under valgrind: the 1e298 bound's exactness is not checked\n");
     return;
   }
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   /* A chain 0 -> 1 -> ... -> L; in a, the largest weight and others just
   ** below it; in b, the largest weight on even links. */
-  exec_ok_free(db, sqlite3_mprintf("CREATE TABLE e(src INTEGER, dst INTEGER, a REAL, b REAL);"
+  sql_ok_free(db, sqlite3_mprintf("CREATE TABLE e(src INTEGER, dst INTEGER, a REAL, b REAL);"
                                    "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x < %d)"
                                    "  INSERT INTO e SELECT x, x + 1, 1e298 - (x %% 7) * 1.25e295,"
                                    "    CASE WHEN x %% 2 = 0 THEN 1e298 ELSE 0 END FROM i;"
@@ -1318,7 +1244,7 @@ static void test_weights_up_to_1e298_keep_every_sum_finite(void **state) {
   ref_free(&gb);
   /* A second chain of 1600 links from 0 to L, each (0.5, 1e298): it and
   ** the first make a front of two. */
-  exec_ok_free(db, sqlite3_mprintf("WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i WHERE x < 1599)"
+  sql_ok_free(db, sqlite3_mprintf("WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i WHERE x < 1599)"
                                    "  INSERT INTO e SELECT %d + x, %d + x + 1, 0.5, 1e298 FROM i;"
                                    "INSERT INTO e VALUES (0, %d, 0.5, 1e298), (%d, %d, 0.5, 1e298)",
                                    L, L, L + 1, L + 1600, L));
@@ -1344,32 +1270,32 @@ static void test_weights_up_to_1e298_keep_every_sum_finite(void **state) {
   if (!strstr(zErr, "dyng: e.b must be at most 1e298 so that path lengths stay finite (got a larger number)"))
     fail_msg("unexpected error '%s'", zErr);
   sqlite3_free(zErr);
-  exec_fails(db, "INSERT INTO e VALUES (1, 2, 1e308, 0), (2, 3, 1e308, 0)", "e.a must be at most 1e298", NULL);
-  exec_fails(db, "UPDATE e SET a = 1.7976931348623157e308 WHERE rowid = 1", "e.a must be at most 1e298", NULL);
+  sql_fails(db, "INSERT INTO e VALUES (1, 2, 1e308, 0), (2, 3, 1e308, 0)", "e.a must be at most 1e298", NULL);
+  sql_fails(db, "UPDATE e SET a = 1.7976931348623157e308 WHERE rowid = 1", "e.a must be at most 1e298", NULL);
   /* Infinity keeps its own message. */
-  exec_fails(db, "INSERT INTO e VALUES (1, 2, 9e999, 0)", "e.a must be a finite number >= 0 (got infinity)", NULL);
+  sql_fails(db, "INSERT INTO e VALUES (1, 2, 9e999, 0)", "e.a must be a finite number >= 0 (got infinity)", NULL);
 
   /* A row written before the graph existed: its load refuses it, naming
   ** the rowid and the value. */
-  exec_ok(db, "CREATE TABLE e2(src INTEGER, dst INTEGER, w REAL); INSERT INTO e2 VALUES (1, 2, 1e298)");
+  sql_ok(db, "CREATE TABLE e2(src INTEGER, dst INTEGER, w REAL); INSERT INTO e2 VALUES (1, 2, 1e298)");
   assert_int_equal(exec_with_real(db, "INSERT INTO e2 VALUES (2, 3, ?)", over, &zErr), SQLITE_OK);
   sqlite3_free(zErr);
-  exec_fails(db, "CREATE VIRTUAL TABLE g2 USING dyng(edges=e2, weights=w)",
+  sql_fails(db, "CREATE VIRTUAL TABLE g2 USING dyng(edges=e2, weights=w)",
              "dyng: e2.w must be at most 1e298 so that path lengths stay finite (rowid 2 has "
              "1.0000000000000001e+298)",
              NULL);
   /* One written past the triggers (a writer with triggers disabled) stops
   ** the next load the same way, and no query answers until it is fixed. */
-  exec_ok(db, "DELETE FROM e2 WHERE rowid = 2; CREATE VIRTUAL TABLE g2 USING dyng(edges=e2, weights=w)");
-  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g2', 1)"), 2);
+  sql_ok(db, "DELETE FROM e2 WHERE rowid = 2; CREATE VIRTUAL TABLE g2 USING dyng(edges=e2, weights=w)");
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM dyng_sssp('g2', 1)"), 2);
   assert_int_equal(sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL), SQLITE_OK);
   assert_int_equal(exec_with_real(db, "UPDATE e2 SET w = ? WHERE rowid = 1", over, &zErr), SQLITE_OK);
   sqlite3_free(zErr);
   assert_int_equal(sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 1, NULL), SQLITE_OK);
-  exec_fails(db, "SELECT dyng_update('g2', 'reload')", "e2.w must be at most 1e298", "rowid 1", NULL);
-  exec_fails(db, "SELECT count(*) FROM dyng_sssp('g2', 1)", "e2.w must be at most 1e298", "rowid 1", NULL);
-  exec_ok(db, "UPDATE e2 SET w = 1 WHERE rowid = 1");
-  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g2', 1)"), 2);
+  sql_fails(db, "SELECT dyng_update('g2', 'reload')", "e2.w must be at most 1e298", "rowid 1", NULL);
+  sql_fails(db, "SELECT count(*) FROM dyng_sssp('g2', 1)", "e2.w must be at most 1e298", "rowid 1", NULL);
+  sql_ok(db, "UPDATE e2 SET w = 1 WHERE rowid = 1");
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM dyng_sssp('g2', 1)"), 2);
   sqlite3_close(db);
 }
 
@@ -1412,11 +1338,11 @@ static void interrupter_join(Interrupter *p) {
 
 static void test_long_cycle_count_stops_when_interrupted(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   /* Only the interrupt stops it here, not the default budget of a count. */
-  exec_ok(db, "SELECT dyng_config('max_ms', 0)");
+  sql_ok(db, "SELECT dyng_config('max_ms', 0)");
   /* A complete graph on 40 nodes has about 1.3e15 10-cycles: hours of work. */
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER);"
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER);"
               "WITH n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)"
               "  INSERT INTO e SELECT a.i, b.i FROM n a, n b WHERE a.i < b.i;"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e, directed=0)");
@@ -1430,12 +1356,12 @@ static void test_long_cycle_count_stops_when_interrupted(void **state) {
   sqlite3_finalize(p);
   assert_int_equal(rc, SQLITE_INTERRUPT);
   /* The running SQLite decides how the interrupt was noticed. */
-  char *zCheck = query_text(db, "SELECT dyng_config('interrupt_check')");
+  char *zCheck = sql_text(db, "SELECT dyng_config('interrupt_check')");
   assert_string_equal(zCheck, sqlite3_libversion_number() >= 3041000 ? "\"sqlite3_is_interrupted\""
                                                                      : "\"probe statement\"");
   sqlite3_free(zCheck);
   /* The connection still works. */
-  assert_int_equal(query_int(db, "SELECT dyng_cycle_count('g', 3)"), 9880);
+  assert_int_equal(sql_int(db, "SELECT dyng_cycle_count('g', 3)"), 9880);
   sqlite3_close(db);
 }
 
@@ -1454,19 +1380,19 @@ static int step_once(sqlite3 *db, const char *zSql, char **pzErr) {
 ** paths: level i offers (2^i, 0) or (0, 2^i), so every choice of levels is
 ** a different trade-off, none dominated.  40 levels: hours of work. */
 static void create_exponential_front(sqlite3 *db, int nLevels) {
-  exec_ok(db, "CREATE TABLE f(src INTEGER, dst INTEGER, a REAL, b REAL)");
-  exec_ok_free(db, sqlite3_mprintf("WITH RECURSIVE l(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM l WHERE i < %d)"
+  sql_ok(db, "CREATE TABLE f(src INTEGER, dst INTEGER, a REAL, b REAL)");
+  sql_ok_free(db, sqlite3_mprintf("WITH RECURSIVE l(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM l WHERE i < %d)"
                                    "  INSERT INTO f SELECT 2 * i, 2 * i + 1, 1 << i, 0 FROM l"
                                    "  UNION ALL SELECT 2 * i, 2 * i + 1, 0, 1 << i FROM l"
                                    "  UNION ALL SELECT 2 * i + 1, 2 * i + 2, 0, 0 FROM l",
                                    nLevels - 1));
-  exec_ok(db, "CREATE VIRTUAL TABLE pf USING dyng(edges=f, weights='a,b')");
+  sql_ok(db, "CREATE VIRTUAL TABLE pf USING dyng(edges=f, weights='a,b')");
 }
 
 /* A road-like grid of rows x 1000 nodes, two weights: Dijkstra on it takes
 ** tens of milliseconds. */
 static void create_big_grid(sqlite3 *db, int rows) {
-  exec_ok_free(db, sqlite3_mprintf(
+  sql_ok_free(db, sqlite3_mprintf(
       "CREATE TABLE big(src INTEGER, dst INTEGER, w REAL, w2 REAL);"
       "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x < %d)"
       "  INSERT INTO big SELECT x, x + 1, 1.0 + (x %% 7), 1.0 FROM i WHERE (x + 1) %% 1000 != 0"
@@ -1477,8 +1403,8 @@ static void create_big_grid(sqlite3 *db, int rows) {
 
 static void test_long_pareto_front_stops_when_interrupted(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "SELECT dyng_config('max_ms', 0)"); /* only the interrupt stops it */
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "SELECT dyng_config('max_ms', 0)"); /* only the interrupt stops it */
   create_exponential_front(db, 40);
   Interrupter in;
   interrupter_start(&in, db);
@@ -1486,8 +1412,8 @@ static void test_long_pareto_front_stops_when_interrupted(void **state) {
   interrupter_join(&in);
   assert_int_equal(rc, SQLITE_INTERRUPT);
   /* The connection still answers: a front of 2^6 paths of 12 steps. */
-  exec_ok(db, "DELETE FROM f WHERE src >= 12");
-  assert_int_equal(query_int(db, "SELECT count(DISTINCT path) FROM dyng_pareto('pf', 0, 12)"), 64);
+  sql_ok(db, "DELETE FROM f WHERE src >= 12");
+  assert_int_equal(sql_int(db, "SELECT count(DISTINCT path) FROM dyng_pareto('pf', 0, 12)"), 64);
   sqlite3_close(db);
 }
 
@@ -1495,15 +1421,15 @@ static void test_long_pareto_front_stops_when_interrupted(void **state) {
 ** names the budget; nothing half-computed is kept; 0 lifts it. */
 static void test_max_ms_budget_stops_long_computations(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   create_exponential_front(db, 40);
-  exec_ok(db, "CREATE TABLE k(src INTEGER, dst INTEGER);"
+  sql_ok(db, "CREATE TABLE k(src INTEGER, dst INTEGER);"
               "WITH n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)"
               "  INSERT INTO k SELECT a.i, b.i FROM n a, n b WHERE a.i < b.i;"
               "CREATE VIRTUAL TABLE kg USING dyng(edges=k, directed=0)");
   create_big_grid(db, 300);
-  assert_int_equal(query_int(db, "SELECT dyng_config('max_ms', 20)"), 20);
-  assert_int_equal(query_int(db, "SELECT dyng_config('max_ms')"), 20);
+  assert_int_equal(sql_int(db, "SELECT dyng_config('max_ms', 20)"), 20);
+  assert_int_equal(sql_int(db, "SELECT dyng_config('max_ms')"), 20);
   static const char *const azLong[] = {
       "SELECT count(*) FROM dyng_pareto('pf', 0, 80, 1000000000000)", "dyng_pareto",
       "SELECT dyng_cycle_count('kg', 10)", "dyng_cycle_count",
@@ -1517,20 +1443,20 @@ static void test_max_ms_budget_stops_long_computations(void **state) {
   }
   /* 1 ms is too little for a Dijkstra over 300K nodes and 600K edges; the
   ** tree, dyng_path's and dyng_mosp's, is not kept half-done. */
-  exec_ok(db, "SELECT dyng_config('max_ms', 1)");
-  exec_fails(db, "SELECT count(*) FROM dyng_sssp('bg', 0)", "dyng_sssp: stopped after", "max_ms", NULL);
-  exec_fails(db, "SELECT count(*) FROM dyng_path('bg', 0, 299999, 'w2')", "dyng_path: stopped after", NULL);
-  exec_fails(db, "SELECT count(*) FROM dyng_mosp('bg', 0, 299999)", "dyng_mosp: stopped after", NULL);
-  exec_ok(db, "SELECT dyng_config('max_ms', 0)");
-  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('bg', 0)"), 300000);
+  sql_ok(db, "SELECT dyng_config('max_ms', 1)");
+  sql_fails(db, "SELECT count(*) FROM dyng_sssp('bg', 0)", "dyng_sssp: stopped after", "max_ms", NULL);
+  sql_fails(db, "SELECT count(*) FROM dyng_path('bg', 0, 299999, 'w2')", "dyng_path: stopped after", NULL);
+  sql_fails(db, "SELECT count(*) FROM dyng_mosp('bg', 0, 299999)", "dyng_mosp: stopped after", NULL);
+  sql_ok(db, "SELECT dyng_config('max_ms', 0)");
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM dyng_sssp('bg', 0)"), 300000);
   /* Shortest hop count from a grid corner to the opposite one. */
-  assert_int_equal(query_int(db, "SELECT agg_cost FROM dyng_path('bg', 0, 299999, 'w2') ORDER BY seq DESC LIMIT 1"),
+  assert_int_equal(sql_int(db, "SELECT agg_cost FROM dyng_path('bg', 0, 299999, 'w2') ORDER BY seq DESC LIMIT 1"),
                    299 + 999);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_mosp('bg', 0, 299999)"), 299 + 999 + 1);
-  assert_int_equal(query_int(db, "SELECT dyng_cycle_count('kg', 3)"), 9880);
-  exec_fails(db, "SELECT dyng_config('max_ms', -1)", "max_ms must be a number", NULL);
-  exec_fails(db, "SELECT dyng_config('max_ms', 'soon')", "max_ms must be a number", NULL);
-  exec_fails(db, "SELECT dyng_config('max_ms', NULL)", "max_ms must be a number", NULL);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM dyng_mosp('bg', 0, 299999)"), 299 + 999 + 1);
+  assert_int_equal(sql_int(db, "SELECT dyng_cycle_count('kg', 3)"), 9880);
+  sql_fails(db, "SELECT dyng_config('max_ms', -1)", "max_ms must be a number", NULL);
+  sql_fails(db, "SELECT dyng_config('max_ms', 'soon')", "max_ms must be a number", NULL);
+  sql_fails(db, "SELECT dyng_config('max_ms', NULL)", "max_ms must be a number", NULL);
   sqlite3_close(db);
 }
 
@@ -1543,9 +1469,9 @@ static void test_max_ms_budget_stops_long_computations(void **state) {
 ** alone takes about three minutes); the test sets 200 ms to stay fast. */
 static void test_planted_views_stop_at_the_time_budget(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
-  assert_int_equal(query_int(db, "SELECT json_type(dyng_config('max_ms')) = 'null'"), 1);
-  exec_ok(db, "CREATE TABLE d(src INTEGER, dst INTEGER, a REAL, b REAL);"
+  sqlite3 *db = sql_open(":memory:");
+  assert_int_equal(sql_int(db, "SELECT json_type(dyng_config('max_ms')) = 'null'"), 1);
+  sql_ok(db, "CREATE TABLE d(src INTEGER, dst INTEGER, a REAL, b REAL);"
               "WITH RECURSIVE l(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM l WHERE i < 39)"
               "  INSERT INTO d SELECT 3 * i, 3 * i + 1, 1 << i, 0 FROM l"
               "  UNION ALL SELECT 3 * i + 1, 3 * i + 3, 0, 0 FROM l"
@@ -1560,7 +1486,7 @@ static void test_planted_views_stop_at_the_time_budget(void **state) {
               "CREATE VIEW planted_count AS SELECT dyng_cycle_count('kg', 10) AS n;"
               "CREATE VIEW small_front AS SELECT count(DISTINCT path) AS n FROM dyng_pareto('dg', 0, 18);"
               "PRAGMA trusted_schema = OFF");
-  exec_ok(db, "SELECT dyng_config('max_ms', 200)");
+  sql_ok(db, "SELECT dyng_config('max_ms', 200)");
   static const char *const azView[] = {"planted_front", "dyng_pareto", "planted_count", "dyng_cycle_count"};
   for (int i = 0; i < 4; i += 2) {
     char *zSql = sqlite3_mprintf("SELECT n FROM %s", azView[i]), *zErr = NULL;
@@ -1575,7 +1501,7 @@ static void test_planted_views_stop_at_the_time_budget(void **state) {
     sqlite3_free(zErr);
   }
   /* Within the budget a view answers: six diamonds, 2^6 paths. */
-  assert_int_equal(query_int(db, "SELECT n FROM small_front"), 64);
+  assert_int_equal(sql_int(db, "SELECT n FROM small_front"), 64);
   sqlite3_close(db);
 }
 
@@ -1585,28 +1511,28 @@ static void test_planted_views_stop_at_the_time_budget(void **state) {
 static void test_max_graph_mb_budget_refuses_large_mirrors(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
-  temp_file(zPath);
-  sqlite3 *db = open_db(zPath);
+  sql_temp_file(zPath);
+  sqlite3 *db = sql_open(zPath);
   create_roads(db);
-  exec_ok(db, "CREATE TABLE r2 AS SELECT * FROM roads");
-  double mb = (double)query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].memory_bytes')") / (1 << 20);
+  sql_ok(db, "CREATE TABLE r2 AS SELECT * FROM roads");
+  double mb = (double)sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].memory_bytes')") / (1 << 20);
   assert_true(mb > 0);
-  exec_ok_free(db, sqlite3_mprintf("SELECT dyng_config('max_graph_mb', %.6f)", mb * 1.5));
+  sql_ok_free(db, sqlite3_mprintf("SELECT dyng_config('max_graph_mb', %.6f)", mb * 1.5));
   /* 20,000 more edges do not fit: the batch is refused and the mirror freed. */
-  exec_ok(db, "WITH RECURSIVE i(x) AS (SELECT 10 UNION ALL SELECT x + 1 FROM i WHERE x < 20009)"
+  sql_ok(db, "WITH RECURSIVE i(x) AS (SELECT 10 UNION ALL SELECT x + 1 FROM i WHERE x < 20009)"
               "  INSERT INTO roads SELECT x, x + 1, 1, 1, 1 FROM i");
-  exec_fails(db, "SELECT count(*) FROM dyng_sssp('net', 1)", "graph 'net' needs",
+  sql_fails(db, "SELECT count(*) FROM dyng_sssp('net', 1)", "graph 'net' needs",
              "max_graph_mb budget of", NULL);
-  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].loaded')"), 0);
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].loaded')"), 0);
   /* Every later load fails the same way, CREATE too. */
-  exec_fails(db, "SELECT dyng_update('net')", "max_graph_mb", NULL);
-  exec_fails(db, "CREATE VIRTUAL TABLE net2 USING dyng(edges=roads, weights='length')", "max_graph_mb",
+  sql_fails(db, "SELECT dyng_update('net')", "max_graph_mb", NULL);
+  sql_fails(db, "CREATE VIRTUAL TABLE net2 USING dyng(edges=roads, weights='length')", "max_graph_mb",
              NULL);
-  exec_ok(db, "CREATE VIRTUAL TABLE net3 USING dyng(edges=r2, weights='length')");
-  exec_ok(db, "SELECT dyng_config('max_graph_mb', 0)");
+  sql_ok(db, "CREATE VIRTUAL TABLE net3 USING dyng(edges=r2, weights='length')");
+  sql_ok(db, "SELECT dyng_config('max_graph_mb', 0)");
   check_sssp(db, "net", "roads", "length", 1, 1);
   check_path(db, "net", "roads", "length", 1, 20010, 1);
-  exec_fails(db, "SELECT dyng_config('max_graph_mb', -2)", "max_graph_mb must be a number", NULL);
+  sql_fails(db, "SELECT dyng_config('max_graph_mb', -2)", "max_graph_mb must be a number", NULL);
   sqlite3_close(db);
   unlink(zPath);
 }
@@ -1614,51 +1540,51 @@ static void test_max_graph_mb_budget_refuses_large_mirrors(void **state) {
 /* Node ids at both ends of the 64-bit range work in every function. */
 static void test_extreme_node_ids_work_everywhere(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE x(src INTEGER, dst INTEGER, w REAL, c REAL);"
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE x(src INTEGER, dst INTEGER, w REAL, c REAL);"
               "INSERT INTO x VALUES (-9223372036854775808, 9223372036854775807, 1, 5),"
               "  (9223372036854775807, 0, 2, 1), (0, -9223372036854775808, 3, 1),"
               "  (-9223372036854775808, -1, 1, 1), (-1, 0, 4, 1), (0, 9223372036854775806, 1, 1);"
               "CREATE VIRTUAL TABLE xg USING dyng(edges=x, weights='w,c')");
   check_sssp(db, "xg", "x", "w", INT64_MIN, 1);
   check_sssp(db, "xg", "x", "c", INT64_MAX, 1);
-  assert_true(query_int(db, "SELECT parent FROM dyng_sssp('xg', -9223372036854775808) WHERE node = 0") ==
+  assert_true(sql_int(db, "SELECT parent FROM dyng_sssp('xg', -9223372036854775808) WHERE node = 0") ==
               INT64_MAX);
   check_path(db, "xg", "x", "w", INT64_MIN, 9223372036854775806LL, 1);
   check_path(db, "xg", "x", "c", INT64_MAX, -1, 1);
-  assert_int_equal(query_int(db, "SELECT dyng_cycle_count('xg', 3, 'directed')"), 2);
-  assert_int_equal(query_int(db, "SELECT node FROM dyng_mosp('xg', -9223372036854775808, 0) "
+  assert_int_equal(sql_int(db, "SELECT dyng_cycle_count('xg', 3, 'directed')"), 2);
+  assert_int_equal(sql_int(db, "SELECT node FROM dyng_mosp('xg', -9223372036854775808, 0) "
                                  "ORDER BY rowid DESC LIMIT 1"),
                    0);
-  assert_int_equal(query_int(db, "SELECT count(DISTINCT path) FROM dyng_pareto('xg', "
+  assert_int_equal(sql_int(db, "SELECT count(DISTINCT path) FROM dyng_pareto('xg', "
                                  "-9223372036854775808, 0)"),
                    2);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM xg WHERE node IN (-9223372036854775808, "
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM xg WHERE node IN (-9223372036854775808, "
                                  "9223372036854775807)"),
                    2);
-  exec_ok(db, "DELETE FROM x WHERE src = 9223372036854775807");
+  sql_ok(db, "DELETE FROM x WHERE src = 9223372036854775807");
   check_sssp(db, "xg", "x", "w", INT64_MIN, 1);
-  assert_int_equal(query_int(db, "SELECT dyng_cycle_count('xg', 3, 'directed')"), 1);
+  assert_int_equal(sql_int(db, "SELECT dyng_cycle_count('xg', 3, 'directed')"), 1);
   sqlite3_close(db);
 }
 
 static void test_other_connection_commits_are_seen(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
-  temp_file(zPath);
-  sqlite3 *a = open_db(zPath);
+  sql_temp_file(zPath);
+  sqlite3 *a = sql_open(zPath);
   create_roads(a);
   check_sssp(a, "net", "roads", "length", 1, 1);
   /* A connection that never loaded dyng writes through the triggers. */
   sqlite3 *b = NULL;
   assert_int_equal(sqlite3_open(zPath, &b), SQLITE_OK);
-  exec_ok(b, "INSERT INTO roads VALUES (3, 4, 2, 2, 2); DELETE FROM roads WHERE rowid = 2;");
-  exec_fails(b, "INSERT INTO roads VALUES (3, 4, -2, 2, 2)", "roads.length", NULL);
+  sql_ok(b, "INSERT INTO roads VALUES (3, 4, 2, 2, 2); DELETE FROM roads WHERE rowid = 2;");
+  sql_fails(b, "INSERT INTO roads VALUES (3, 4, -2, 2, 2)", "roads.length", NULL);
   /* Asked before this connection reads the table itself. */
-  assert_int_equal(query_int(a, "SELECT count(*) FROM dyng_sssp('net', 1)"), 4);
+  assert_int_equal(sql_int(a, "SELECT count(*) FROM dyng_sssp('net', 1)"), 4);
   check_sssp(a, "net", "roads", "length", 1, 1);
-  exec_ok(b, "UPDATE roads SET length = 0.5 WHERE rowid = 3");
-  assert_true(query_int(a, "SELECT dist * 2 FROM dyng_sssp('net', 1) WHERE node = 3") == 1);
+  sql_ok(b, "UPDATE roads SET length = 0.5 WHERE rowid = 3");
+  assert_true(sql_int(a, "SELECT dist * 2 FROM dyng_sssp('net', 1) WHERE node = 3") == 1);
   sqlite3_close(b);
   sqlite3_close(a);
   unlink(zPath);
@@ -1666,30 +1592,30 @@ static void test_other_connection_commits_are_seen(void **state) {
 
 static void test_graphs_in_attached_and_temp_schemas(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "ATTACH ':memory:' AS aux;"
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "ATTACH ':memory:' AS aux;"
               "CREATE TABLE aux.e(src INTEGER, dst INTEGER, w REAL);"
               "INSERT INTO aux.e VALUES (1, 2, 5), (2, 3, 5);"
               "CREATE VIRTUAL TABLE aux.g USING dyng(edges=e, weights=w);"
               "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL);"
               "INSERT INTO e VALUES (1, 3, 1);"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w);");
-  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('aux.g', 1) WHERE node = 3"), 10);
-  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('main.g', 1) WHERE node = 3"), 1);
-  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('g', 1) WHERE node = 3"), 1);
-  exec_ok(db, "INSERT INTO aux.e VALUES (1, 3, 4)");
-  assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('aux.g', 1) WHERE node = 3"), 4);
-  exec_ok(db, "DROP TABLE aux.g");
-  assert_int_equal(query_int(db, "SELECT count(*) FROM aux.sqlite_master"), 1);
+  assert_int_equal(sql_int(db, "SELECT dist FROM dyng_sssp('aux.g', 1) WHERE node = 3"), 10);
+  assert_int_equal(sql_int(db, "SELECT dist FROM dyng_sssp('main.g', 1) WHERE node = 3"), 1);
+  assert_int_equal(sql_int(db, "SELECT dist FROM dyng_sssp('g', 1) WHERE node = 3"), 1);
+  sql_ok(db, "INSERT INTO aux.e VALUES (1, 3, 4)");
+  assert_int_equal(sql_int(db, "SELECT dist FROM dyng_sssp('aux.g', 1) WHERE node = 3"), 4);
+  sql_ok(db, "DROP TABLE aux.g");
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM aux.sqlite_master"), 1);
   sqlite3_close(db);
 }
 
 static void test_two_graphs_over_one_table(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   create_roads(db);
-  exec_ok(db, "CREATE VIRTUAL TABLE und USING dyng(edges=roads, weights='toll', directed=0)");
-  exec_ok(db, "INSERT INTO roads VALUES (3, 5, 1, 1, 1)");
+  sql_ok(db, "CREATE VIRTUAL TABLE und USING dyng(edges=roads, weights='toll', directed=0)");
+  sql_ok(db, "INSERT INTO roads VALUES (3, 5, 1, 1, 1)");
   check_sssp(db, "net", "roads", "length", 1, 1);
   check_sssp(db, "und", "roads", "toll", 5, 0);
   sqlite3_close(db);
@@ -1701,8 +1627,8 @@ static void test_two_graphs_over_one_table(void **state) {
 static void test_read_only_database(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
-  temp_file(zPath);
-  sqlite3 *db = open_db(zPath);
+  sql_temp_file(zPath);
+  sqlite3 *db = sql_open(zPath);
   create_roads(db);
   check_sssp(db, "net", "roads", "length", 1, 1);
   sqlite3_close(db);
@@ -1713,8 +1639,8 @@ static void test_read_only_database(void **state) {
   if (sqlite3_load_extension(db, getenv("DYNG_EXTENSION"), "sqlite3_dyng_init", &zErr) != SQLITE_OK)
     fail_msg("cannot load: %s", zErr ? zErr : "?");
   check_sssp(db, "net", "roads", "length", 1, 1);
-  exec_fails(db, "CREATE VIRTUAL TABLE other USING dyng(edges=roads)", "readonly database", NULL);
-  exec_fails(db, "INSERT INTO roads VALUES (9, 10, 1, 1, 1)", "readonly", NULL);
+  sql_fails(db, "CREATE VIRTUAL TABLE other USING dyng(edges=roads)", "readonly database", NULL);
+  sql_fails(db, "INSERT INTO roads VALUES (9, 10, 1, 1, 1)", "readonly", NULL);
   check_sssp(db, "net", "roads", "length", 1, 1);
   sqlite3_close(db);
   unlink(zPath);
@@ -1725,23 +1651,23 @@ static void test_read_only_database(void **state) {
 ** innocuous functions; views over the direct-only ones are refused. */
 static void test_defensive_and_untrusted_schema(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   int on = -1;
   assert_int_equal(sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &on), SQLITE_OK);
   assert_int_equal(on, 1);
-  exec_ok(db, "PRAGMA trusted_schema = OFF");
+  sql_ok(db, "PRAGMA trusted_schema = OFF");
   create_roads(db);
   check_sssp(db, "net", "roads", "length", 1, 1);
-  exec_ok(db, "INSERT INTO roads VALUES (3, 9, 1, 1, 1); DELETE FROM roads WHERE src = 1 AND dst = 2");
+  sql_ok(db, "INSERT INTO roads VALUES (3, 9, 1, 1, 1); DELETE FROM roads WHERE src = 1 AND dst = 2");
   check_sssp(db, "net", "roads", "length", 1, 1);
-  exec_ok(db, "BEGIN; UPDATE roads SET length = 0.5; ROLLBACK");
+  sql_ok(db, "BEGIN; UPDATE roads SET length = 0.5; ROLLBACK");
   check_sssp(db, "net", "roads", "length", 1, 1);
-  exec_ok(db, "CREATE VIEW reach AS SELECT node, dist FROM dyng_sssp('net', 1)");
-  assert_true(query_int(db, "SELECT count(*) FROM reach") >= 1);
-  exec_ok(db, "CREATE VIEW cfg AS SELECT dyng_config('version') AS v");
-  exec_fails(db, "SELECT * FROM cfg", "unsafe use of dyng_config()", NULL);
-  assert_true(query_int(db, "SELECT dyng_cycle_count('net', 3)") >= 0);
-  exec_ok(db, "DROP TABLE net");
+  sql_ok(db, "CREATE VIEW reach AS SELECT node, dist FROM dyng_sssp('net', 1)");
+  assert_true(sql_int(db, "SELECT count(*) FROM reach") >= 1);
+  sql_ok(db, "CREATE VIEW cfg AS SELECT dyng_config('version') AS v");
+  sql_fails(db, "SELECT * FROM cfg", "unsafe use of dyng_config()", NULL);
+  assert_true(sql_int(db, "SELECT dyng_cycle_count('net', 3)") >= 0);
+  sql_ok(db, "DROP TABLE net");
   sqlite3_close(db);
 }
 
@@ -1755,30 +1681,30 @@ static void test_defensive_and_untrusted_schema(void **state) {
 static void test_check_constraints_cannot_run_directonly_functions(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
-  temp_file(zPath);
-  sqlite3 *db = open_db(zPath);
-  exec_ok(db, "CREATE TABLE c(x CHECK (dyng_config('max_ms', 7) IS NOT NULL));"
+  sql_temp_file(zPath);
+  sqlite3 *db = sql_open(zPath);
+  sql_ok(db, "CREATE TABLE c(x CHECK (dyng_config('max_ms', 7) IS NOT NULL));"
               "CREATE TABLE e(src INTEGER, dst INTEGER); CREATE VIRTUAL TABLE g USING dyng(edges=e);"
               "CREATE TABLE u(x CHECK (dyng_update('g') IS NOT NULL));"
               "CREATE TABLE r(x CHECK (length(dyng_config()) > 0))");
   sqlite3_close(db);
-  db = open_db(zPath);
+  db = sql_open(zPath);
   int on = -1;
   assert_int_equal(sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &on), SQLITE_OK);
-  exec_ok(db, "PRAGMA trusted_schema = OFF");
-  exec_fails(db, "INSERT INTO c VALUES (1)", "unsafe use of dyng_config(): only top-level SQL may call it", NULL);
-  assert_int_equal(query_int(db, "SELECT json_type(dyng_config('max_ms')) = 'null'"), 1);
-  exec_ok(db, "INSERT INTO e VALUES (1, 2)");
-  exec_fails(db, "INSERT INTO u VALUES (1)", "unsafe use of dyng_update()", NULL);
-  exec_fails(db, "INSERT INTO r VALUES (1)", "unsafe use of dyng_config()", NULL);
+  sql_ok(db, "PRAGMA trusted_schema = OFF");
+  sql_fails(db, "INSERT INTO c VALUES (1)", "unsafe use of dyng_config(): only top-level SQL may call it", NULL);
+  assert_int_equal(sql_int(db, "SELECT json_type(dyng_config('max_ms')) = 'null'"), 1);
+  sql_ok(db, "INSERT INTO e VALUES (1, 2)");
+  sql_fails(db, "INSERT INTO u VALUES (1)", "unsafe use of dyng_update()", NULL);
+  sql_fails(db, "INSERT INTO r VALUES (1)", "unsafe use of dyng_config()", NULL);
   /* dyng_update did not run: the graph was never loaded. */
-  assert_int_equal(query_int(db, "SELECT json_array_length(dyng_config('graphs'))"), 0);
+  assert_int_equal(sql_int(db, "SELECT json_array_length(dyng_config('graphs'))"), 0);
   /* Called by the writing statement itself, they run. */
-  exec_ok(db, "CREATE TABLE lg(x); INSERT INTO lg SELECT dyng_config('max_ms', 5);"
+  sql_ok(db, "CREATE TABLE lg(x); INSERT INTO lg SELECT dyng_config('max_ms', 5);"
               "INSERT INTO lg SELECT dyng_update('g')");
-  assert_int_equal(query_int(db, "SELECT dyng_config('max_ms')"), 5);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM lg"), 2);
-  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].loads')"), 1);
+  assert_int_equal(sql_int(db, "SELECT dyng_config('max_ms')"), 5);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM lg"), 2);
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].loads')"), 1);
   sqlite3_close(db);
   unlink(zPath);
 }
@@ -1796,16 +1722,16 @@ static void test_edited_change_log_makes_a_reload(void **state) {
       "UPDATE net_log SET op = 'x'",
   };
   for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
-    sqlite3 *db = open_db(":memory:");
+    sqlite3 *db = sql_open(":memory:");
     create_roads(db);
     check_sssp(db, "net", "roads", "length", 1, 1);
-    exec_ok(db, "INSERT INTO roads VALUES (3, 9, 1, 1, 1)");
-    exec_ok(db, edits[i]);
+    sql_ok(db, "INSERT INTO roads VALUES (3, 9, 1, 1, 1)");
+    sql_ok(db, edits[i]);
     check_sssp(db, "net", "roads", "length", 1, 1);
-    if (query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].reloads')") != 1)
+    if (sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].reloads')") != 1)
       fail_msg("no reload after: %s", edits[i]);
     /* And the graph goes on following the table. */
-    exec_ok(db, "INSERT INTO roads VALUES (9, 10, 1, 1, 1)");
+    sql_ok(db, "INSERT INTO roads VALUES (9, 10, 1, 1, 1)");
     check_sssp(db, "net", "roads", "length", 1, 1);
     sqlite3_close(db);
   }
@@ -1813,18 +1739,18 @@ static void test_edited_change_log_makes_a_reload(void **state) {
 
 static void test_config_reports_graphs_as_json(void **state) {
   (void)state;
-  sqlite3 *db = open_db(":memory:");
+  sqlite3 *db = sql_open(":memory:");
   create_roads(db);
-  assert_int_equal(query_int(db, "SELECT json_valid(dyng_config())"), 1);
+  assert_int_equal(sql_int(db, "SELECT json_valid(dyng_config())"), 1);
   /* The connection's backend is the one its graph got (the CPU here, CUDA
   ** under make check-gpu). */
-  char *z = query_text(db, "SELECT json_extract(dyng_config(), '$.backend.name')");
-  char *zg = query_text(db, "SELECT json_extract(dyng_config(), '$.graphs[0].backend')");
+  char *z = sql_text(db, "SELECT json_extract(dyng_config(), '$.backend.name')");
+  char *zg = sql_text(db, "SELECT json_extract(dyng_config(), '$.graphs[0].backend')");
   assert_string_equal(z, zg);
   assert_true(strcmp(z, "cpu") == 0 || strncmp(z, "cuda", 4) == 0);
   /* Trees and cycle counts on the graph's backend; the Pareto search on the
   ** host. */
-  char *zr = query_text(db, "SELECT json_extract(dyng_config(), '$.graphs[0].runs_on.shortest_paths') || ' ' || "
+  char *zr = sql_text(db, "SELECT json_extract(dyng_config(), '$.graphs[0].runs_on.shortest_paths') || ' ' || "
                             "json_extract(dyng_config(), '$.graphs[0].runs_on.cycle_counts') || ' ' || "
                             "json_extract(dyng_config(), '$.graphs[0].runs_on.pareto')");
   char *zWant = sqlite3_mprintf("%s %s cpu", z, z);
@@ -1833,16 +1759,16 @@ static void test_config_reports_graphs_as_json(void **state) {
   sqlite3_free(zWant);
   sqlite3_free(z);
   sqlite3_free(zg);
-  z = query_text(db, "SELECT dyng_version()");
-  char *zc = query_text(db, "SELECT json_extract(dyng_config(), '$.version')");
+  z = sql_text(db, "SELECT dyng_version()");
+  char *zc = sql_text(db, "SELECT json_extract(dyng_config(), '$.version')");
   assert_string_equal(z, zc);
   sqlite3_free(z);
   sqlite3_free(zc);
-  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].vertices')"), 3);
-  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].edges')"), 3);
-  assert_true(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].memory_bytes')") > 0);
-  assert_true(query_int(db, "SELECT json_extract(dyng_config(), '$.threads')") >= 1);
-  assert_int_equal(query_int(db, "SELECT json_array_length(dyng_config('graphs'))"), 1);
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].vertices')"), 3);
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].edges')"), 3);
+  assert_true(sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].memory_bytes')") > 0);
+  assert_true(sql_int(db, "SELECT json_extract(dyng_config(), '$.threads')") >= 1);
+  assert_int_equal(sql_int(db, "SELECT json_array_length(dyng_config('graphs'))"), 1);
   sqlite3_close(db);
 }
 
@@ -1857,8 +1783,8 @@ static void test_real_road_network_when_present(void **state) {
     skip();
     return;
   }
-  sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL); BEGIN");
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL); BEGIN");
   sqlite3_stmt *p = NULL;
   assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO e VALUES (?, ?, ?)", -1, &p, NULL), SQLITE_OK);
   long long u, v;
@@ -1875,13 +1801,13 @@ static void test_real_road_network_when_present(void **state) {
   }
   fclose(f);
   sqlite3_finalize(p);
-  exec_ok(db, "COMMIT; CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w, directed=0)");
+  sql_ok(db, "COMMIT; CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w, directed=0)");
   /* The power grid is connected: 4,941 vertices, 6,594 edges. */
-  assert_int_equal(query_int(db, "SELECT count(*) FROM g"), 4941);
-  assert_int_equal(query_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].edges')"), 6594);
-  assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g', 1)"), 4941);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM g"), 4941);
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].edges')"), 6594);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM dyng_sssp('g', 1)"), 4941);
   check_sssp(db, "g", "e", "w", 1, 0);
-  exec_ok(db, "DELETE FROM e WHERE rowid % 7 = 0");
+  sql_ok(db, "DELETE FROM e WHERE rowid % 7 = 0");
   check_sssp(db, "g", "e", "w", 1, 0);
   sqlite3_close(db);
 }

@@ -21,10 +21,6 @@
 #include <math.h>
 #include <string.h>
 
-static uint64_t g_seed; /* from test_seed(), once per run */
-
-static void rng_for(test_rng *r, uint64_t salt) { test_rng_seed(r, g_seed ^ (salt * 0x9e3779b97f4a7c15ULL)); }
-
 /* ---- the edge list ------------------------------------------------------ */
 
 #define MAXW 3
@@ -303,7 +299,7 @@ static void random_list(test_rng *r, edge_list *l, int directed, int n_weights, 
 
 static void run_random_graphs(int directed, int n_weights, weight_kind kind, uint64_t salt) {
   test_rng r;
-  rng_for(&r, salt);
+  test_rng_for(&r, salt);
   for (int graph = 0; graph < 40; graph++) {
     edge_list l;
     random_list(&r, &l, directed, n_weights, kind, graph < 10 ? 8 : 150);
@@ -335,7 +331,7 @@ static void test_zero_weights_give_zero_distances(void **state) {
   /* And directly: on a zero-weight graph every reached vertex is at 0. */
   edge_list l;
   test_rng r;
-  rng_for(&r, 11);
+  test_rng_for(&r, 11);
   random_list(&r, &l, 0, 1, W_ZERO, 60);
   dyng_graph *g = graph_of_list(&l);
   uint32_t *vtx = vertex_map(g, &l);
@@ -382,7 +378,7 @@ static void test_unreached_vertices_have_infinite_distance_and_no_parent(void **
     assert_int_equal(t.n_reached, 3);
     assert_true(isinf(t.dist[vtx[6]]));
     test_rng r;
-    rng_for(&r, 12);
+    test_rng_for(&r, 12);
     check_source(&r, g, &l, vtx, vtx[1], 0);
     check_source(&r, g, &l, vtx, vtx[7], 0);
     dyng_sssp_tree_free(&t);
@@ -397,7 +393,7 @@ static void test_unreached_vertices_have_infinite_distance_and_no_parent(void **
 static void test_early_exit_gives_exact_target_distance(void **state) {
   (void)state;
   test_rng r;
-  rng_for(&r, 13);
+  test_rng_for(&r, 13);
   for (int graph = 0; graph < 10; graph++) {
     edge_list l;
     random_list(&r, &l, graph % 2, 1, graph < 5 ? W_INTEGER : W_REAL, 60);
@@ -474,7 +470,7 @@ static void test_invalid_source_or_objective_is_einval(void **state) {
 ** Dijkstra against Bellman-Ford from a few sources. */
 static void run_after_batches(int directed, int n_weights, weight_kind kind, uint64_t salt) {
   test_rng r;
-  rng_for(&r, salt);
+  test_rng_for(&r, salt);
   edge_list l;
   random_list(&r, &l, directed, n_weights, kind, 80);
   l.n_nodes = 120; /* room for nodes that appear later */
@@ -572,7 +568,7 @@ static int read_edges(const char *name, int n_weights, edge_list *l, uint64_t sa
   FILE *f = fopen(path, "r");
   if (!f) return 0;
   test_rng r;
-  rng_for(&r, salt);
+  test_rng_for(&r, salt);
   list_init(l, 0, n_weights, 0);
   char line[256];
   while (fgets(line, sizeof line, f)) {
@@ -631,7 +627,7 @@ static void run_real_graph(const char *name, uint64_t salt) {
     skip();
   }
   test_rng r;
-  rng_for(&r, salt + 1);
+  test_rng_for(&r, salt + 1);
   /* Weighted, two objectives: Dijkstra against Bellman-Ford. */
   dyng_graph *g = graph_of_list(&l);
   assert_int_equal(dyng_graph_n_edges(g), l.n_edges);
@@ -683,7 +679,7 @@ static int data_file_present(const char *name) {
 }
 
 int main(void) {
-  g_seed = test_seed();
+  test_seed();
   const struct CMUnitTest always[] = {
       cmocka_unit_test(test_directed_integer_weights_match_bellman_ford),
       cmocka_unit_test(test_undirected_integer_weights_match_bellman_ford),

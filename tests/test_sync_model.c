@@ -76,6 +76,7 @@
 **                       DYNG_EXTENSION=.libs/dyng.so tests/test_sync_model
 */
 #include "tests/test_util.h"
+#include "tests/sql_util.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -334,39 +335,6 @@ static char *model_text(model *m, sqlite3 *db, const char *zSql) {
 static int is_collision(int rc) {
   return rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_ROWID ||
          rc == SQLITE_CONSTRAINT_UNIQUE;
-}
-
-/* Creates an empty file from a mkstemp template, for a database file. */
-static void temp_file(char *zTemplate) {
-  int fd = mkstemp(zTemplate);
-  assert_true(fd >= 0);
-  close(fd);
-}
-
-static void remove_db_files(const char *zPath) {
-  static const char *const azSuffix[] = {"", "-wal", "-shm", "-journal"};
-  for (int i = 0; i < 4; i++) {
-    char *z = sqlite3_mprintf("%s%s", zPath, azSuffix[i]);
-    unlink(z);
-    sqlite3_free(z);
-  }
-}
-
-/* Opens zPath and loads dyng.so from $DYNG_EXTENSION. */
-static sqlite3 *open_with_dyng(const char *zPath) {
-  sqlite3 *db = NULL;
-  char *zErr = NULL;
-  const char *zExt = getenv("DYNG_EXTENSION");
-  if (!zExt) fail_msg("DYNG_EXTENSION is not set (make check sets it)");
-  assert_int_equal(sqlite3_open(zPath, &db), SQLITE_OK);
-  sqlite3_enable_load_extension(db, 1);
-  if (sqlite3_load_extension(db, zExt, "sqlite3_dyng_init", &zErr) != SQLITE_OK) {
-    printf("# cannot load %s: %s\n", zExt, zErr ? zErr : "?");
-    sqlite3_free(zErr);
-    sqlite3_close(db);
-    fail_msg("cannot load %s", zExt);
-  }
-  return db;
 }
 
 /* ATTACHes the aux file and turns fsync off: the walk tests visibility,
@@ -1333,7 +1301,7 @@ static void step_reopen(model *m) {
   m->db = m->dbq = NULL;
   write_on(m, m->db2, "conn2", 0);
   ring_note(m, "main", "(open, load dyng)");
-  m->db = m->dbq = open_with_dyng(m->zMain);
+  m->db = m->dbq = sql_open(m->zMain);
   prepare_connection(m, m->db, "main");
   model_exec_ok(m, m->db, "main", zCreateProbes);
   if (!m->wal) model_exec_ok(m, m->db, "main", "PRAGMA recursive_triggers=ON");
@@ -1488,9 +1456,9 @@ static model *model_open(void **state, const char *zRun, int wal, uint64_t salt,
   test_rng_seed(&m->rng, g_seed * 0x9e3779b97f4a7c15ULL + salt);
   strcpy(m->zMain, "/tmp/dyng-sync-XXXXXX");
   strcpy(m->zAux, "/tmp/dyng-sync-aux-XXXXXX");
-  temp_file(m->zMain);
-  temp_file(m->zAux);
-  m->db = m->dbq = open_with_dyng(m->zMain);
+  sql_temp_file(m->zMain);
+  sql_temp_file(m->zAux);
+  m->db = m->dbq = sql_open(m->zMain);
   prepare_connection(m, m->db, "main");
   const char *zMode = wal ? "WAL" : "DELETE";
   model_exec_ok(m, m->db, "main", tmp(m, sqlite3_mprintf("PRAGMA main.journal_mode=%s; "
@@ -1518,7 +1486,7 @@ static model *model_open(void **state, const char *zRun, int wal, uint64_t salt,
   assert_int_equal(sqlite3_open(m->zMain, &m->db2), SQLITE_OK);
   prepare_connection(m, m->db2, "conn2");
   if (wal) model_exec_ok(m, m->db2, "conn2", "PRAGMA recursive_triggers=ON");
-  m->db3 = open_with_dyng(m->zMain);
+  m->db3 = sql_open(m->zMain);
   prepare_connection(m, m->db3, "conn3");
   m->has_update = strcmp(model_text(m, m->db, "SELECT count(*) FROM pragma_function_list "
                                               "WHERE name = 'dyng_update'"), "0") != 0;
@@ -1535,8 +1503,8 @@ static int model_teardown(void **state) {
   sqlite3_close_v2(m->db2);
   sqlite3_finalize(m->pPending);
   sqlite3_close_v2(m->db);
-  remove_db_files(m->zMain);
-  remove_db_files(m->zAux);
+  sql_remove_db(m->zMain);
+  sql_remove_db(m->zAux);
   for (int i = 0; i < RING; i++) sqlite3_free(m->azRing[i]);
   tmp_clear(m);
   free(m->azTmp);

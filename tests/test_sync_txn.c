@@ -13,6 +13,7 @@
 ** as graphs made by older versions have it (no nonces, op 0 re-read).
 */
 #include "tests/test_util.h"
+#include "tests/sql_util.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -30,31 +31,11 @@ static sqlite3 *open_plain(const char *zPath) {
 
 static sqlite3 *open_db(const char *zPath) {
   sqlite3 *db = open_plain(zPath);
-  char *zErr = NULL;
-  const char *zExt = getenv("DYNG_EXTENSION");
-  assert_non_null(zExt);
-  sqlite3_enable_load_extension(db, 1);
-  if (sqlite3_load_extension(db, zExt, "sqlite3_dyng_init", &zErr) != SQLITE_OK)
-    fail_msg("cannot load %s: %s", zExt, zErr ? zErr : "?");
-  sqlite3_free(zErr);
+  sql_load(db);
   return db;
 }
 
-static void exec_ok(sqlite3 *db, const char *zSql) {
-  char *zErr = NULL;
-  if (sqlite3_exec(db, zSql, NULL, NULL, &zErr) != SQLITE_OK)
-    fail_msg("%s\n  failed: %s", zSql, zErr ? zErr : "?");
-  sqlite3_free(zErr);
-}
-
-/* zSql must fail with a message containing zWant. */
-static void exec_fails(sqlite3 *db, const char *zSql, const char *zWant) {
-  char *zErr = NULL;
-  if (sqlite3_exec(db, zSql, NULL, NULL, &zErr) == SQLITE_OK) fail_msg("%s\n  succeeded", zSql);
-  if (!zErr || !strstr(zErr, zWant)) fail_msg("%s\n  failed with '%s', not '%s'", zSql, zErr ? zErr : "?", zWant);
-  sqlite3_free(zErr);
-}
-
+/* The first value of zSql; 0 when it returns no row. */
 static sqlite3_int64 query_int(sqlite3 *db, const char *zSql) {
   sqlite3_stmt *p = NULL;
   if (sqlite3_prepare_v2(db, zSql, -1, &p, NULL) != SQLITE_OK)
@@ -150,24 +131,6 @@ static void check_sssp(sqlite3 *db, const char *zGraph, const char *zTable, cons
   sqlite3_free(zSql);
 }
 
-/* A temporary database file; the caller removes it with remove_db(). */
-static void temp_db(char *zPath) {
-  int fd = mkstemp(zPath);
-  assert_true(fd >= 0);
-  close(fd);
-}
-
-static void remove_db(const char *zPath) {
-  char z[128];
-  unlink(zPath);
-  snprintf(z, sizeof z, "%s-wal", zPath);
-  unlink(z);
-  snprintf(z, sizeof z, "%s-shm", zPath);
-  unlink(z);
-  snprintf(z, sizeof z, "%s-journal", zPath);
-  unlink(z);
-}
-
 /*
 ** Replaces the change capture of graph g over e(src, dst[, w]) by the one
 ** older versions installed (no nonce column; BEFORE triggers that log op 0,
@@ -199,7 +162,7 @@ static void install_old_capture(sqlite3 *db, int bWeight, const char *zMatch) {
       "  INSERT INTO g_log(op, edge) SELECT 0, rowid FROM e WHERE rowid <> OLD.rowid AND (%s);"
       "END;",
       zW, zWN, zNW, zChW, zWN, zNW, zMatch, zMatch);
-  exec_ok(db, zSql);
+  sql_ok(db, zSql);
   sqlite3_free(zSql);
 }
 
@@ -209,17 +172,17 @@ static void install_old_capture(sqlite3 *db, int bWeight, const char *zMatch) {
 ** at rowid 1, and ROLLBACK TO takes that back: rowid 1 stays removed. */
 static void replace_then_rollback_to(int bOld) {
   sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL, UNIQUE(src, dst));"
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL, UNIQUE(src, dst));"
               "INSERT INTO e VALUES (1, 2, 1), (2, 3, 1);"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)");
   if (bOld) install_old_capture(db, 1, "(src = NEW.src AND dst = NEW.dst)");
   check_sssp(db, "g", "e", "w", 1);
-  exec_ok(db, "BEGIN; INSERT OR REPLACE INTO e(rowid, src, dst, w) VALUES (100, 1, 2, 5);"
+  sql_ok(db, "BEGIN; INSERT OR REPLACE INTO e(rowid, src, dst, w) VALUES (100, 1, 2, 5);"
               "SAVEPOINT sp; INSERT INTO e(rowid, src, dst, w) VALUES (1, 3, 4, 7)");
   check_sssp(db, "g", "e", "w", 3);
-  exec_ok(db, "ROLLBACK TO sp");
+  sql_ok(db, "ROLLBACK TO sp");
   check_sssp(db, "g", "e", "w", 3);
-  exec_ok(db, "COMMIT");
+  sql_ok(db, "COMMIT");
   check_sssp(db, "g", "e", "w", 3);
   check_sssp(db, "g", "e", "w", 1);
   assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g', 3)"), 1);
@@ -235,14 +198,14 @@ static void test_replace_then_rollback_to_keeps_the_earlier_state(void **state) 
 ** row it conflicts with): the edge 1->2 stays. */
 static void replace_rolled_back_then_ignored(int bOld) {
   sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, UNIQUE(src, dst));"
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, UNIQUE(src, dst));"
               "INSERT INTO e VALUES (1, 2), (2, 3);"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e)");
   if (bOld) install_old_capture(db, 0, "(src = NEW.src AND dst = NEW.dst)");
   check_sssp(db, "g", "e", NULL, 1);
-  exec_ok(db, "BEGIN; SAVEPOINT sp; INSERT OR REPLACE INTO e(src, dst) VALUES (1, 2)");
+  sql_ok(db, "BEGIN; SAVEPOINT sp; INSERT OR REPLACE INTO e(src, dst) VALUES (1, 2)");
   check_sssp(db, "g", "e", NULL, 1);
-  exec_ok(db, "ROLLBACK TO sp; INSERT OR IGNORE INTO e(src, dst) VALUES (1, 2); COMMIT");
+  sql_ok(db, "ROLLBACK TO sp; INSERT OR IGNORE INTO e(src, dst) VALUES (1, 2); COMMIT");
   check_sssp(db, "g", "e", NULL, 1);
   assert_int_equal(query_int(db, "SELECT dist FROM dyng_sssp('g', 1) WHERE node = 3"), 2);
   sqlite3_close(db);
@@ -258,26 +221,26 @@ static void test_replace_rolled_back_then_or_ignore_keeps_the_row(void **state) 
 ** keep the update it saw (1->6). */
 static void upsert_rolled_back_then_replaced_elsewhere(int bOld) {
   char zPath[] = "/tmp/dyng-sync-txn-XXXXXX";
-  temp_db(zPath);
+  sql_temp_file(zPath);
   sqlite3 *a = open_db(zPath);
-  exec_ok(a, "PRAGMA journal_mode=WAL;"
+  sql_ok(a, "PRAGMA journal_mode=WAL;"
              "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL, tag TEXT UNIQUE);"
              "INSERT INTO e VALUES (1, 2, 1, 'b');"
              "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)");
   if (bOld) install_old_capture(a, 1, "(tag = NEW.tag)");
   sqlite3 *b = open_plain(zPath);
   check_sssp(a, "g", "e", "w", 1);
-  exec_ok(a, "BEGIN; INSERT INTO e VALUES (5, 6, 0, 'b') "
+  sql_ok(a, "BEGIN; INSERT INTO e VALUES (5, 6, 0, 'b') "
              "ON CONFLICT(tag) DO UPDATE SET w = excluded.w, dst = excluded.dst");
   check_sssp(a, "g", "e", "w", 1);
-  exec_ok(a, "ROLLBACK");
-  exec_ok(b, "INSERT OR REPLACE INTO e VALUES (5, 6, 2, 'b')");
+  sql_ok(a, "ROLLBACK");
+  sql_ok(b, "INSERT OR REPLACE INTO e VALUES (5, 6, 2, 'b')");
   check_sssp(a, "g", "e", "w", 1);
   check_sssp(a, "g", "e", "w", 5);
   assert_int_equal(query_int(a, "SELECT count(*) FROM g WHERE node = 1"), 0);
   sqlite3_close(b);
   sqlite3_close(a);
-  remove_db(zPath);
+  sql_remove_db(zPath);
 }
 
 static void test_upsert_rolled_back_then_replaced_elsewhere_leaves_no_phantom(void **state) {
@@ -290,19 +253,19 @@ static void test_upsert_rolled_back_then_replaced_elsewhere_leaves_no_phantom(vo
 static void test_update_or_replace_of_an_unused_column_is_seen(void **state) {
   (void)state;
   sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, tag TEXT UNIQUE);"
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, tag TEXT UNIQUE);"
               "INSERT INTO e VALUES (1, 2, 'a'), (2, 3, 'b'), (1, 3, 'c');"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e)");
   check_sssp(db, "g", "e", NULL, 1);
-  exec_ok(db, "BEGIN; SAVEPOINT sp; UPDATE OR REPLACE e SET tag = 'b' WHERE tag = 'a'");
+  sql_ok(db, "BEGIN; SAVEPOINT sp; UPDATE OR REPLACE e SET tag = 'b' WHERE tag = 'a'");
   check_sssp(db, "g", "e", NULL, 2);
   check_sssp(db, "g", "e", NULL, 1);
-  exec_ok(db, "ROLLBACK TO sp");
+  sql_ok(db, "ROLLBACK TO sp");
   check_sssp(db, "g", "e", NULL, 2);
-  exec_ok(db, "PRAGMA recursive_triggers = ON");
-  exec_ok(db, "UPDATE OR REPLACE e SET tag = 'c' WHERE tag = 'b'");
+  sql_ok(db, "PRAGMA recursive_triggers = ON");
+  sql_ok(db, "UPDATE OR REPLACE e SET tag = 'c' WHERE tag = 'b'");
   check_sssp(db, "g", "e", NULL, 1);
-  exec_ok(db, "INSERT INTO e VALUES (4, 5, 'c') ON CONFLICT DO NOTHING; COMMIT");
+  sql_ok(db, "INSERT INTO e VALUES (4, 5, 'c') ON CONFLICT DO NOTHING; COMMIT");
   check_sssp(db, "g", "e", NULL, 1);
   check_sssp(db, "g", "e", NULL, 2);
   sqlite3_close(db);
@@ -315,18 +278,18 @@ static void test_update_or_replace_of_an_unused_column_is_seen(void **state) {
 static void test_rollback_to_restores_a_marker_the_replace_turned_into_a_delete(void **state) {
   (void)state;
   sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, k INTEGER UNIQUE);"
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, k INTEGER UNIQUE);"
               "INSERT INTO e VALUES (1, 2, 3), (2, 3, NULL), (3, 4, 5);"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e)");
   check_sssp(db, "g", "e", NULL, 1);
-  exec_ok(db, "BEGIN; UPDATE OR IGNORE e SET k = 3 WHERE src = 3"); /* a marker for 1->2 */
+  sql_ok(db, "BEGIN; UPDATE OR IGNORE e SET k = 3 WHERE src = 3"); /* a marker for 1->2 */
   check_sssp(db, "g", "e", NULL, 1);
-  exec_ok(db, "SAVEPOINT sp; INSERT OR REPLACE INTO e VALUES (7, 8, 3)"); /* removes 1->2 */
+  sql_ok(db, "SAVEPOINT sp; INSERT OR REPLACE INTO e VALUES (7, 8, 3)"); /* removes 1->2 */
   check_sssp(db, "g", "e", NULL, 1);
   check_sssp(db, "g", "e", NULL, 7);
-  exec_ok(db, "ROLLBACK TO sp");
+  sql_ok(db, "ROLLBACK TO sp");
   check_sssp(db, "g", "e", NULL, 1);
-  exec_ok(db, "COMMIT");
+  sql_ok(db, "COMMIT");
   check_sssp(db, "g", "e", NULL, 1);
   check_sssp(db, "g", "e", NULL, 7);
   sqlite3_close(db);
@@ -347,26 +310,26 @@ static void test_older_capture_stays_true_under_rollbacks(void **state) {
 static void test_older_capture_reattached_after_a_rebuild(void **state) {
   (void)state;
   sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL, UNIQUE(src, dst));"
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL, UNIQUE(src, dst));"
               "INSERT INTO e VALUES (1, 2, 1), (2, 3, 1);"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)");
   install_old_capture(db, 1, "(src = NEW.src AND dst = NEW.dst)");
   assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g', 1)"), 3);
-  exec_ok(db, "BEGIN; CREATE TABLE e_new(src INTEGER, dst INTEGER, w REAL, UNIQUE(src, dst));"
+  sql_ok(db, "BEGIN; CREATE TABLE e_new(src INTEGER, dst INTEGER, w REAL, UNIQUE(src, dst));"
               "INSERT INTO e_new SELECT src, dst, w FROM e; DROP TABLE e;"
               "ALTER TABLE e_new RENAME TO e; COMMIT");
-  exec_fails(db, "SELECT count(*) FROM dyng_sssp('g', 1)", "dyng_update('g', 'reattach')");
-  exec_ok(db, "SELECT dyng_update('g', 'reattach')");
+  sql_fails(db, "SELECT count(*) FROM dyng_sssp('g', 1)", "dyng_update('g', 'reattach')", NULL);
+  sql_ok(db, "SELECT dyng_update('g', 'reattach')");
   assert_int_equal(query_int(db, "SELECT count(*) FROM pragma_table_info('g_log') WHERE name = 'nonce'"), 1);
-  exec_ok(db, "INSERT INTO e VALUES (3, 4, 1)");
+  sql_ok(db, "INSERT INTO e VALUES (3, 4, 1)");
   assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g', 1)"), 4);
-  exec_ok(db, "BEGIN; INSERT OR REPLACE INTO e VALUES (1, 2, 5); SAVEPOINT sp;"
+  sql_ok(db, "BEGIN; INSERT OR REPLACE INTO e VALUES (1, 2, 5); SAVEPOINT sp;"
               "INSERT INTO e VALUES (4, 5, 1)");
   assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g', 1)"), 5);
-  exec_ok(db, "ROLLBACK TO sp; COMMIT");
+  sql_ok(db, "ROLLBACK TO sp; COMMIT");
   assert_int_equal(query_int(db, "SELECT count(*) FROM dyng_sssp('g', 1)"), 4);
   assert_int_equal(query_int(db, "SELECT CAST(dist AS INTEGER) FROM dyng_sssp('g', 1) WHERE node = 4"), 7);
-  exec_fails(db, "INSERT INTO e VALUES (5, 6, -1)", "e.w must be");
+  sql_fails(db, "INSERT INTO e VALUES (5, 6, -1)", "e.w must be", NULL);
   sqlite3_close(db);
 }
 
@@ -378,35 +341,35 @@ static void test_older_capture_reattached_after_a_rebuild(void **state) {
 static void test_transactions_after_a_schema_change_batch_instead_of_reloading(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-sync-txn-XXXXXX";
-  temp_db(zPath);
+  sql_temp_file(zPath);
   sqlite3 *db = open_db(zPath);
-  exec_ok(db, "PRAGMA journal_mode=WAL;"
+  sql_ok(db, "PRAGMA journal_mode=WAL;"
               "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL);"
               "WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < 30) "
               "INSERT INTO e SELECT n, n + 1, n % 7 FROM i;"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)");
   check_sssp(db, "g", "e", "w", 1);
-  exec_ok(db, "CREATE INDEX e_src ON e(src)"); /* a schema change: the next query reloads */
+  sql_ok(db, "CREATE INDEX e_src ON e(src)"); /* a schema change: the next query reloads */
   sqlite3_int64 nLoad = graph_stat(db, "g", "loads");
   for (int i = 0; i < 40; i++) {
     char *zSql = sqlite3_mprintf("BEGIN; INSERT INTO e VALUES (%d, %d, %d)", i % 30, (i * 7) % 31,
                                  i % 5);
-    exec_ok(db, zSql);
+    sql_ok(db, zSql);
     sqlite3_free(zSql);
     check_sssp(db, "g", "e", "w", 1 + i % 3);
-    exec_ok(db, i == 20 ? "ROLLBACK" : "COMMIT");
+    sql_ok(db, i == 20 ? "ROLLBACK" : "COMMIT");
   }
   check_sssp(db, "g", "e", "w", 1);
   /* The load after the schema change, and one after the rollback of the
   ** transaction it was made in at most; every other query batched. */
   assert_true(graph_stat(db, "g", "loads") - nLoad <= 2);
   assert_true(graph_stat(db, "g", "batches") >= 35);
-  exec_ok(db, "BEGIN; INSERT INTO e VALUES (1, 30, 1)");
+  sql_ok(db, "BEGIN; INSERT INTO e VALUES (1, 30, 1)");
   check_sssp(db, "g", "e", "w", 1);
   assert_true(graph_stat(db, "g", "undo_records") <= 2);
-  exec_ok(db, "COMMIT");
+  sql_ok(db, "COMMIT");
   sqlite3_close(db);
-  remove_db(zPath);
+  sql_remove_db(zPath);
 }
 
 /* A mirror loaded inside a transaction that then rolls back: it saw rows
@@ -414,22 +377,22 @@ static void test_transactions_after_a_schema_change_batch_instead_of_reloading(v
 static void test_mirror_loaded_in_a_rolled_back_transaction_is_not_kept(void **state) {
   (void)state;
   sqlite3 *db = open_db(":memory:");
-  exec_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER);"
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER);"
               "INSERT INTO e VALUES (1, 2), (2, 3);"
               "CREATE VIRTUAL TABLE g USING dyng(edges=e)");
   check_sssp(db, "g", "e", NULL, 1);
   for (int round = 0; round < 3; round++) {
-    exec_ok(db, "CREATE TABLE IF NOT EXISTS other(x); DROP TABLE other"); /* schema change */
-    exec_ok(db, "BEGIN; INSERT INTO e VALUES (3, 4); DELETE FROM e WHERE src = 1");
+    sql_ok(db, "CREATE TABLE IF NOT EXISTS other(x); DROP TABLE other"); /* schema change */
+    sql_ok(db, "BEGIN; INSERT INTO e VALUES (3, 4); DELETE FROM e WHERE src = 1");
     check_sssp(db, "g", "e", NULL, 2); /* loaded here, with the rows of this transaction */
-    exec_ok(db, "SAVEPOINT sp; INSERT INTO e VALUES (4, 5)");
+    sql_ok(db, "SAVEPOINT sp; INSERT INTO e VALUES (4, 5)");
     check_sssp(db, "g", "e", NULL, 2);
-    exec_ok(db, "ROLLBACK TO sp");
+    sql_ok(db, "ROLLBACK TO sp");
     check_sssp(db, "g", "e", NULL, 2);
-    exec_ok(db, "ROLLBACK; BEGIN; INSERT INTO e VALUES (2, 9)");
+    sql_ok(db, "ROLLBACK; BEGIN; INSERT INTO e VALUES (2, 9)");
     check_sssp(db, "g", "e", NULL, 1);
     check_sssp(db, "g", "e", NULL, 2);
-    exec_ok(db, "COMMIT; DELETE FROM e WHERE dst = 9");
+    sql_ok(db, "COMMIT; DELETE FROM e WHERE dst = 9");
     check_sssp(db, "g", "e", NULL, 1);
   }
   sqlite3_close(db);

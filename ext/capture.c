@@ -1,0 +1,333 @@
+/*
+** ext/capture.c: the change capture of a graph, the log table and the
+** triggers on its edge table that record every write into it.
+**
+**   net_log(seq INTEGER PRIMARY KEY, op, rowid, src, dst, w0, ..., nonce)
+**   triggers net_log_ins, net_log_upd, net_log_del (sql/capture.sql) and,
+**   when the edge table has UNIQUE constraints, net_log_rep_ins and
+**   net_log_rep_upd (sql/replace.sql), which log the rows REPLACE removes.
+**
+** How it works: the two SQL files are templates with {{key}} placeholders
+** (dyngTemplate); dyngInstallCapture fills them from the graph's definition
+** (quoted names, the validation statements of each column, the unique-index
+** match from options.c) and runs them.  dyngRemoveCapture drops them at
+** DROP TABLE, dyngCheckCapture checks they are still there, and
+** dyngDropStrayTriggers and dyngLogAddNonce prepare a reattach.
+*/
+#include "ext/dyng_ext.h"
+
+#include <string.h>
+
+SQLITE_EXTENSION_INIT3
+
+static const char zCaptureSql[] =
+#include "sql/capture.sql.h"
+    ;
+static const char zReplaceSql[] =
+#include "sql/replace.sql.h"
+    ;
+
+/* Substitutes {{key}} placeholders of zTpl; NULL when out of memory. */
+static char *dyngTemplate(const char *zTpl, int n, const char *const *azKey,
+                          const char *const *azVal) {
+  sqlite3_str *pStr = sqlite3_str_new(NULL);
+  const char *z = zTpl;
+  while (*z) {
+    const char *zOpen = strstr(z, "{{");
+    if (!zOpen) {
+      sqlite3_str_appendall(pStr, z);
+      break;
+    }
+    sqlite3_str_append(pStr, z, (int)(zOpen - z));
+    const char *zClose = strstr(zOpen, "}}");
+    int i = 0;
+    for (; zClose && i < n; i++) {
+      if ((int)strlen(azKey[i]) == (int)(zClose - zOpen - 2) &&
+          memcmp(azKey[i], zOpen + 2, zClose - zOpen - 2) == 0)
+        break;
+    }
+    if (!zClose || i == n) { /* not a placeholder: copy the braces */
+      sqlite3_str_append(pStr, "{{", 2);
+      z = zOpen + 2;
+      continue;
+    }
+    sqlite3_str_appendall(pStr, azVal[i]);
+    z = zClose + 2;
+  }
+  return dyngStrFinish(pStr);
+}
+
+/* The validation statements for one column of NEW rows, appended to pStr.
+** bId: the column holds node ids (integers); else a weight. */
+static void dyngAppendChecks(sqlite3_str *pStr, const DyngGraph *pG, const char *zCol, int bId) {
+  if (bId) {
+    sqlite3_str_appendf(pStr,
+                        "  SELECT RAISE(ABORT, 'dyng: %q.%q must be an integer node id (got NULL, "
+                        "text, blob or a real number)') WHERE typeof(NEW.\"%w\") <> 'integer';\n",
+                        pG->zEdges, zCol, zCol);
+    return;
+  }
+  sqlite3_str_appendf(pStr,
+                      "  SELECT RAISE(ABORT, 'dyng: %q.%q must be a finite number >= 0 (got NULL "
+                      "or NaN)') WHERE NEW.\"%w\" IS NULL;\n",
+                      pG->zEdges, zCol, zCol);
+  sqlite3_str_appendf(pStr,
+                      "  SELECT RAISE(ABORT, 'dyng: %q.%q must be a finite number >= 0 (got text "
+                      "or a blob)') WHERE typeof(NEW.\"%w\") NOT IN ('integer','real','null');\n",
+                      pG->zEdges, zCol, zCol);
+  sqlite3_str_appendf(pStr,
+                      "  SELECT RAISE(ABORT, 'dyng: %q.%q must be a finite number >= 0 (got a "
+                      "negative number)') WHERE NEW.\"%w\" < 0;\n",
+                      pG->zEdges, zCol, zCol);
+  sqlite3_str_appendf(pStr,
+                      "  SELECT RAISE(ABORT, 'dyng: %q.%q must be a finite number >= 0 (got "
+                      "infinity)') WHERE NEW.\"%w\" >= 9e999;\n",
+                      pG->zEdges, zCol, zCol);
+  /* DYNG_MAX_WEIGHT: above it a path's length could overflow. */
+  sqlite3_str_appendf(pStr,
+                      "  SELECT RAISE(ABORT, 'dyng: %q.%q must be at most 1e298 so that path lengths "
+                      "stay finite (got a larger number)') WHERE NEW.\"%w\" > 1e298;\n",
+                      pG->zEdges, zCol, zCol);
+}
+
+/* zSql with "IF NOT EXISTS " after each CREATE TABLE and CREATE TRIGGER
+** that starts a line (the statements of the templates do, their bodies are
+** indented); NULL when out of memory.  Frees zSql. */
+static char *dyngIfNotExists(char *zSql) {
+  static const char *const azCreate[] = {"CREATE TABLE ", "CREATE TRIGGER "};
+  if (!zSql) return NULL;
+  sqlite3_str *pOut = sqlite3_str_new(NULL);
+  for (const char *z = zSql; *z;) {
+    const char *zEol = strchr(z, '\n');
+    int n = zEol ? (int)(zEol - z) + 1 : (int)strlen(z);
+    for (int i = 0; i < 2; i++) {
+      int m = (int)strlen(azCreate[i]);
+      if (n > m && strncmp(z, azCreate[i], m) == 0) {
+        sqlite3_str_append(pOut, z, m);
+        sqlite3_str_appendall(pOut, "IF NOT EXISTS ");
+        z += m, n -= m;
+        break;
+      }
+    }
+    sqlite3_str_append(pOut, z, n);
+    z += n;
+  }
+  sqlite3_free(zSql);
+  return dyngStrFinish(pOut);
+}
+
+/* The SQL that installs the capture: the templates filled from azK/azV
+** (azK[0..16] set by dyngInstallCapture: the names, the checks, "changed",
+** the REPLACE trigger names and "unique_match"; this adds the last three).
+** nGroup: the unique-match's groups.  bMissing: only what is missing.  New
+** string, NULL when out of memory. */
+static char *dyngCaptureSql(const char **azK, const char **azV, int nGroup, int bMissing) {
+  /* sql/replace.sql: the BEFORE triggers, then (after their last END;)
+  ** the statement the AFTER triggers begin with. */
+  const char *zFragment = zReplaceSql;
+  for (const char *z = zReplaceSql; (z = strstr(z, "END;\n")) != NULL; z += 5) zFragment = z + 5;
+  int bReplace = azV[16][0] != 0;
+  char *zWindow = sqlite3_mprintf("%d", 3 * nGroup + 2);
+  char *zUpdWhen = bReplace ? sqlite3_mprintf("") : sqlite3_mprintf("WHEN %s\n", azV[13]);
+  char *zTriggers = sqlite3_mprintf("%.*s", (int)(zFragment - zReplaceSql), zReplaceSql);
+  azK[17] = "replace_window", azV[17] = zWindow;
+  azK[18] = "upd_when", azV[18] = zUpdWhen;
+  char *zReplaced = bReplace && zWindow ? dyngTemplate(zFragment, 18, azK, azV)
+                                        : sqlite3_mprintf("");
+  azK[19] = "replaced", azV[19] = zReplaced;
+  char *zCapture = zReplaced && zUpdWhen ? dyngTemplate(zCaptureSql, 20, azK, azV) : NULL;
+  char *zReplace = !bReplace ? sqlite3_mprintf("")
+                   : zTriggers ? dyngTemplate(zTriggers, 18, azK, azV) : NULL;
+  /* Reattaching, the REPLACE triggers come first: a failure half-way
+  ** then leaves one that dyngCheckCapture counts missing. */
+  char *zSql;
+  if (!zCapture || !zReplace) zSql = NULL;
+  else if (bMissing) zSql = dyngIfNotExists(sqlite3_mprintf("%s%s", zReplace, zCapture));
+  else zSql = sqlite3_mprintf("%s%s", zCapture, zReplace);
+  sqlite3_free(zCapture);
+  sqlite3_free(zReplace);
+  sqlite3_free(zReplaced);
+  sqlite3_free(zTriggers);
+  sqlite3_free(zUpdWhen);
+  sqlite3_free(zWindow);
+  return zSql;
+}
+
+int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, int bMissing, char **pzErr) {
+  sqlite3_str *pLogW = sqlite3_str_new(db), *pWNames = sqlite3_str_new(db),
+              *pNewW = sqlite3_str_new(db), *pChecks = sqlite3_str_new(db),
+              *pChanged = sqlite3_str_new(db);
+  dyngAppendChecks(pChecks, pG, pG->zSrc, 1);
+  dyngAppendChecks(pChecks, pG, pG->zDst, 1);
+  sqlite3_str_appendf(pChanged, "OLD.rowid IS NOT NEW.rowid OR OLD.\"%w\" IS NOT NEW.\"%w\" OR "
+                                "OLD.\"%w\" IS NOT NEW.\"%w\"",
+                      pG->zSrc, pG->zSrc, pG->zDst, pG->zDst);
+  for (int k = 0; k < pG->nWeight; k++) {
+    const char *zW = pG->azWeight[k];
+    sqlite3_str_appendf(pLogW, ", w%d REAL", k);
+    sqlite3_str_appendf(pWNames, ", w%d", k);
+    sqlite3_str_appendf(pNewW, ", NEW.\"%w\"", zW);
+    dyngAppendChecks(pChecks, pG, zW, 0);
+    sqlite3_str_appendf(pChanged, " OR OLD.\"%w\" IS NOT NEW.\"%w\"", zW, zW);
+  }
+  char *azVal[13];
+  const char *azKey[13] = {"schema", "log",         "edges",      "trg_ins",     "trg_upd",
+                           "trg_del", "src",        "dst",        "log_weights", "log_wnames",
+                           "new_weights", "checks", "log_limit"};
+  azVal[0] = sqlite3_mprintf("\"%w\"", pG->zDb);
+  azVal[1] = sqlite3_mprintf("\"%w\"", pG->zLog);
+  azVal[2] = sqlite3_mprintf("\"%w\"", pG->zEdges);
+  azVal[3] = sqlite3_mprintf("\"%w_ins\"", pG->zLog);
+  azVal[4] = sqlite3_mprintf("\"%w_upd\"", pG->zLog);
+  azVal[5] = sqlite3_mprintf("\"%w_del\"", pG->zLog);
+  azVal[6] = sqlite3_mprintf("\"%w\"", pG->zSrc);
+  azVal[7] = sqlite3_mprintf("\"%w\"", pG->zDst);
+  azVal[8] = dyngStrFinish(pLogW);
+  azVal[9] = dyngStrFinish(pWNames);
+  azVal[10] = dyngStrFinish(pNewW);
+  azVal[11] = dyngStrFinish(pChecks);
+  azVal[12] = sqlite3_mprintf("%d", pG->nLogLimit);
+  char *zChanged = dyngStrFinish(pChanged);
+  int rc = SQLITE_OK;
+  for (int i = 0; i < 13; i++)
+    if (!azVal[i]) rc = SQLITE_NOMEM;
+  if (!zChanged) rc = SQLITE_NOMEM;
+  char *zSql = NULL, *zMatch = NULL;
+  int nGroup = 0;
+  char *zRepIns = sqlite3_mprintf("\"%w_rep_ins\"", pG->zLog);
+  char *zRepUpd = sqlite3_mprintf("\"%w_rep_upd\"", pG->zLog);
+  if (!zRepIns || !zRepUpd) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) rc = dyngUniqueMatch(db, pG, &zMatch, &nGroup, pzErr);
+  if (rc == SQLITE_OK) {
+    const char *azK[13 + 7];
+    const char *azV[13 + 7];
+    for (int i = 0; i < 13; i++) azK[i] = azKey[i], azV[i] = azVal[i];
+    azK[13] = "changed", azV[13] = zChanged;
+    azK[14] = "trg_rep_ins", azV[14] = zRepIns;
+    azK[15] = "trg_rep_upd", azV[15] = zRepUpd;
+    azK[16] = "unique_match", azV[16] = zMatch;
+    zSql = dyngCaptureSql(azK, azV, nGroup, bMissing);
+    if (!zSql) rc = SQLITE_NOMEM;
+  }
+  sqlite3_free(zMatch);
+  sqlite3_free(zRepIns);
+  sqlite3_free(zRepUpd);
+  if (rc == SQLITE_OK) {
+    char *zErr = NULL;
+    rc = sqlite3_exec(db, zSql, NULL, NULL, &zErr);
+    if (rc != SQLITE_OK)
+      *pzErr = sqlite3_mprintf("dyng: cannot install change capture for graph '%s': %s",
+                               pG->zName, zErr ? zErr : sqlite3_errstr(rc));
+    sqlite3_free(zErr);
+  }
+  sqlite3_free(zSql);
+  sqlite3_free(zChanged);
+  for (int i = 0; i < 13; i++) sqlite3_free(azVal[i]);
+  return rc;
+}
+
+/* The capture's trigger names, after "<log>_". */
+static const char *const azCaptureTrigger[] = {"ins", "upd", "del", "rep_ins", "rep_upd"};
+
+int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+  sqlite3_str *pSql = sqlite3_str_new(db);
+  for (int i = 0; i < 5; i++)
+    sqlite3_str_appendf(pSql, "DROP TRIGGER IF EXISTS \"%w\".\"%w_%s\";", pG->zDb, pG->zLog,
+                        azCaptureTrigger[i]);
+  sqlite3_str_appendf(pSql, "DROP TABLE IF EXISTS \"%w\".\"%w\";", pG->zDb, pG->zLog);
+  char *zSql = sqlite3_str_finish(pSql);
+  if (!zSql) return SQLITE_NOMEM;
+  char *zErr = NULL;
+  int rc = sqlite3_exec(db, zSql, NULL, NULL, &zErr);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK)
+    *pzErr = sqlite3_mprintf("dyng: cannot remove the change capture of graph '%s': %s",
+                             pG->zName, zErr ? zErr : sqlite3_errstr(rc));
+  sqlite3_free(zErr);
+  return rc;
+}
+
+int dyngDropStrayTriggers(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+  sqlite3_str *pSql = sqlite3_str_new(db);
+  sqlite3_str_appendf(pSql, "SELECT name FROM \"%w\".sqlite_master WHERE type = 'trigger' AND "
+                            "tbl_name <> %Q COLLATE NOCASE AND name COLLATE NOCASE IN (",
+                      pG->zDb, pG->zEdges);
+  for (int i = 0; i < 5; i++)
+    sqlite3_str_appendf(pSql, "%s'%q_%s'", i ? ", " : "", pG->zLog, azCaptureTrigger[i]);
+  sqlite3_str_appendall(pSql, ")");
+  char *zSql = sqlite3_str_finish(pSql);
+  if (!zSql) return SQLITE_NOMEM;
+  sqlite3_stmt *pStmt = NULL;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
+  sqlite3_free(zSql);
+  sqlite3_str *pDrop = sqlite3_str_new(db);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW)
+    sqlite3_str_appendf(pDrop, "DROP TRIGGER \"%w\".\"%w\";", pG->zDb,
+                        (const char *)sqlite3_column_text(pStmt, 0));
+  int rc2 = sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK) rc = rc2;
+  char *zDrop = dyngStrFinish(pDrop);
+  if (rc == SQLITE_OK && !zDrop) rc = SQLITE_NOMEM;
+  char *zErr = NULL;
+  if (rc == SQLITE_OK && zDrop[0]) rc = sqlite3_exec(db, zDrop, NULL, NULL, &zErr);
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM)
+    *pzErr = sqlite3_mprintf("dyng: cannot remove the change capture of graph '%s': %s",
+                             pG->zName, zErr ? zErr : sqlite3_errmsg(db));
+  sqlite3_free(zErr);
+  sqlite3_free(zDrop);
+  return rc;
+}
+
+int dyngCheckCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+  char *zSql = sqlite3_mprintf(
+      "SELECT count(*) FROM \"%w\".sqlite_master WHERE (type = 'trigger' AND tbl_name = %Q "
+      "COLLATE NOCASE AND (name = '%q_ins' COLLATE NOCASE OR name = '%q_upd' COLLATE NOCASE OR "
+      "name = '%q_del' COLLATE NOCASE)) OR (type = 'table' AND name = %Q COLLATE NOCASE)",
+      pG->zDb, pG->zEdges, pG->zLog, pG->zLog, pG->zLog, pG->zLog);
+  if (!zSql) return SQLITE_NOMEM;
+  sqlite3_stmt *pStmt = NULL;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK) {
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read the schema of '%s': %s", pG->zName,
+                             pG->zDb, sqlite3_errmsg(db));
+    return rc;
+  }
+  int nFound = sqlite3_step(pStmt) == SQLITE_ROW ? sqlite3_column_int(pStmt, 0) : 0;
+  rc = sqlite3_finalize(pStmt);
+  if (rc != SQLITE_OK) return rc;
+  if (nFound == 4) return SQLITE_OK;
+  char *zRef = dyngGraphRef(pG);
+  *pzErr = zRef ? sqlite3_mprintf("dyng: graph '%s': the change capture on its edge table '%s' is "
+                                  "gone (was the table dropped and created again, or rebuilt?), "
+                                  "so writes to it would go unseen; SELECT dyng_update('%q', "
+                                  "'reattach') installs it again and reloads the graph",
+                                  pG->zName, pG->zEdges, zRef)
+                : NULL;
+  sqlite3_free(zRef);
+  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
+int dyngLogAddNonce(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+  char *zSql = sqlite3_mprintf("SELECT count(*), count(*) FILTER (WHERE name = 'nonce') "
+                               "FROM pragma_table_info(%Q, %Q)",
+                               pG->zLog, pG->zDb);
+  sqlite3_stmt *pStmt = NULL;
+  if (!zSql) return SQLITE_NOMEM;
+  int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
+  sqlite3_free(zSql);
+  int bAdd = 0;
+  if (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW)
+    bAdd = sqlite3_column_int(pStmt, 0) > 0 && sqlite3_column_int(pStmt, 1) == 0;
+  int rc2 = sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK) rc = rc2;
+  if (rc == SQLITE_OK && bAdd) {
+    zSql = sqlite3_mprintf("ALTER TABLE \"%w\".\"%w\" ADD COLUMN nonce INTEGER", pG->zDb, pG->zLog);
+    rc = zSql ? sqlite3_exec(db, zSql, NULL, NULL, NULL) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM)
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot update its change log '%s': %s", pG->zName,
+                             pG->zLog, sqlite3_errmsg(db));
+  return rc;
+}

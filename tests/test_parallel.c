@@ -1,0 +1,247 @@
+/*
+** tests/test_parallel.c: engine/parallel.c without SQLite: the team (every
+** item handed out once, the first failure wins, a stop asked through
+** dyng_cancel), the radix sort against qsort, and the fork guard (a forked
+** child runs every loop on one thread).
+*/
+#include "test_util.h"
+
+#include "engine/error.h"
+#include "engine/parallel.h"
+
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int teardown(void **state) {
+  (void)state;
+  dyng_set_max_threads(0);
+  return 0;
+}
+
+/* ---- the team ---------------------------------------------------------- */
+
+typedef struct count_job {
+  dyng_team team;
+  _Atomic uint32_t *taken; /* per item: times handed out */
+  uint32_t fail_at;        /* the item whose thread fails; UINT32_MAX: none */
+  int fail_rc;
+  _Atomic uint64_t sum;    /* of the items' values, i * 3 + 1 */
+} count_job;
+
+static void count_items(void *ctx, int thread) {
+  count_job *j = ctx;
+  uint32_t b, e;
+  uint64_t part = 0;
+  while (dyng_team_check(&j->team, thread) == DYNG_OK && dyng_team_take(&j->team, &b, &e)) {
+    for (uint32_t i = b; i < e; i++) {
+      atomic_fetch_add(&j->taken[i], 1);
+      part += (uint64_t)i * 3 + 1;
+      if (i == j->fail_at) dyng_team_fail(&j->team, j->fail_rc);
+    }
+  }
+  atomic_fetch_add(&j->sum, part);
+}
+
+static void run_count(count_job *j, uint32_t n, uint32_t chunk, int max_threads,
+                      const dyng_cancel *cancel, int *rc) {
+  j->taken = calloc(n ? n : 1, sizeof *j->taken);
+  assert_non_null(j->taken);
+  atomic_init(&j->sum, 0);
+  dyng_team_init(&j->team, n, chunk, max_threads, cancel);
+  *rc = dyng_team_run(&j->team, count_items, j);
+}
+
+static void test_team_hands_out_every_item_once(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_for(&r, 0);
+  for (int round = 0; round < 40; round++) {
+    uint32_t n = (uint32_t)test_rng_below(&r, 20000);
+    uint32_t chunk = 1 + (uint32_t)test_rng_below(&r, 700);
+    int max_threads = (int)test_rng_below(&r, 5);
+    count_job j = {.fail_at = UINT32_MAX};
+    int rc;
+    run_count(&j, n, chunk, max_threads, NULL, &rc);
+    assert_int_equal(rc, DYNG_OK);
+    uint64_t want = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      assert_int_equal(atomic_load(&j.taken[i]), 1);
+      want += (uint64_t)i * 3 + 1;
+    }
+    assert_true(atomic_load(&j.sum) == want);
+    assert_true(j.team.n_threads >= 1);
+    if (max_threads > 0) assert_true(j.team.n_threads <= max_threads);
+    free(j.taken);
+  }
+}
+
+static void test_team_never_runs_more_threads_than_chunks(void **state) {
+  (void)state;
+  dyng_team t;
+  dyng_team_init(&t, 10, 4, 0, NULL); /* 3 chunks */
+  assert_true(t.n_threads >= 1 && t.n_threads <= 3);
+  dyng_team_init(&t, 0, 4, 0, NULL);
+  assert_int_equal(t.n_threads, 1);
+}
+
+static void test_team_stops_at_the_first_failure(void **state) {
+  (void)state;
+  count_job j = {.fail_at = 5000, .fail_rc = DYNG_ENOMEM};
+  int rc;
+  run_count(&j, 100000, 64, 0, NULL, &rc);
+  assert_int_equal(rc, DYNG_ENOMEM);
+  assert_int_equal(atomic_load(&j.taken[5000]), 1);
+  /* Later failures do not replace the first. */
+  assert_int_equal(dyng_team_fail(&j.team, DYNG_EINVAL), DYNG_ENOMEM);
+  /* Nothing is handed out after it. */
+  uint32_t b, e;
+  assert_int_equal(dyng_team_take(&j.team, &b, &e), 0);
+  free(j.taken);
+}
+
+static int stop_after(void *ctx) {
+  int *calls = ctx;
+  return ++*calls >= 3;
+}
+
+static void test_team_stops_when_cancel_asks(void **state) {
+  (void)state;
+  int calls = 0;
+  dyng_cancel cancel = {stop_after, &calls, NULL};
+  count_job j = {.fail_at = UINT32_MAX};
+  int rc;
+  run_count(&j, 1000000, 16, 0, &cancel, &rc);
+  assert_int_equal(rc, DYNG_EINTERRUPTED);
+  assert_true(calls >= 3);
+  uint64_t n_taken = 0;
+  for (uint32_t i = 0; i < 1000000; i++) n_taken += atomic_load(&j.taken[i]);
+  assert_true(n_taken < 1000000); /* it did stop early */
+  free(j.taken);
+}
+
+static void test_poll_stop_asks_once_per_period(void **state) {
+  (void)state;
+  int calls = 0;
+  dyng_cancel cancel = {stop_after, &calls, NULL};
+  uint32_t tick = 0;
+  int stopped_at = -1;
+  for (int i = 1; i <= 64 && stopped_at < 0; i++)
+    if (dyng_poll_stop(&cancel, &tick, 7)) stopped_at = i;
+  assert_int_equal(stopped_at, 24); /* asked at ticks 8, 16, 24 */
+  assert_int_equal(dyng_poll_stop(NULL, &tick, 0), 0);
+}
+
+/* ---- the radix sort ---------------------------------------------------- */
+
+typedef struct pair {
+  uint64_t key;
+  uint32_t val;
+} pair;
+
+static int g_begin_bit;
+
+/* By the key's bits from g_begin_bit up, then by original place: a
+** stable sort. */
+static int pair_cmp(const void *pa, const void *pb) {
+  const pair *a = pa, *b = pb;
+  uint64_t ka = a->key >> g_begin_bit, kb = b->key >> g_begin_bit;
+  if (ka != kb) return ka < kb ? -1 : 1;
+  return a->val < b->val ? -1 : a->val > b->val;
+}
+
+static void check_radix(test_rng *r, size_t n, int begin_bit, int key_bits, int with_val) {
+  uint64_t *key = malloc((n ? n : 1) * sizeof *key), *key_to = malloc((n ? n : 1) * sizeof *key);
+  uint32_t *val = malloc((n ? n : 1) * sizeof *val), *val_to = malloc((n ? n : 1) * sizeof *val);
+  pair *ref = malloc((n ? n : 1) * sizeof *ref);
+  assert_true(key && key_to && val && val_to && ref);
+  uint64_t mask = key_bits >= 64 ? UINT64_MAX : (((uint64_t)1 << key_bits) - 1);
+  for (size_t i = 0; i < n; i++) {
+    key[i] = test_rng_next(r) & mask;
+    val[i] = (uint32_t)i;
+    ref[i].key = key[i];
+    ref[i].val = (uint32_t)i;
+  }
+  g_begin_bit = begin_bit;
+  qsort(ref, n, sizeof *ref, pair_cmp);
+  int rc = dyng_radix_sort(&key, &key_to, with_val ? &val : NULL, with_val ? &val_to : NULL, n,
+                           begin_bit);
+  assert_int_equal(rc, DYNG_OK);
+  for (size_t i = 0; i < n; i++) {
+    assert_true(key[i] == ref[i].key);
+    if (with_val) assert_int_equal(val[i], ref[i].val);
+  }
+  free(key);
+  free(key_to);
+  free(val);
+  free(val_to);
+  free(ref);
+}
+
+static void test_radix_sort_matches_a_stable_qsort(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_for(&r, 0x5a5a);
+  static const size_t sizes[] = {0, 1, 2, 7, 255, 256, 257, 5000, 70001, 300000};
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+    for (int round = 0; round < 3; round++) {
+      int key_bits = 1 + (int)test_rng_below(&r, 64);
+      int begin_bit = (int)test_rng_below(&r, (uint64_t)key_bits);
+      check_radix(&r, sizes[s], begin_bit, key_bits, round != 2);
+    }
+}
+
+static void test_radix_sort_is_the_same_on_one_thread(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_for(&r, 0xa5a5);
+  dyng_set_max_threads(1);
+  check_radix(&r, 200000, 8, 40, 1);
+  dyng_set_max_threads(0);
+  check_radix(&r, 200000, 0, 64, 1);
+}
+
+/* ---- the fork guard ---------------------------------------------------- */
+
+static void test_forked_child_runs_loops_on_one_thread(void **state) {
+  (void)state;
+  int parent_threads = dyng_threads();
+  assert_true(parent_threads >= 1);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    /* The child: exit status 0 when every check holds. */
+    if (dyng_threads() != 1) _exit(1);
+    count_job j = {.fail_at = UINT32_MAX};
+    j.taken = calloc(50000, sizeof *j.taken);
+    if (!j.taken) _exit(2);
+    atomic_init(&j.sum, 0);
+    dyng_team_init(&j.team, 50000, 16, 0, NULL);
+    if (j.team.n_threads != 1) _exit(3);
+    if (dyng_team_run(&j.team, count_items, &j) != DYNG_OK) _exit(4);
+    for (uint32_t i = 0; i < 50000; i++)
+      if (atomic_load(&j.taken[i]) != 1) _exit(5);
+    _exit(0);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  /* The parent keeps its threads. */
+  assert_int_equal(dyng_threads(), parent_threads);
+}
+
+int main(void) {
+  test_seed();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_team_hands_out_every_item_once, teardown),
+      cmocka_unit_test_teardown(test_team_never_runs_more_threads_than_chunks, teardown),
+      cmocka_unit_test_teardown(test_team_stops_at_the_first_failure, teardown),
+      cmocka_unit_test_teardown(test_team_stops_when_cancel_asks, teardown),
+      cmocka_unit_test_teardown(test_poll_stop_asks_once_per_period, teardown),
+      cmocka_unit_test_teardown(test_radix_sort_matches_a_stable_qsort, teardown),
+      cmocka_unit_test_teardown(test_radix_sort_is_the_same_on_one_thread, teardown),
+      cmocka_unit_test_teardown(test_forked_child_runs_loops_on_one_thread, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
