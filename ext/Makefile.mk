@@ -5,6 +5,7 @@ dyng_la_SOURCES = \
 	ext/util.c \
 	ext/update.c \
 	ext/graph_vtab.c \
+	ext/edge_table.c \
 	ext/options.c \
 	ext/capture.c \
 	ext/sync.c \

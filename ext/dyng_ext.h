@@ -254,9 +254,7 @@ int dyngWatchError(const DyngWatch *w, const char *zFunc, char **pzErr);
 ** warning in sqlite3_log when a graph leaves its device. */
 void dyngWatchHooks(DyngConn *pConn);
 
-/* ---- graph_vtab.c ---------------------------------------------------- */
-
-int dyngRegisterGraphModule(sqlite3 *db, DyngConn *pConn);
+/* ---- edge_table.c (calls only util.c) ---------------------------------- */
 
 /* Checks that pG's edge table, when it exists, is an ordinary table, not a
 ** view or a virtual table (a graph over a graph, or over itself, would
@@ -270,6 +268,14 @@ int dyngCheckEdgeKind(sqlite3 *db, DyngGraph *pG, char **pzErr);
 ** saying which otherwise.  bCreate: at CREATE (a missing column was not
 ** renamed since). */
 int dyngCheckColumns(sqlite3 *db, DyngGraph *pG, int bCreate, char **pzErr);
+
+/* Checks the edge table as CREATE (bCreate) or a reattach does: its kind
+** (dyngCheckEdgeKind), then its columns (dyngCheckColumns). */
+int dyngCheckEdgeTable(sqlite3 *db, DyngGraph *pG, int bCreate, char **pzErr);
+
+/* ---- graph_vtab.c ---------------------------------------------------- */
+
+int dyngRegisterGraphModule(sqlite3 *db, DyngConn *pConn);
 
 /* dyng_update(graph, 'reattach'): checks the edge table as CREATE does,
 ** installs the capture triggers again (replacing what is left of them,
