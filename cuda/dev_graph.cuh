@@ -11,7 +11,6 @@
 #include <time.h>
 
 extern "C" {
-#include "engine/graph.h"
 #include "engine/types.h"
 }
 

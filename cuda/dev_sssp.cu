@@ -48,7 +48,7 @@
 #include <string.h>
 
 extern "C" {
-#include "engine/error.h"
+#include "engine/errcode.h"
 }
 
 #define INF_BITS 0x7ff0000000000000ULL /* +infinity */

@@ -29,7 +29,7 @@ EXTRA_DIST += tests/test_python.py tests/test_newer_sqlite.py tests/test_example
 	tests/test_util.h tests/valgrind.supp
 
 if HAVE_CMOCKA
-UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles
+UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles tests/test_abi
 SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_sync_txn tests/test_backends tests/test_gpu tests/test_read_edges \
 	tests/test_threads tests/test_oom tests/test_ident tests/test_schema
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
@@ -69,6 +69,11 @@ tests_test_sssp_dyn_LDADD = $(UNIT_LDADD)
 tests_test_cycles_SOURCES = tests/test_cycles.c tests/test_util.h
 tests_test_cycles_CFLAGS = $(UNIT_CFLAGS)
 tests_test_cycles_LDADD = $(UNIT_LDADD)
+
+# The plugin ABI: the layout table and the pinned error numbers.
+tests_test_abi_SOURCES = tests/test_abi.c tests/test_util.h
+tests_test_abi_CFLAGS = $(UNIT_CFLAGS)
+tests_test_abi_LDADD = $(UNIT_LDADD)
 
 tests_test_alloc_SOURCES = tests/test_alloc.c tests/engine_internal.h tests/test_util.h
 tests_test_alloc_CFLAGS = $(UNIT_CFLAGS)
