@@ -1,8 +1,8 @@
 /*
 ** cuda/backend_cuda.h: what the files of the CUDA plugin share.
 **
-** The plugin dyng_cuda<MAJOR>.so is C++ compiled by nvcc; the engine's
-** headers are C, so they are included here with C linkage.  Every name the
+** The plugin dyng_cuda<MAJOR>.so is C++ compiled by nvcc; the ABI headers
+** of engine/ are C, so they are included here with C linkage.  Every name the
 ** plugin defines is hidden (-fvisibility=hidden and cuda/plugin.map) except
 ** dyng_plugin_entry (cuda/entry.cu).
 **
@@ -18,7 +18,7 @@
 
 extern "C" {
 #include "engine/backend.h"
-#include "engine/error.h"
+#include "engine/errcode.h"
 #include "engine/plugin.h"
 }
 

@@ -26,7 +26,7 @@
 
 extern "C" {
 #include "config.h"
-#include "engine/error.h"
+#include "engine/errcode.h"
 }
 
 /* The backend's name, "cuda<MAJOR>" (plugin_build.h). */

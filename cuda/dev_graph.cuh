@@ -1,6 +1,8 @@
 /*
 ** cuda/dev_graph.cuh: the graph and the shortest-path machinery a CUDA
-** backend state keeps in device memory (see dev_backend.cu).
+** backend state keeps in device memory (see dev_backend.cu): the device
+** copy of the graph (dev_graph.cu), the SSSP work space and runs
+** (dev_sssp.cu), and the helpers every file uses (dev_common.cu).
 */
 #ifndef DYNG_DEV_GRAPH_CUH
 #define DYNG_DEV_GRAPH_CUH
@@ -11,7 +13,6 @@
 #include <time.h>
 
 extern "C" {
-#include "engine/graph.h"
 #include "engine/types.h"
 }
 
@@ -115,7 +116,18 @@ static inline double dev_now_ms(void) {
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Options read once from the environment (dev_sssp.cu). */
+/* Options from the environment, read once (see cuda/README.md). */
+struct DevOptions {
+  int profile;        /* DYNG_CUDA_PROFILE=1: a line per search on stderr */
+  int host_loop;      /* DYNG_CUDA_HOST_LOOP=1: the loops run on the host */
+  int blocks_per_sm;  /* DYNG_CUDA_LOOP_BLOCKS: blocks per SM of the device-side loops */
+  double delta;       /* DYNG_CUDA_DELTA: the bucket width, in mean weights */
+  size_t max_alloc;   /* DYNG_CUDA_MAX_ALLOC: the largest device allocation allowed */
+  int cycles_rebuild; /* DYNG_CUDA_CYCLES_REBUILD=1: cycle snapshots never patched */
+};
+const DevOptions &dev_options(void);
+
+/* Two of them, for the files that need only these (dev_common.cu). */
 int dev_profile_on(void);
 /* DYNG_CUDA_CYCLES_REBUILD=1 (for tests): cycle counts build their
 ** snapshot anew at every batch instead of patching it. */
@@ -124,8 +136,12 @@ int dev_cycles_rebuild_on(void);
 /* A CUDA error as a dyng error code, with the message kept in `err`. */
 int dev_fail(cudaError_t e, const char *what, char *err, size_t n_err);
 
-/* Copies the whole view (the first time, or after the host rewrote its
-** pool). */
+/* dev_malloc of `bytes` (at least 1), added to *total; a failure as
+** dev_fail reports it. */
+int dev_alloc(void **p, size_t bytes, size_t *total, const char *what, char *err, size_t n_err);
+
+/* The device copy of the graph (dev_graph.cu).  Copies the whole view
+** (the first time, or after the host rewrote its pool). */
 int dev_graph_upload(DevGraph *g, const dyng_graph_view *v, cudaStream_t s, char *err, size_t n_err);
 
 /* Brings the copy up to date with view v after a batch whose changes are
@@ -134,7 +150,8 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
                      size_t n_err);
 void dev_graph_free(DevGraph *g);
 
-/* Sizes w for n vertices and a graph of cap_p positions. */
+/* Shortest paths (dev_sssp.cu).  Sizes w for n vertices and a graph of
+** cap_p positions. */
 int dev_sssp_reserve(DevSssp *w, uint32_t n, size_t cap_p, char *err, size_t n_err);
 void dev_sssp_free(DevSssp *w);
 

@@ -3,7 +3,7 @@
 noinst_LTLIBRARIES += engine/libdyngengine.la
 engine_libdyngengine_la_SOURCES = \
 	engine/alloc.c engine/alloc.h \
-	engine/error.c engine/error.h \
+	engine/error.c engine/error.h engine/errcode.h \
 	engine/idmap.c engine/idmap.h \
 	engine/graph.c engine/graph.h \
 	engine/graph_apply.c engine/graph_internal.h \

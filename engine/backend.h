@@ -17,15 +17,115 @@
 ** error (a C++ exception, a CUDA error) cross this boundary;
 ** error_message() gives the text of the last failure of a state, owned by
 ** the backend.
+**
+** The plugin ABI is this header, engine/types.h, engine/errcode.h and
+** engine/plugin.h: they include nothing else of dyng, and a plugin
+** (cuda/) includes nothing else of engine/.
 */
 #ifndef DYNG_BACKEND_H
 #define DYNG_BACKEND_H
 
-#include "engine/graph.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/errcode.h"
 #include "engine/types.h"
 
-/* Bumped whenever this struct or engine/types.h changes incompatibly. */
+/* Bumped whenever this struct, engine/types.h, engine/plugin.h or a number
+** of engine/errcode.h changes incompatibly. */
 #define DYNG_BACKEND_ABI 8
+
+/* The layout of every struct of the ABI on x86_64 (LP64), for ABI 8:
+** S(struct, sizeof, alignment) and then, for each of its fields in order,
+** F(struct, field, offsetof, sizeof).  tests/test_abi.c checks it against
+** the compiler, so a change of layout fails there until this table is
+** updated and DYNG_BACKEND_ABI bumped with it. */
+#define DYNG_ABI_LAYOUT_OF 8 /* the DYNG_BACKEND_ABI the table describes */
+#define DYNG_ABI_LAYOUT(S, F) \
+  S(dyng_adj_view, 112, 8) \
+  F(dyng_adj_view, off, 0, 8) \
+  F(dyng_adj_view, deg, 8, 8) \
+  F(dyng_adj_view, nbr, 16, 8) \
+  F(dyng_adj_view, ref, 24, 8) \
+  F(dyng_adj_view, w, 32, 64) \
+  F(dyng_adj_view, n_entries, 96, 8) \
+  F(dyng_adj_view, layout, 104, 4) \
+  S(dyng_cancel, 24, 8) \
+  F(dyng_cancel, should_stop, 0, 8) \
+  F(dyng_cancel, ctx, 8, 8) \
+  F(dyng_cancel, progress, 16, 8) \
+  S(dyng_graph_view, 296, 8) \
+  F(dyng_graph_view, n_vertices, 0, 4) \
+  F(dyng_graph_view, n_edge_slots, 4, 4) \
+  F(dyng_graph_view, n_objectives, 8, 4) \
+  F(dyng_graph_view, directed, 12, 4) \
+  F(dyng_graph_view, out, 16, 112) \
+  F(dyng_graph_view, in, 128, 112) \
+  F(dyng_graph_view, node_id, 240, 8) \
+  F(dyng_graph_view, edge_rowid, 248, 8) \
+  F(dyng_graph_view, edge_src, 256, 8) \
+  F(dyng_graph_view, edge_dst, 264, 8) \
+  F(dyng_graph_view, edge_pos_out, 272, 8) \
+  F(dyng_graph_view, edge_pos_in, 280, 8) \
+  F(dyng_graph_view, cancel, 288, 8) \
+  S(dyng_sssp_tree, 56, 8) \
+  F(dyng_sssp_tree, n_vertices, 0, 4) \
+  F(dyng_sssp_tree, source, 4, 4) \
+  F(dyng_sssp_tree, objective, 8, 4) \
+  F(dyng_sssp_tree, n_reached, 12, 4) \
+  F(dyng_sssp_tree, order_stale, 16, 4) \
+  F(dyng_sssp_tree, host_stale, 20, 4) \
+  F(dyng_sssp_tree, dist, 24, 8) \
+  F(dyng_sssp_tree, parent, 32, 8) \
+  F(dyng_sssp_tree, parent_edge, 40, 8) \
+  F(dyng_sssp_tree, order, 48, 8) \
+  S(dyng_edge_change, 88, 8) \
+  F(dyng_edge_change, slot, 0, 4) \
+  F(dyng_edge_change, src, 4, 4) \
+  F(dyng_edge_change, dst, 8, 4) \
+  F(dyng_edge_change, rowid, 16, 8) \
+  F(dyng_edge_change, w, 24, 64) \
+  S(dyng_changes, 72, 8) \
+  F(dyng_changes, removed, 0, 8) \
+  F(dyng_changes, n_removed, 8, 8) \
+  F(dyng_changes, added, 16, 8) \
+  F(dyng_changes, n_added, 24, 8) \
+  F(dyng_changes, cap, 32, 8) \
+  F(dyng_changes, out_pos, 40, 8) \
+  F(dyng_changes, n_out_pos, 48, 8) \
+  F(dyng_changes, cap_out_pos, 56, 8) \
+  F(dyng_changes, out_pos_complete, 64, 4) \
+  S(dyng_cycles_diff, 16, 8) \
+  F(dyng_cycles_diff, lost, 0, 8) \
+  F(dyng_cycles_diff, gained, 8, 8) \
+  S(dyng_backend, 136, 8) \
+  F(dyng_backend, name, 0, 8) \
+  F(dyng_backend, version, 8, 8) \
+  F(dyng_backend, abi, 16, 4) \
+  F(dyng_backend, concurrent, 20, 4) \
+  F(dyng_backend, caps, 24, 4) \
+  F(dyng_backend, graph_attach, 32, 8) \
+  F(dyng_backend, graph_update, 40, 8) \
+  F(dyng_backend, graph_detach, 48, 8) \
+  F(dyng_backend, graph_device_bytes, 56, 8) \
+  F(dyng_backend, sssp, 64, 8) \
+  F(dyng_backend, sssp_update, 72, 8) \
+  F(dyng_backend, error_message, 80, 8) \
+  F(dyng_backend, tree_release, 88, 8) \
+  F(dyng_backend, cycles_count, 96, 8) \
+  F(dyng_backend, cycles_delta, 104, 8) \
+  F(dyng_backend, mosp_path, 112, 8) \
+  F(dyng_backend, tree_fetch, 120, 8) \
+  F(dyng_backend, tree_path, 128, 8) \
+  S(dyng_plugin, 48, 8) \
+  F(dyng_plugin, abi, 0, 4) \
+  F(dyng_plugin, version, 8, 8) \
+  F(dyng_plugin, cuda_major, 16, 4) \
+  F(dyng_plugin, cuda_runtime, 20, 4) \
+  F(dyng_plugin, archs, 24, 8) \
+  F(dyng_plugin, init, 32, 8) \
+  F(dyng_plugin, backend, 40, 8)
+
 
 typedef struct dyng_backend dyng_backend;
 
@@ -48,7 +148,7 @@ struct dyng_backend {
   int (*graph_attach)(const dyng_backend *be, const dyng_graph_view *view, void **state);
 
   /* The host graph has changed; `view` is its current state and `changes`
-  ** (engine/graph.h) the edges the batch removed and added, or NULL when
+  ** (engine/types.h) the edges the batch removed and added, or NULL when
   ** they were not recorded (the backend then takes the whole view). */
   int (*graph_update)(void *state, const dyng_graph_view *view, const dyng_changes *changes);
 

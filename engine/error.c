@@ -1,6 +1,6 @@
 /*
 ** engine/error.c: names and messages of the engine's error codes, generated
-** from the single table DYNG_ERRNO_MAP in error.h.
+** from the table DYNG_ERRNO_MAP in error.h (the numbers: errcode.h).
 */
 #include "engine/error.h"
 
@@ -9,7 +9,7 @@ const char *dyng_strerror(int code) {
   case DYNG_OK:
     return "no error";
 #define DYNG__ERRNO_MSG(name, msg) \
-  case -DYNG__E_##name:            \
+  case DYNG_E##name:               \
     return msg;
     DYNG_ERRNO_MAP(DYNG__ERRNO_MSG)
 #undef DYNG__ERRNO_MSG
@@ -23,7 +23,7 @@ const char *dyng_err_name(int code) {
   case DYNG_OK:
     return "DYNG_OK";
 #define DYNG__ERRNO_NAME(name, msg) \
-  case -DYNG__E_##name:             \
+  case DYNG_E##name:                \
     return "DYNG_E" #name;
     DYNG_ERRNO_MAP(DYNG__ERRNO_NAME)
 #undef DYNG__ERRNO_NAME

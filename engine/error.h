@@ -1,14 +1,16 @@
 /*
-** engine/error.h: the engine's error codes.
+** engine/error.h: the text of the engine's error codes.
 **
-** Every engine function that can fail returns an int: 0 (DYNG_OK) on success,
-** a negative DYNG_E... code on failure.  One X-macro table gives each code its
-** name and its message, so dyng_strerror() and dyng_err_name() never disagree
-** with the enum.
+** The codes themselves are pinned numbers in engine/errcode.h (part of the
+** plugin ABI).  One X-macro table here gives each code its message, so
+** dyng_strerror() and dyng_err_name() never disagree with the codes.
 */
 #ifndef DYNG_ERROR_H
 #define DYNG_ERROR_H
 
+#include "engine/errcode.h"
+
+/* X(NAME, message) for every DYNG_E##NAME of engine/errcode.h. */
 #define DYNG_ERRNO_MAP(X)                                              \
   X(NOMEM, "out of memory")                                            \
   X(INVAL, "invalid argument")                                         \
@@ -18,25 +20,6 @@
   X(STATE, "operation not allowed in this state of the graph")         \
   X(BACKEND, "backend failure")                                        \
   X(INTERRUPTED, "interrupted")
-
-enum {
-  DYNG_OK = 0,
-#define DYNG__ERRNO_ENUM(name, msg) DYNG__E_##name,
-  DYNG__E_FIRST_ = 0,
-  DYNG_ERRNO_MAP(DYNG__ERRNO_ENUM)
-#undef DYNG__ERRNO_ENUM
-  DYNG__E_COUNT_
-};
-
-/* Public codes are the negated positions in the table above. */
-#define DYNG_ENOMEM (-DYNG__E_NOMEM)
-#define DYNG_EINVAL (-DYNG__E_INVAL)
-#define DYNG_ENOTFOUND (-DYNG__E_NOTFOUND)
-#define DYNG_EWEIGHT (-DYNG__E_WEIGHT)
-#define DYNG_ETOOBIG (-DYNG__E_TOOBIG)
-#define DYNG_ESTATE (-DYNG__E_STATE)
-#define DYNG_EBACKEND (-DYNG__E_BACKEND)
-#define DYNG_EINTERRUPTED (-DYNG__E_INTERRUPTED)
 
 /* The message of a code ("out of memory"); "unknown error" for other values.
 ** The string is static. */

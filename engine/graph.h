@@ -96,24 +96,9 @@ int dyng_graph_seal(dyng_graph *g);
 ** it was.  `stats` may be NULL. */
 int dyng_graph_apply(dyng_graph *g, dyng_batch *b, dyng_apply_stats *stats);
 
-/* The edges one batch removed and added, in the order it did so.  Owned by
-** the caller: zero it, pass it to dyng_graph_apply_tracked (which empties
-** it first), release it with dyng_changes_free. */
-typedef struct dyng_changes {
-  dyng_edge_change *removed;
-  size_t n_removed;
-  dyng_edge_change *added;
-  size_t n_added;
-  size_t cap;                  /* entries allocated in each array */
-  /* Positions of the out adjacency (view.out) the batch wrote, repeats
-  ** included: with them and the off/deg of the batch's edges' ends, a copy
-  ** of the adjacency in the same layout follows the batch exactly.  Only
-  ** when out_pos_complete (an allocation can fail while recording). */
-  uint32_t *out_pos;
-  size_t n_out_pos, cap_out_pos;
-  int out_pos_complete;
-} dyng_changes;
-
+/* The records of what one batch changed are a dyng_changes (engine/types.h):
+** zero one, pass it to dyng_graph_apply_tracked (which empties it first),
+** release it with dyng_changes_free. */
 void dyng_changes_free(dyng_changes *c); /* frees the arrays; accepts a zeroed one */
 
 /* dyng_graph_apply that also records what changed into *changes.  The

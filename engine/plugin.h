@@ -10,7 +10,8 @@
 **
 ** The description's layout is fixed for every ABI: `abi` and `version` are
 ** read first, and a plugin whose ABI or dyng version differs from the host's
-** is never used (nothing else of it is read).
+** is never used (nothing else of it is read).  Part of the plugin ABI
+** (engine/backend.h lists its layout).
 */
 #ifndef DYNG_PLUGIN_H
 #define DYNG_PLUGIN_H

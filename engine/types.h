@@ -2,8 +2,10 @@
 ** engine/types.h: plain data shared by the engine and every backend.
 **
 ** Nothing here allocates or calls anything: a backend plugin sees the graph
-** only through dyng_graph_view (borrowed pointers into the host graph) and
-** returns shortest-path trees in a dyng_sssp_tree the caller owns.
+** only through dyng_graph_view (borrowed pointers into the host graph), a
+** batch only through its change records (dyng_edge_change, dyng_changes),
+** and returns shortest-path trees in a dyng_sssp_tree the caller owns.
+** Part of the plugin ABI (engine/backend.h): includes only libc headers.
 */
 #ifndef DYNG_TYPES_H
 #define DYNG_TYPES_H
@@ -125,6 +127,24 @@ typedef struct dyng_edge_change {
   int64_t rowid;               /* its rowid */
   double w[DYNG_MAX_WEIGHTS];  /* its weights (1 for an unweighted graph) */
 } dyng_edge_change;
+
+/* The edges one batch removed and added, in the order it did so.  Owned by
+** the caller: zero it, pass it to dyng_graph_apply_tracked (which empties
+** it first), release it with dyng_changes_free (engine/graph.h). */
+typedef struct dyng_changes {
+  dyng_edge_change *removed;
+  size_t n_removed;
+  dyng_edge_change *added;
+  size_t n_added;
+  size_t cap;                  /* entries allocated in each array */
+  /* Positions of the out adjacency (view.out) the batch wrote, repeats
+  ** included: with them and the off/deg of the batch's edges' ends, a copy
+  ** of the adjacency in the same layout follows the batch exactly.  Only
+  ** when out_pos_complete (an allocation can fail while recording). */
+  uint32_t *out_pos;
+  size_t n_out_pos, cap_out_pos;
+  int out_pos_complete;
+} dyng_changes;
 
 /* The k-cycles one batch took away and brought (engine/cycles.h). */
 typedef struct dyng_cycles_diff {

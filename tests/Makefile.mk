@@ -30,7 +30,7 @@ EXTRA_DIST += tests/test_python.py tests/test_newer_sqlite.py tests/test_example
 
 if HAVE_CMOCKA
 UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles \
-	tests/test_mirror tests/test_choice tests/test_loader tests/test_parallel tests/test_mosp tests/test_pareto
+	tests/test_mirror tests/test_choice tests/test_loader tests/test_parallel tests/test_mosp tests/test_pareto tests/test_abi
 SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_sync_txn tests/test_backends tests/test_gpu tests/test_read_edges \
 	tests/test_threads tests/test_oom tests/test_ident tests/test_schema
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
@@ -39,8 +39,6 @@ endif
 TESTS += tests/test_python.py tests/test_newer_sqlite.py tests/test_examples.sh
 # The layers: includes and calls only go down (engine/ never reaches ext/).
 TESTS += tests/test_layers.sh
-# until the mirror and ABI work lands
-XFAIL_TESTS = tests/test_layers.sh
 EXTRA_DIST += tests/test_layers.sh
 # The examples of docs/sql.md and README.md against what they show.
 TESTS += tests/test_docs.py
@@ -100,6 +98,11 @@ tests_test_mosp_LDADD = $(UNIT_LDADD)
 tests_test_pareto_SOURCES = tests/test_pareto.c tests/test_util.h
 tests_test_pareto_CFLAGS = $(UNIT_CFLAGS)
 tests_test_pareto_LDADD = $(UNIT_LDADD)
+
+# The plugin ABI: the layout table and the pinned error numbers.
+tests_test_abi_SOURCES = tests/test_abi.c tests/test_util.h
+tests_test_abi_CFLAGS = $(UNIT_CFLAGS)
+tests_test_abi_LDADD = $(UNIT_LDADD)
 
 tests_test_alloc_SOURCES = tests/test_alloc.c tests/engine_internal.h tests/test_util.h
 tests_test_alloc_CFLAGS = $(UNIT_CFLAGS)

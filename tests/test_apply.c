@@ -179,7 +179,7 @@ static void check_adjacency(const dyng_graph *g) {
 }
 
 /* A copy of a graph's out adjacency that follows batches the way the CUDA
-** plugin's device copy does (cuda/dev_sssp.cu, dev_graph_follow). */
+** plugin's device copy does (cuda/dev_graph.cu, dev_graph_follow). */
 typedef struct mirror {
   uint32_t n_vert, cap_vert, *off, *deg;
   size_t cap, n_obj;
