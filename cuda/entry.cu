@@ -30,11 +30,9 @@
 
 #define DYNG_CUDA_EXPORT __attribute__((visibility("default")))
 
-/* The lowest compute capability the backend runs on, times ten. */
-#define DYNG_CUDA_MIN_CC 75
-
-static const char fork_remedy[] =
-    "CUDA was initialized before fork(); use CUDA only in the child, or start the child with exec";
+/* The rules shared with the host: DYNG_MIN_COMPUTE_CAPABILITY and
+** DYNG_FORK_REMEDY (engine/plugin.h). */
+static const char fork_remedy[] = DYNG_FORK_REMEDY;
 
 /* What init found, kept for later calls (all under `lock`). */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -93,12 +91,12 @@ static int start_runtime(int device, char *out, size_t n) {
   cudaDeviceProp prop;
   rc = cudaGetDeviceProperties(&prop, device);
   if (rc != cudaSuccess) return fail_cuda(out, n, "cudaGetDeviceProperties", rc);
-  if (prop.major * 10 + prop.minor < DYNG_CUDA_MIN_CC)
+  if (prop.major * 10 + prop.minor < DYNG_MIN_COMPUTE_CAPABILITY)
     return fail(out, n,
                 "CUDA device %d (%s) has compute capability %d.%d; the CUDA backend needs %d.%d "
                 "or newer",
-                device, prop.name, prop.major, prop.minor, DYNG_CUDA_MIN_CC / 10,
-                DYNG_CUDA_MIN_CC % 10);
+                device, prop.name, prop.major, prop.minor, DYNG_MIN_COMPUTE_CAPABILITY / 10,
+                DYNG_MIN_COMPUTE_CAPABILITY % 10);
 
   rc = cudaSetDevice(device);
   if (rc != cudaSuccess) return fail_cuda(out, n, "cudaSetDevice", rc);

@@ -57,13 +57,8 @@
 #include "engine/backend.h"
 #include "engine/plugin.h"
 
-/* The lowest compute capability a plugin is started on, major * 10 + minor. */
-#define DYNG_MIN_COMPUTE_CAPABILITY 75
-
-/* What a child forked after its parent started CUDA is told (R6). */
-#define DYNG_FORK_REMEDY                                                                   \
-  "CUDA was started in the parent before fork(); use CUDA only in the child, or start " \
-  "the child with exec"
+/* DYNG_MIN_COMPUTE_CAPABILITY (R1) and DYNG_FORK_REMEDY (R6) are in
+** engine/plugin.h: the plugins apply them too. */
 
 #define DYNG_CHOICE_REASON 320      /* bytes of a reason */
 #define DYNG_CHOICE_MAX_DEVICES 64

@@ -27,6 +27,15 @@
 #define DYNG_PLUGIN_PREFIX "dyng_cuda"
 #define DYNG_PLUGIN_SUFFIX ".so"
 
+/* Rules the host and a plugin share (the host applies them before it
+** starts a plugin; the plugin's init checks them again):
+** the lowest compute capability a plugin is started on, major * 10 +
+** minor, and what a child forked after its parent started CUDA is told. */
+#define DYNG_MIN_COMPUTE_CAPABILITY 75
+#define DYNG_FORK_REMEDY                                                                   \
+  "CUDA was started in the parent before fork(); use CUDA only in the child, or start " \
+  "the child with exec"
+
 typedef struct dyng_plugin {
   int abi;                  /* DYNG_BACKEND_ABI it was built with */
   const char *version;      /* the dyng version it was built for */
