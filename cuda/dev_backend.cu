@@ -2,9 +2,9 @@
 ** cuda/dev_backend.cu: the CUDA backend's table (engine/backend.h).
 **
 ** Each graph attached to it gets a state: its own stream, the graph's
-** out-adjacency as a CSR in device memory (cuda/dev_sssp.cu) and the work
-** space of a shortest-path search.  A batch is followed by copying the
-** entries of the vertices it touched (cuda/dev_sssp.cu).  A tree is
+** out-adjacency as a CSR in device memory (cuda/dev_graph.cu) and the work
+** space of a shortest-path search (cuda/dev_sssp.cu).  A batch is followed
+** by copying the entries of the vertices it touched (cuda/dev_graph.cu).  A tree is
 ** computed on the device and stays there (the host's arrays are marked
 ** host_stale): a batch repairs it there (dev_sssp_repair), and a query
 ** copies the rows it reads (dev_tree_fetch, dev_tree_path).  Cycle counts

@@ -4,8 +4,9 @@
 ** A backend is a table of function pointers plus its name, the dyng version
 ** it was built for and the ABI number of this header.  The CPU backend is
 ** compiled into dyng.so and fills the table statically; a GPU backend is a
-** plugin whose single exported entry point fills one.  ext/ calls analyses
-** only through this table.
+** plugin whose single exported entry point fills one.  Only engine/mirror.c
+** calls the table's entries (engine/choice.c starts a plugin and hands its
+** table out); ext/ calls none of them.
 **
 ** Contract: the host keeps the authoritative graph (engine/graph.h) and
 ** passes it as a read-only dyng_graph_view.  graph_attach builds the

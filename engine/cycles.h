@@ -54,7 +54,8 @@
 ** chunks of roots, per batch chunks of changed edges; the counts add up.
 **
 ** Long runs call a cancel callback every few thousand steps and stop with
-** DYNG_EINTERRUPTED when it says so (ext/ passes sqlite3_is_interrupted).
+** DYNG_EINTERRUPTED when it says so (ext/watch.c's, on an interrupt or past
+** max_ms).
 */
 #ifndef DYNG_CYCLES_H
 #define DYNG_CYCLES_H

@@ -12,8 +12,10 @@
 ** keep some slack: an insert appends to its vertex's segment, moving the
 ** segment to the end of the pool with twice the room when it is full; a
 ** delete moves the segment's last entry into the hole.  A directed graph
-** keeps its in adjacency only once asked for (dyng_graph_build_in).  The pool is
-** compacted when moved-away segments waste more than half of it.  Weights are
+** keeps its in adjacency only once asked for (dyng_graph_build_in).  A pool is
+** rewritten in vertex order (compacted) when moved-away segments waste a
+** third of it, or an eighth of the vertices' segments have moved
+** (dyng__compact_due in graph_internal.h).  Weights are
 ** stored with the adjacency entries, one array per objective, so a traversal
 ** in one objective reads them sequentially.
 */

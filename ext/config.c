@@ -6,10 +6,15 @@
 **   SELECT dyng_config('backend');   -- one top-level key, as JSON
 **   SELECT dyng_config('cache_mb', 512); -- a setting, then the report
 **
-** The report holds the version, how dyng was built, the backend chosen for
-** this connection and why, the OpenMP threads, and for every graph the
-** connection has seen: its definition, size, memory, residency and sync
-** counters.  It is built with Jansson.
+** The settings, per connection: backend (auto, cpu, cuda), cache_mb,
+** max_ms, max_graph_mb and progress.  The report holds the version, the
+** SQLite library, how dyng was built, the backend preference, the one this
+** connection would get and why, the OpenMP threads, the settings, how an
+** interrupt is noticed, and for every graph the connection has seen: its
+** definition, size, memory, residency, kept trees and counts, and sync
+** counters.  It is built with Jansson; backends.c, cache.c and sync.c
+** write their parts.  dyngRefuseFromSchema, which dyng_config and
+** dyng_update call first, refuses a call from a CHECK constraint.
 */
 #include "ext/dyng_ext.h"
 

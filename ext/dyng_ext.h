@@ -11,9 +11,11 @@
 ** loaded graph itself, its backend and what it keeps live in a dyng_mirror
 ** (engine/mirror.h).
 **
-** The sections below follow the files; util.c, the bottom of ext/, calls
-** no other file, and ext/dyng.c, the entry point, only registers the
-** others.
+** Below, one section per file declares what that file defines for the
+** others (ext/dyng.c, which defines nothing the others call, has none).
+** The files call each other in no loop (tests/test_layers.sh): util.c, the
+** bottom of ext/, calls no other file; ext/dyng.c, the entry point at the
+** top, is called by none; docs/design.md ("Layers") gives the order.
 */
 #ifndef DYNG_EXT_H
 #define DYNG_EXT_H
@@ -254,7 +256,7 @@ int dyngWatchError(const DyngWatch *w, const char *zFunc, char **pzErr);
 ** warning in sqlite3_log when a graph leaves its device. */
 void dyngWatchHooks(DyngConn *pConn);
 
-/* ---- edge_table.c (calls only util.c) ---------------------------------- */
+/* ---- edge_table.c (calls only options.c and util.c) -------------------- */
 
 /* Checks that pG's edge table, when it exists, is an ordinary table, not a
 ** view or a virtual table (a graph over a graph, or over itself, would

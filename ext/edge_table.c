@@ -3,7 +3,8 @@
 ** mirror: it exists, is an ordinary rowid table (not a view, a virtual
 ** table or WITHOUT ROWID), has no column shadowing `rowid`, and has every
 ** column the graph names, whose spelling it adopts.  Called at CREATE, at
-** reattach (graph_vtab.c) and before a load (sync.c); calls only util.c.
+** reattach (graph_vtab.c) and before a load (sync.c); calls only options.c
+** (dyngGraphRef) and util.c.
 */
 #include "ext/dyng_ext.h"
 

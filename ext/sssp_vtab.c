@@ -4,12 +4,18 @@
 **
 **   SELECT node, dist, parent, edge FROM dyng_sssp('net', 1[, 'minutes']);
 **   SELECT seq, node, edge, cost, agg_cost FROM dyng_path('net', 1, 99[, 0]);
+**   SELECT seq, node, edge, agg_costs FROM dyng_mosp('net', 1, 99);
+**   SELECT path, seq, node, agg_costs FROM dyng_pareto('net', 1, 99[, N]);
 **
 ** Declared schemas (the HIDDEN columns are the function's arguments):
 **   dyng_sssp(node, dist, parent, edge,
 **             graph HIDDEN, source HIDDEN, objective HIDDEN)
 **   dyng_path(seq, node, edge, cost, agg_cost,
 **             graph HIDDEN, source HIDDEN, target HIDDEN, objective HIDDEN)
+**   dyng_mosp(seq, node, edge, agg_costs,
+**             graph HIDDEN, source HIDDEN, target HIDDEN)
+**   dyng_pareto(path, seq, node, edge, agg_costs,
+**               graph HIDDEN, source HIDDEN, target HIDDEN, max_labels HIDDEN)
 **
 ** dyng_sssp lists every vertex reachable from the source, nearest first:
 ** its distance, its parent in the shortest-path tree and the rowid (in the
@@ -17,12 +23,19 @@
 ** parent and edge.  dyng_path lists the vertices of one shortest path, with
 ** the edge leaving each (NULL at the target), that edge's cost and the cost
 ** so far (pgRouting's column names).  The objective is a weight column's
-** name or 0-based index; it defaults to 0.
+** name or 0-based index; it defaults to 0.  dyng_mosp lists one path good
+** in every objective at once (engine/mosp.h), dyng_pareto every path of
+** the exact Pareto front (engine/pareto.h), at most max_labels labels made
+** permanent; agg_costs is the cost so far in every objective, as a JSON
+** array.
 **
-** How it works: xFilter syncs the graph, asks its mirror (engine/mirror.h)
-** for the shortest-path tree of (source, objective), kept or computed and
-** kept, or for the MOSP path or the Pareto front, and materializes the
-** rows, so that a graph change by a nested statement cannot disturb them.
+** How it works: the four share one implementation, told apart by a
+** DyngFuncInfo.  dyngFuncFilter finds and syncs the graph (dyngGraphOpen,
+** ext/sync.c), asks its mirror (engine/mirror.h) for the shortest-path tree
+** of (source, objective), kept or computed and kept (dyngTreeGet,
+** ext/cache.c), or for the MOSP path or the Pareto front, and materializes
+** the rows, so that a graph change by a nested statement cannot disturb
+** them.  It calls no backend: the mirror does.
 */
 #include "ext/dyng_ext.h"
 #include "engine/alloc.h"
@@ -40,7 +53,7 @@ SQLITE_EXTENSION_INIT3
 
 /* The functions share one implementation, told apart by this kind. */
 typedef struct DyngFuncInfo {
-  const char *zName; /* "dyng_sssp", "dyng_path" or "dyng_mosp" */
+  const char *zName; /* "dyng_sssp", "dyng_path", "dyng_mosp" or "dyng_pareto" */
   const char *zSchema;
   int bPath;         /* 1 for the path functions (a target, rows along a path) */
   int nOut;          /* output columns before the hidden ones */
