@@ -28,6 +28,9 @@ void dyng_path_free(dyng_path *p) {
   memset(p, 0, sizeof *p);
 }
 
+/* One function over 80 lines on purpose: building the ensemble's CSR,
+** the search over it and the walk back share the same arrays and their
+** single cleanup; it reads as the steps its comments name. */
 int dyng_mosp_path(const dyng_sssp_tree *const *trees, int k, uint32_t n_vertices,
                    uint32_t n_edge_slots, uint32_t source, uint32_t target, dyng_path *out) {
   memset(out, 0, sizeof *out);

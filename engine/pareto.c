@@ -106,6 +106,9 @@ void dyng_front_free(dyng_front *f) {
   memset(f, 0, sizeof *f);
 }
 
+/* One function over 80 lines on purpose: the label search and the walk
+** of the target's labels into paths share the label arrays and one
+** cleanup on every exit (out of memory, too many labels). */
 int dyng_pareto_front(const dyng_graph_view *g, uint32_t source, uint32_t target,
                       size_t max_labels, dyng_front *out) {
   memset(out, 0, sizeof *out);

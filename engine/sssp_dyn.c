@@ -56,6 +56,10 @@ static inline double dyng__in_weight(const dyng_graph_view *g, int obj, uint32_t
   return g->out.w[obj][g->edge_pos_out[g->in.ref[p] >> 1]];
 }
 
+/* One function over 80 lines on purpose: its three numbered steps (cut,
+** offers, propagate) share the cut marks, the stack and the heap, and the
+** give-up count runs across all three; split, each step would take them
+** all as arguments. */
 int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edge_change *removed,
                      size_t n_removed, const dyng_edge_change *added, size_t n_added,
                      size_t max_touched, size_t *pn_touched) {

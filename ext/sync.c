@@ -849,6 +849,9 @@ static int dyngReadTableEdge(DyngGraph *pG, sqlite3_stmt **ppStmt, DyngLogRow *r
 ** values the table refuses, a gap in the sequence) sets *pbReload and
 ** leaves the mirror alone: the table is the truth, and the caller loads it
 ** again. */
+/* (One function over 80 lines on purpose: each row moves the batch, the
+** undo record and the edge's state so far together, and every exit frees
+** the same four things; apart, each part would take all of them.) */
 static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord, int *pbReload,
                          char **pzErr) {
   if (rc == SQLITE_DONE) return SQLITE_OK;
