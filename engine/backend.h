@@ -34,14 +34,14 @@
 
 /* Bumped whenever this struct, engine/types.h, engine/plugin.h or a number
 ** of engine/errcode.h changes incompatibly. */
-#define DYNG_BACKEND_ABI 8
+#define DYNG_BACKEND_ABI 9
 
-/* The layout of every struct of the ABI on x86_64 (LP64), for ABI 8:
+/* The layout of every struct of the ABI on x86_64 (LP64), for ABI 9:
 ** S(struct, sizeof, alignment) and then, for each of its fields in order,
 ** F(struct, field, offsetof, sizeof).  tests/test_abi.c checks it against
 ** the compiler, so a change of layout fails there until this table is
 ** updated and DYNG_BACKEND_ABI bumped with it. */
-#define DYNG_ABI_LAYOUT_OF 8 /* the DYNG_BACKEND_ABI the table describes */
+#define DYNG_ABI_LAYOUT_OF 9 /* the DYNG_BACKEND_ABI the table describes */
 #define DYNG_ABI_LAYOUT(S, F) \
   S(dyng_adj_view, 112, 8) \
   F(dyng_adj_view, off, 0, 8) \
@@ -69,7 +69,7 @@
   F(dyng_graph_view, edge_pos_out, 272, 8) \
   F(dyng_graph_view, edge_pos_in, 280, 8) \
   F(dyng_graph_view, cancel, 288, 8) \
-  S(dyng_sssp_tree, 56, 8) \
+  S(dyng_sssp_tree, 64, 8) \
   F(dyng_sssp_tree, n_vertices, 0, 4) \
   F(dyng_sssp_tree, source, 4, 4) \
   F(dyng_sssp_tree, objective, 8, 4) \
@@ -80,6 +80,7 @@
   F(dyng_sssp_tree, parent, 32, 8) \
   F(dyng_sssp_tree, parent_edge, 40, 8) \
   F(dyng_sssp_tree, order, 48, 8) \
+  F(dyng_sssp_tree, hops, 56, 8) \
   S(dyng_edge_change, 88, 8) \
   F(dyng_edge_change, slot, 0, 4) \
   F(dyng_edge_change, src, 4, 4) \

@@ -176,10 +176,16 @@ void dyng_mirror_free(dyng_mirror *m) {
 }
 
 /* Brings every kept tree wholly to the host (before the backend's state
-** goes); a tree that cannot come stays host_stale and is computed again on
-** its next use (dyng_mirror_tree_rows, tree_follow). */
+** goes), with the tie levels the CPU's updates read (sssp.h); a tree that
+** cannot come stays (or becomes) host_stale and is computed again on its
+** next use (dyng_mirror_tree_rows, tree_follow). */
 static void trees_to_host(dyng_mirror *m) {
-  for (dyng_kept_tree *p = m->trees; p; p = p->next) (void)dyng_mirror_tree_rows(m, &p->tree, NULL, 0);
+  for (dyng_kept_tree *p = m->trees; p; p = p->next) {
+    dyng_sssp_tree *t = &p->tree;
+    if (dyng_mirror_tree_rows(m, t, NULL, 0) == DYNG_OK && !t->host_stale && dyng_sssp_tree_hops(t) == DYNG_OK)
+      continue;
+    t->host_stale = 1;
+  }
 }
 
 int dyng_mirror_leave_device(dyng_mirror *m, const char *doing) {

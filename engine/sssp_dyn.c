@@ -11,6 +11,7 @@
 #include "engine/error.h"
 #include "engine/parallel.h"
 #include "engine/radix_heap.h"
+#include "engine/sssp_tie.h"
 
 #include <math.h>
 #include <string.h>
@@ -22,11 +23,12 @@ int dyng_sssp_tree_grow(dyng_sssp_tree *t, uint32_t n) {
   if (dyng_resize(&t->dist, m, sizeof *t->dist) ||
       dyng_resize(&t->parent, m, sizeof *t->parent) ||
       dyng_resize(&t->parent_edge, m, sizeof *t->parent_edge) ||
-      dyng_resize(&t->order, m, sizeof *t->order))
+      dyng_resize(&t->order, m, sizeof *t->order) ||
+      dyng_resize(&t->hops, m, sizeof *t->hops))
     return DYNG_ENOMEM;
   for (uint32_t v = old; v < n; v++) {
     t->dist[v] = INFINITY;
-    t->parent[v] = t->parent_edge[v] = DYNG_NONE;
+    t->parent[v] = t->parent_edge[v] = t->hops[v] = DYNG_NONE;
   }
   t->n_vertices = n;
   return DYNG_OK;
@@ -47,8 +49,32 @@ static int dyng__push(dyng__stack *s, uint32_t v) {
 /* The best way into a cut vertex from outside the cut. */
 typedef struct dyng__offer {
   double dist;
-  uint32_t parent, edge;
+  uint32_t parent, edge, level;
 } dyng__offer;
+
+/* Whether an offer (d, level hx, edge slot e) beats vertex x's entry: the
+** tie rule's order (sssp.h) on (dist, level, rowid). */
+static inline int dyng__beats(const dyng_graph_view *g, const dyng_sssp_tree *t, uint32_t x, double d,
+                              uint32_t hx, uint32_t e) {
+  if (d != t->dist[x]) return d < t->dist[x];
+  if (hx != t->hops[x]) return hx < t->hops[x];
+  return t->parent_edge[x] != DYNG_NONE && dyng__edge_rank(g, e) < dyng__edge_rank(g, t->parent_edge[x]);
+}
+
+/* Vertex x takes the offer of tail u through edge slot e; it goes (back)
+** into the heap unless only the edge changed (its distance and level, all
+** its children see, stay). */
+static inline int dyng__take(dyng__radix_heap *h, dyng_sssp_tree *t, uint32_t x, double d, uint32_t hx, uint32_t u,
+                             uint32_t e, size_t *n_touched, size_t max_touched) {
+  int moved = d != t->dist[x] || hx != t->hops[x];
+  t->dist[x] = d;
+  t->hops[x] = hx;
+  t->parent[x] = u;
+  t->parent_edge[x] = e;
+  if (!moved) return DYNG_OK;
+  if (++*n_touched > max_touched) return DYNG_ETOOBIG;
+  return dyng__heap_push(h, dyng__key(d), x);
+}
 
 /* Weight of in-entry p of vertex-side adjacency `in` (see types.h). */
 static inline double dyng__in_weight(const dyng_graph_view *g, int obj, uint32_t p) {
@@ -70,7 +96,7 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
   if ((rc = dyng_sssp_tree_grow(t, g->n_vertices)) != DYNG_OK) return rc;
   const double *w = g->out.w[obj];
   double *dist = t->dist;
-  uint32_t *parent = t->parent, *pedge = t->parent_edge;
+  uint32_t *parent = t->parent, *pedge = t->parent_edge, *hops = t->hops;
   const uint32_t *out_off = g->out.off, *out_deg = g->out.deg, *out_nbr = g->out.nbr,
                  *out_ref = g->out.ref;
   dyng__stack cut = {0}, work = {0};
@@ -94,6 +120,7 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
   while (rc == DYNG_OK && work.n) {
     uint32_t v = work.v[--work.n];
     dist[v] = INFINITY;
+    hops[v] = DYNG_NONE;
     if (++n_touched > max_touched) {
       rc = DYNG_ETOOBIG;
       break;
@@ -114,24 +141,29 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
   dyng__offer *offer = NULL;
   if (rc == DYNG_OK && cut.n && !(offer = dyng_malloc(cut.n * sizeof *offer))) rc = DYNG_ENOMEM;
   for (size_t i = 0; i < cut.n && rc == DYNG_OK; i++) {
-    uint32_t v = cut.v[i], best_u = DYNG_NONE, best_e = DYNG_NONE;
+    uint32_t v = cut.v[i], best_u = DYNG_NONE, best_e = DYNG_NONE, best_h = DYNG_NONE;
     double best = INFINITY;
     for (uint32_t p = g->in.off[v], end = g->in.off[v] + g->in.deg[v]; p < end; p++) {
       uint32_t u = g->in.nbr[p];
       /* Most in-neighbours of a cut vertex are cut too: skip them before
       ** looking the weight up (an indirection through the edge). */
-      if (!(dist[u] < best)) continue;
+      if (!(dist[u] <= best) || isinf(dist[u])) continue;
       double d = dist[u] + dyng__in_weight(g, obj, p);
-      if (d < best) best = d, best_u = u, best_e = g->in.ref[p] >> 1;
+      if (d > best) continue;
+      uint32_t e = g->in.ref[p] >> 1, hx = dyng__offer_level(dist[u], hops[u], d);
+      if (d < best || hx < best_h || (hx == best_h && dyng__edge_rank(g, e) < dyng__edge_rank(g, best_e)))
+        best = d, best_u = u, best_e = e, best_h = hx;
     }
     offer[i].dist = best;
     offer[i].parent = best_u;
     offer[i].edge = best_e;
+    offer[i].level = best_h;
   }
   for (size_t i = 0; i < cut.n && rc == DYNG_OK; i++) {
     if (offer[i].parent == DYNG_NONE) continue;
     uint32_t v = cut.v[i];
     dist[v] = offer[i].dist;
+    hops[v] = offer[i].level;
     parent[v] = offer[i].parent;
     pedge[v] = offer[i].edge;
     rc = dyng__heap_push(&h, dyng__key(dist[v]), v);
@@ -141,13 +173,10 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
     const dyng_edge_change *a = &added[i];
     for (int side = 0; side < (g->directed ? 1 : 2) && rc == DYNG_OK; side++) {
       uint32_t u = side ? a->dst : a->src, v = side ? a->src : a->dst;
+      if (isinf(dist[u]) || v == t->source) continue;
       double d = dist[u] + a->w[obj];
-      if (!(d < dist[v])) continue;
-      dist[v] = d;
-      parent[v] = u;
-      pedge[v] = a->slot;
-      if (++n_touched > max_touched) rc = DYNG_ETOOBIG;
-      else rc = dyng__heap_push(&h, dyng__key(d), v);
+      uint32_t hx = dyng__offer_level(dist[u], hops[u], d);
+      if (dyng__beats(g, t, v, d, hx, a->slot)) rc = dyng__take(&h, t, v, d, hx, u, a->slot, &n_touched, max_touched);
     }
   }
 
@@ -160,17 +189,14 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
     uint32_t u = it.vertex;
     double du = dist[u];
     if (it.key != dyng__key(du)) continue; /* stale */
+    uint32_t hu = hops[u];
     for (uint32_t p = out_off[u], end = out_off[u] + out_deg[u]; p < end; p++) {
       uint32_t x = out_nbr[p];
       double nd = du + w[p];
-      if (nd < dist[x]) {
-        dist[x] = nd;
-        parent[x] = u;
-        pedge[x] = out_ref[p] >> 1;
-        if (++n_touched > max_touched) rc = DYNG_ETOOBIG;
-        else rc = dyng__heap_push(&h, dyng__key(nd), x);
-        if (rc) break;
-      }
+      if (nd > dist[x] || x == t->source) continue;
+      uint32_t hx = dyng__offer_level(du, hu, nd), e = out_ref[p] >> 1;
+      if (dyng__beats(g, t, x, nd, hx, e) && (rc = dyng__take(&h, t, x, nd, hx, u, e, &n_touched, max_touched)))
+        break;
     }
   }
   dyng__heap_free(&h);
@@ -179,6 +205,36 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
   t->order_stale = 1;
   if (pn_touched) *pn_touched = n_touched;
   return rc;
+}
+
+int dyng_sssp_tree_hops(dyng_sssp_tree *t) {
+  uint32_t n = t->n_vertices;
+  const double *dist = t->dist;
+  const uint32_t *parent = t->parent;
+  uint32_t *hops = t->hops;
+  for (uint32_t v = 0; v < n; v++) hops[v] = DYNG_NONE;
+  if (t->source < n) hops[t->source] = 0;
+  dyng__stack up = {0};
+  /* Each vertex climbs to the nearest ancestor whose level is known, then
+  ** the levels come back down that chain: every vertex is stacked once. */
+  for (uint32_t v = 0; v < n; v++) {
+    if (hops[v] != DYNG_NONE || isinf(dist[v]) || parent[v] == DYNG_NONE) continue;
+    uint32_t x = v;
+    while (x != DYNG_NONE && hops[x] == DYNG_NONE) {
+      int rc = up.n < n ? dyng__push(&up, x) : DYNG_EINVAL; /* a loop: not a tree */
+      if (rc != DYNG_OK) {
+        dyng_free(up.v);
+        return rc;
+      }
+      x = parent[x] < n ? parent[x] : DYNG_NONE;
+    }
+    while (up.n) {
+      uint32_t y = up.v[--up.n], p = parent[y];
+      hops[y] = p >= n || hops[p] == DYNG_NONE ? 0 : dyng__offer_level(dist[p], hops[p], dist[y]);
+    }
+  }
+  dyng_free(up.v);
+  return DYNG_OK;
 }
 
 int dyng_sssp_tree_order(dyng_sssp_tree *t) {

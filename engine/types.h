@@ -99,7 +99,13 @@ typedef struct dyng_graph_view {
 ** slot) are DYNG_NONE for the source and for unreached vertices.  order[]
 ** lists the n_reached reached vertices by non-decreasing distance, the
 ** source first, unless order_stale is set (after an incremental update;
-** dyng_sssp_tree_order rebuilds it).  When host_stale is set, the tree is
+** dyng_sssp_tree_order rebuilds it).  The parents follow the tie rule of
+** engine/sssp.h, so the tree is a function of the graph's edges (their
+** ends, weights and rowids) alone.  hops[v] is that rule's tie level of v
+** (0 when v's parent is strictly closer to the source, else one more than
+** its parent's); only the CPU backend reads or writes it, and a tree that
+** comes to the CPU from another backend gets it from its parents
+** (dyng_sssp_tree_hops).  When host_stale is set, the tree is
 ** held by the backend that computed it (in device memory) and these host
 ** arrays are not current: the backend's tree_fetch brings rows over
 ** (engine/backend.h).
@@ -115,6 +121,7 @@ typedef struct dyng_sssp_tree {
   uint32_t *parent;
   uint32_t *parent_edge;
   uint32_t *order;
+  uint32_t *hops;
 } dyng_sssp_tree;
 
 /* One edge a batch took out of the graph or put into it.  A replaced edge

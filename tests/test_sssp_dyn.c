@@ -5,10 +5,10 @@
 ** and real weights) take random batches (inserts, deletes of tree and
 ** non-tree edges, weight changes, parallel edges, self-loops; from one
 ** change to a tenth of the edges).  After every batch each tree updated in
-** place must equal dyng_sssp_dijkstra from scratch: the same distances
-** (exactly for integer weights, 1e-9 relative for reals), parents that form
-** a valid shortest-path tree over real edges, and, once rebuilt, an order that lists the reached vertices by
-** distance.
+** place must equal dyng_sssp_dijkstra from scratch: the same distances bit
+** for bit, the same parents, both those of the tie rule (by brute force
+** here), parents that form a valid shortest-path tree over real edges,
+** and, once rebuilt, an order that lists the reached vertices by distance.
 */
 #include "tests/test_util.h"
 
@@ -23,14 +23,14 @@ static uint64_t g_seed;
 
 typedef struct scenario {
   int directed;
-  int integer;     /* integer weights 0..9, else reals in [0, 10) */
+  int integer;     /* integer weights 0..integer-1 (10 when 1), else reals in [0, 10) */
   int grid;        /* grid-like ids and edges, else skewed random */
   int n_nodes;
   int n_edges;
 } scenario;
 
 static double draw_weight(test_rng *r, int integer) {
-  return integer ? (double)test_rng_below(r, 10) : test_rng_unit(r) * 10.0;
+  return integer ? (double)test_rng_below(r, integer > 1 ? (uint64_t)integer : 10) : test_rng_unit(r) * 10.0;
 }
 
 /* An edge's endpoints: neighbours on a grid of side `side`, or skewed (low
@@ -57,6 +57,55 @@ static int close_enough(double a, double b, int integer) {
   return fabs(a - b) <= 1e-9 * (fabs(b) > 1 ? fabs(b) : 1);
 }
 
+/* The tie rule of engine/sssp.h, by brute force from the distances: the
+** level of every reached vertex (0 with a tight in-edge from a strictly
+** closer tail, else one more than the smallest level among its tight
+** in-edges' tails, found by relaxing to a fixed point) and then its parent
+** edge, the tight in-edge of smallest rowid among those that give it that
+** level.  Checks that the tree's parents and levels are those. */
+static void check_tie_rule(const dyng_graph *g, const dyng_sssp_tree *t) {
+  dyng_graph_view v;
+  dyng_graph_get_view(g, &v);
+  uint32_t n = v.n_vertices, *level = test_malloc((n ? n : 1) * sizeof *level);
+  const double *dist = t->dist;
+  for (uint32_t x = 0; x < n; x++) level[x] = x == t->source ? 0 : DYNG_NONE;
+  /* An in-edge of x: slot e from u, both ways when undirected. */
+#define FOR_EACH_TIGHT(body)                                                           \
+  for (uint32_t e = 0; e < v.n_edge_slots; e++) {                                      \
+    if (v.edge_src[e] == DYNG_NONE) continue;                                          \
+    for (int side = 0; side < (v.directed ? 1 : 2); side++) {                          \
+      uint32_t u = side ? v.edge_dst[e] : v.edge_src[e], x = side ? v.edge_src[e] : v.edge_dst[e]; \
+      if (x == t->source || isinf(dist[u]) || dist[u] + dyng_graph_edge_weight(g, e, t->objective) != dist[x]) \
+        continue;                                                                      \
+      body                                                                             \
+    }                                                                                  \
+  }
+  FOR_EACH_TIGHT(if (dist[u] < dist[x]) level[x] = 0;)
+  for (int changed = 1; changed;) {
+    changed = 0;
+    FOR_EACH_TIGHT(if (dist[u] == dist[x] && level[u] != DYNG_NONE && level[u] + 1 < level[x]) {
+      level[x] = level[u] + 1;
+      changed = 1;
+    })
+  }
+  uint32_t *want = test_malloc((n ? n : 1) * sizeof *want);
+  for (uint32_t x = 0; x < n; x++) want[x] = DYNG_NONE;
+  FOR_EACH_TIGHT(if ((level[x] == 0 ? dist[u] < dist[x] : dist[u] == dist[x] && level[u] + 1 == level[x]) &&
+                     (want[x] == DYNG_NONE || v.edge_rowid[e] < v.edge_rowid[want[x]])) want[x] = e;)
+#undef FOR_EACH_TIGHT
+  for (uint32_t x = 0; x < n; x++) {
+    if (isinf(dist[x])) continue;
+    if (t->parent_edge[x] != want[x] || t->hops[x] != level[x])
+      fail_msg("vertex %u at %.17g: parent edge %u (rowid %lld), level %u; the tie rule gives edge %u (rowid %lld), "
+               "level %u",
+               x, dist[x], t->parent_edge[x],
+               t->parent_edge[x] == DYNG_NONE ? -1LL : (long long)v.edge_rowid[t->parent_edge[x]], t->hops[x],
+               want[x], want[x] == DYNG_NONE ? -1LL : (long long)v.edge_rowid[want[x]], level[x]);
+  }
+  test_free(level);
+  test_free(want);
+}
+
 /* The cached tree against a fresh computation on the same graph. */
 static void verify_tree(const dyng_graph *g, dyng_sssp_tree *t, int integer) {
   dyng_graph_view v;
@@ -65,9 +114,14 @@ static void verify_tree(const dyng_graph *g, dyng_sssp_tree *t, int integer) {
   assert_int_equal(dyng_sssp_tree_init(&fresh, v.n_vertices), DYNG_OK);
   assert_int_equal(dyng_sssp_dijkstra(&v, t->source, t->objective, DYNG_NONE, &fresh), DYNG_OK);
   assert_true(t->n_vertices >= v.n_vertices);
+  (void)integer;
   for (uint32_t x = 0; x < v.n_vertices; x++) {
-    if (!close_enough(t->dist[x], fresh.dist[x], integer))
+    /* Bit for bit: both are the least fixed point of the same sums. */
+    if (!(t->dist[x] == fresh.dist[x] || (isnan(t->dist[x]) && isnan(fresh.dist[x]))))
       fail_msg("vertex %u: updated %.17g, fresh %.17g", x, t->dist[x], fresh.dist[x]);
+    if (t->parent_edge[x] != fresh.parent_edge[x] || t->parent[x] != fresh.parent[x])
+      fail_msg("vertex %u: updated parent %u by edge %u, fresh parent %u by edge %u", x, t->parent[x],
+               t->parent_edge[x], fresh.parent[x], fresh.parent_edge[x]);
     uint32_t p = t->parent[x], e = t->parent_edge[x];
     if (x == t->source || isinf(t->dist[x])) {
       assert_int_equal(p, DYNG_NONE);
@@ -84,6 +138,14 @@ static void verify_tree(const dyng_graph *g, dyng_sssp_tree *t, int integer) {
     assert_true(close_enough(t->dist[p] + w, t->dist[x], integer));
   }
   /* The rebuilt order lists exactly the reached vertices by distance. */
+  check_tie_rule(g, &fresh);
+  check_tie_rule(g, t);
+  /* Levels derived from the parents alone (a tree that came from another
+  ** backend) are the ones the search kept. */
+  for (uint32_t x = 0; x < v.n_vertices; x++) fresh.hops[x] = 12345;
+  assert_int_equal(dyng_sssp_tree_hops(&fresh), DYNG_OK);
+  for (uint32_t x = 0; x < v.n_vertices; x++)
+    if (!isinf(fresh.dist[x])) assert_int_equal(fresh.hops[x], t->hops[x]);
   assert_int_equal(dyng_sssp_tree_order(t), DYNG_OK);
   uint32_t reached = 0;
   for (uint32_t x = 0; x < v.n_vertices; x++) reached += !isinf(t->dist[x]);
@@ -201,6 +263,20 @@ static void test_sparse_graph_with_disconnections_updates_equal_recompute(void *
   run_scenario(&sc, 5);
 }
 
+/* Weights 0 and 1 only: ties everywhere, zero-weight cycles, parallel
+** edges of equal weight: the tie rule decides most parents. */
+static void test_directed_ties_everywhere_updates_equal_recompute(void **state) {
+  (void)state;
+  scenario sc = {1, 2, 1, 400, 1600};
+  run_scenario(&sc, 6);
+}
+
+static void test_undirected_ties_everywhere_updates_equal_recompute(void **state) {
+  (void)state;
+  scenario sc = {0, 2, 0, 300, 900};
+  run_scenario(&sc, 7);
+}
+
 static void test_update_past_its_budget_gives_up(void **state) {
   (void)state;
   /* A path 0-1-...-99 whose first edge goes: every vertex moves. */
@@ -262,6 +338,8 @@ int main(void) {
       cmocka_unit_test(test_directed_skewed_real_updates_equal_recompute),
       cmocka_unit_test(test_undirected_skewed_real_updates_equal_recompute),
       cmocka_unit_test(test_sparse_graph_with_disconnections_updates_equal_recompute),
+      cmocka_unit_test(test_directed_ties_everywhere_updates_equal_recompute),
+      cmocka_unit_test(test_undirected_ties_everywhere_updates_equal_recompute),
       cmocka_unit_test(test_update_past_its_budget_gives_up),
       cmocka_unit_test(test_update_without_in_adjacency_is_einval),
   };
