@@ -552,7 +552,7 @@ static void timed_path(const dyng_graph_view *view, dyng_sssp_tree *t, uint32_t 
   const dyng_sssp_tree *trees[N_WEIGHTS] = {&t[0], &t[1], &t[2]};
   dyng_path_free(p);
   double t0 = now_s();
-  int rc = dyng_mosp_path(trees, N_WEIGHTS, view->n_vertices, view->n_edge_slots, source,
+  int rc = dyng_mosp_path(trees, N_WEIGHTS, view->n_vertices, view->n_edge_slots, view->edge_rowid, source,
                           target, p);
   *dt = now_s() - t0;
   if (rc) die("dyng_mosp_path: %s", dyng_strerror(rc));

@@ -677,7 +677,7 @@ static int mosp_on_backend(dyng_mirror *m, const dyng_graph_view *view, dyng_sss
       int erc = dyng_mirror_tree_rows(m, t[i], NULL, 0);
       if (erc != DYNG_OK) return erc;
     }
-    return dyng_mosp_path((const dyng_sssp_tree *const *)t, k, view->n_vertices, view->n_edge_slots, source,
+    return dyng_mosp_path((const dyng_sssp_tree *const *)t, k, view->n_vertices, view->n_edge_slots, view->edge_rowid, source,
                           target, path);
   }
   /* Room for a path of up to 4096 vertices first, then for the length the

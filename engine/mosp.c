@@ -11,9 +11,10 @@
 ** Ties: ensemble weights are small integers, so a vertex often has several
 ** tight in-entries.  Which one the Dijkstra records depends on the order
 ** its heap pops equal keys; the walk back instead takes, at every vertex,
-** the tight in-entry of smallest position.  The path is then a function of
-** the trees alone, and a backend that searches the same ensemble another
-** way (cuda/dev_mosp.cu) finds the same one.
+** the tight in-entry whose edge has the smallest rowid.  The path is then
+** a function of the trees and the rowids alone (not of edge slots or
+** vertex indices, which depend on the graph's history), and a backend
+** that searches the same ensemble another way finds the same one.
 */
 #include "engine/mosp.h"
 #include "engine/error.h"
@@ -32,7 +33,8 @@ void dyng_path_free(dyng_path *p) {
 ** the search over it and the walk back share the same arrays and their
 ** single cleanup; it reads as the steps its comments name. */
 int dyng_mosp_path(const dyng_sssp_tree *const *trees, int k, uint32_t n_vertices,
-                   uint32_t n_edge_slots, uint32_t source, uint32_t target, dyng_path *out) {
+                   uint32_t n_edge_slots, const int64_t *edge_rowid, uint32_t source, uint32_t target,
+                   dyng_path *out) {
   memset(out, 0, sizeof *out);
   if (k < 1 || source >= n_vertices || target >= n_vertices) return DYNG_EINVAL;
   for (int i = 0; i < k; i++)
@@ -103,17 +105,19 @@ int dyng_mosp_path(const dyng_sssp_tree *const *trees, int k, uint32_t n_vertice
   if ((rc = dyng_sssp_dijkstra(&ens, source, 0, target, &t)) != DYNG_OK) goto done;
   if (isinf(t.dist[target])) goto done;
 
-  /* Every vertex of the path gets its tight in-entry of smallest position.
-  ** Its in-entries are its parent edges in the trees (at[]); a tight one
-  ** leads from a vertex strictly closer (weights are at least 1), which the
-  ** search settled before it stopped at the target, so the distances
-  ** compared here are final. */
+  /* Every vertex of the path gets the tight in-entry whose edge has the
+  ** smallest rowid.  Its in-entries are its parent edges in the trees
+  ** (at[]), each edge once; a tight one leads from a vertex strictly closer
+  ** (weights are at least 1), which the search settled before it stopped at
+  ** the target, so the distances compared here are final. */
   uint32_t n = 1;
   for (uint32_t v = target; v != source; v = tail[t.parent_edge[v]]) {
     uint32_t best = DYNG_NONE;
     for (int i = 0; i < k; i++) {
       uint32_t p = at[(size_t)i * n_vertices + v];
-      if (p != DYNG_NONE && p < best && tail[p] != v && t.dist[tail[p]] + cost[p] == t.dist[v]) best = p;
+      if (p == DYNG_NONE || tail[p] == v || t.dist[tail[p]] + cost[p] != t.dist[v]) continue;
+      if (best == DYNG_NONE || (edge_rowid ? edge_rowid[slot[p]] < edge_rowid[slot[best]] : slot[p] < slot[best]))
+        best = p;
     }
     t.parent_edge[v] = best; /* an entry, as the search left it */
     n++;

@@ -30,12 +30,15 @@ typedef struct dyng_path {
 void dyng_path_free(dyng_path *p); /* accepts a zeroed path */
 
 /* The ensemble path from trees[0..k-1] (each from `source`, over the same
-** graph of n_vertices vertices and n_edge_slots edge slots) to `target`.
+** graph of n_vertices vertices and n_edge_slots edge slots, whose rowids
+** edge_rowid names per slot) to `target`; among equally cheap ways into a
+** vertex it takes the edge of smallest rowid (of smallest slot when
+** edge_rowid is NULL).
 ** *out is filled (new arrays, free with dyng_path_free); out->n is 0 when
 ** no tree reaches the target.  DYNG_EINVAL for mismatched trees;
 ** DYNG_ENOMEM. */
 int dyng_mosp_path(const dyng_sssp_tree *const *trees, int k, uint32_t n_vertices,
-                   uint32_t n_edge_slots, uint32_t source, uint32_t target,
+                   uint32_t n_edge_slots, const int64_t *edge_rowid, uint32_t source, uint32_t target,
                    dyng_path *out) DYNG_WARN_UNUSED;
 
 #endif /* DYNG_MOSP_H */

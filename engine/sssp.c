@@ -22,6 +22,8 @@ int dyng_sssp_tree_init(dyng_sssp_tree *t, uint32_t n) {
     dyng_sssp_tree_free(t);
     return DYNG_ENOMEM;
   }
+  /* Unknown until a CPU search fills them (a device backend never does). */
+  for (uint32_t v = 0; v < n; v++) t->hops[v] = DYNG_NONE;
   t->n_vertices = n;
   return DYNG_OK;
 }
@@ -39,8 +41,13 @@ void dyng_sssp_tree_free(dyng_sssp_tree *t) {
 ** smaller level, or an equal level and a smaller rowid.  A vertex whose
 ** level drops at its own distance (a zero-weight edge from a vertex of the
 ** same distance) may have been settled already: it is pushed again and
-** settles again, listing it twice in order[], which is then marked stale
-** (dyng_sssp_tree_order rebuilds it).  Positive weights never do that. */
+** settles again, so order[], which lists it twice, is rebuilt at the end
+** (by distance, then level: parents still come before their children); so
+** it is when a settled vertex takes a parent of its own distance.
+** Positive weights never do that.  A search toward a target stops before
+** every tie is known, so it leaves equal distances to the first offer
+** among tails of that same distance (ties among strictly closer tails are
+** still broken by rowid), and lists every vertex once. */
 int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
                        uint32_t target, dyng_sssp_tree *t) {
   uint32_t n = g->n_vertices;
@@ -51,7 +58,7 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
   double *dist = t->dist;
   uint32_t *parent = t->parent, *pedge = t->parent_edge, *order = t->order, *hops = t->hops;
   uint32_t n_reached = 0, tick = 0;
-  int rc = DYNG_OK, settled_again = 0;
+  int rc = DYNG_OK, settled_again = 0, all_ties = target == DYNG_NONE;
 
   for (uint32_t v = 0; v < n; v++) {
     dist[v] = INFINITY;
@@ -96,6 +103,8 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
         pedge[x] = p; /* the entry; its edge and parent are found below */
         rc = dyng__heap_push(&h, dyng__key(nd), x);
         if (rc) break;
+      } else if (!all_ties && nd == du) {
+        continue; /* see above */
       } else if (hx < hops[x]) {
         hops[x] = hx;
         pedge[x] = p;
@@ -106,6 +115,7 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
       } else if (hx == hops[x] && x != source &&
                  dyng__edge_rank(g, ref[p] >> 1) < dyng__edge_rank(g, ref[pedge[x]] >> 1)) {
         pedge[x] = p;
+        if (nd == du) settled_again = 1; /* x may be listed before its new parent */
       }
     }
   }
@@ -125,5 +135,6 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
   t->n_reached = n_reached;
   t->order_stale = settled_again;
   dyng__heap_free(&h);
+  if (rc == DYNG_OK && settled_again) rc = dyng_sssp_tree_order(t);
   return rc;
 }

@@ -237,13 +237,21 @@ int dyng_sssp_tree_hops(dyng_sssp_tree *t) {
   return DYNG_OK;
 }
 
+/* Sorted by (distance bits, level, vertex): vertices enter in index order
+** and the radix sort is stable, so a sort by level and then one by
+** distance leaves ties by level and then by index.  The level pass is
+** needed only when some vertex has a level above 0 (zero-weight ties); it
+** puts a parent before a child of the same distance.  Levels a backend did
+** not fill (DYNG_NONE everywhere) order nothing. */
 int dyng_sssp_tree_order(dyng_sssp_tree *t) {
   if (!t->order_stale) return DYNG_OK;
   uint32_t n = t->n_vertices, m = 0;
+  int by_level = 0;
   for (uint32_t v = 0; v < n; v++)
-    if (!isinf(t->dist[v])) m++;
-  /* Sorted by (distance bits, vertex): vertices enter in index order and
-  ** the radix sort is stable, so ties stay by index. */
+    if (!isinf(t->dist[v])) {
+      m++;
+      if (t->hops[v] != 0 && t->hops[v] != DYNG_NONE) by_level = 1;
+    }
   uint64_t *key = dyng_malloc((size_t)(m ? m : 1) * 2 * sizeof *key);
   uint32_t *tmp = dyng_malloc((size_t)(m ? m : 1) * sizeof *tmp);
   if (!key || !tmp) {
@@ -257,12 +265,16 @@ int dyng_sssp_tree_order(dyng_sssp_tree *t) {
   m--;
   for (uint32_t v = 0; v < n; v++) {
     if (isinf(t->dist[v]) || v == t->source) continue;
-    key[i] = dyng__key(t->dist[v]);
+    key[i] = by_level ? t->hops[v] : dyng__key(t->dist[v]);
     order[i++] = v;
   }
   uint64_t *k = key, *k_to = key + m;
   uint32_t *o = order, *o_to = tmp;
   int rc = dyng_radix_sort(&k, &k_to, &o, &o_to, m, 0);
+  if (rc == DYNG_OK && by_level) {
+    for (uint32_t j = 0; j < m; j++) k[j] = dyng__key(t->dist[o[j]]);
+    rc = dyng_radix_sort(&k, &k_to, &o, &o_to, m, 0);
+  }
   if (rc == DYNG_OK && o != order) memcpy(order, o, (size_t)m * sizeof *order);
   dyng_free(key);
   dyng_free(tmp);

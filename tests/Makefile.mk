@@ -32,7 +32,7 @@ if HAVE_CMOCKA
 UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles \
 	tests/test_mirror tests/test_choice tests/test_loader tests/test_parallel tests/test_mosp tests/test_pareto tests/test_abi
 SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_sync_txn tests/test_backends tests/test_gpu tests/test_read_edges \
-	tests/test_threads tests/test_oom tests/test_ident tests/test_schema
+	tests/test_threads tests/test_oom tests/test_ident tests/test_schema tests/test_same_answer
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
 TESTS += $(UNIT_TESTS) $(SQL_TESTS)
 endif
@@ -153,6 +153,11 @@ EXTRA_tests_test_read_edges_DEPENDENCIES = dyng.la
 
 # Many connections on many threads, and fork(); DYNG_THREADS and
 # DYNG_THREAD_STEPS set its size.
+# One answer per table: kept, fresh and reloaded graphs, any thread count.
+tests_test_same_answer_SOURCES = tests/test_same_answer.c tests/sql_util.h tests/test_util.h
+tests_test_same_answer_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
+tests_test_same_answer_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
+
 tests_test_threads_SOURCES = tests/test_threads.c tests/ref_small.h tests/test_util.h
 tests_test_threads_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_threads_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lpthread -lm

@@ -286,7 +286,7 @@ static void test_count_and_mosp_move_to_cpu(void **state) {
         assert_int_equal(dyng_sssp_tree_init(&t[k], view.n_vertices), DYNG_OK);
         assert_int_equal(dyng_sssp_dijkstra(&view, 0, k, DYNG_NONE, &t[k]), DYNG_OK);
       }
-      assert_int_equal(dyng_mosp_path(pt, 2, view.n_vertices, view.n_edge_slots, 0, 5, &ref), DYNG_OK);
+      assert_int_equal(dyng_mosp_path(pt, 2, view.n_vertices, view.n_edge_slots, view.edge_rowid, 0, 5, &ref), DYNG_OK);
       assert_int_equal(path.n, ref.n);
       for (uint32_t i = 0; i < path.n; i++) assert_int_equal(path.vertex[i], ref.vertex[i]);
       assert_true(path.ensemble_cost == ref.ensemble_cost);

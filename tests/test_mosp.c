@@ -57,7 +57,8 @@ static void test_ensemble_path_is_least_cost_over_tree_edges(void **state) {
     for (int e = 0; e < m; e++) {
       double w[MAX_K];
       for (int j = 0; j < k; j++) w[j] = (double)(1 + test_rng_below(&r, 5));
-      assert_int_equal(dyng_graph_load_edge(g, e + 1, (int64_t)test_rng_below(&r, (uint64_t)n_nodes),
+      /* Rowids against the load order: ties go by rowid, not by slot. */
+      assert_int_equal(dyng_graph_load_edge(g, m - e, (int64_t)test_rng_below(&r, (uint64_t)n_nodes),
                                             (int64_t)test_rng_below(&r, (uint64_t)n_nodes), w),
                        DYNG_OK);
     }
@@ -77,7 +78,7 @@ static void test_ensemble_path_is_least_cost_over_tree_edges(void **state) {
     assert_non_null(dist);
     ensemble_distances(trees, k, n, source, dist);
     dyng_path p;
-    assert_int_equal(dyng_mosp_path((const dyng_sssp_tree *const *)trees, k, n, view.n_edge_slots,
+    assert_int_equal(dyng_mosp_path((const dyng_sssp_tree *const *)trees, k, n, view.n_edge_slots, view.edge_rowid,
                                     source, target, &p),
                      DYNG_OK);
     if (isinf(dist[target])) {
@@ -94,6 +95,17 @@ static void test_ensemble_path_is_least_cost_over_tree_edges(void **state) {
       }
       assert_true(cost == p.ensemble_cost);
       assert_true(cost == dist[target]);
+      /* Into every vertex of the path, the cheapest way with the smallest
+      ** rowid among the trees' parent edges. */
+      for (uint32_t i = 1; i < p.n; i++) {
+        uint32_t v = p.vertex[i], want = DYNG_NONE;
+        for (int j = 0; j < k; j++) {
+          uint32_t e = trees[j]->parent_edge[v], u = trees[j]->parent[v];
+          if (e == DYNG_NONE || dist[u] + (k + 1 - n_sharing(trees, k, u, v, e)) != dist[v]) continue;
+          if (want == DYNG_NONE || view.edge_rowid[e] < view.edge_rowid[want]) want = e;
+        }
+        assert_int_equal(p.edge[i - 1], want);
+      }
       n_paths += p.n > 2;
     }
     dyng_path_free(&p);
@@ -121,17 +133,17 @@ static void test_mismatched_trees_are_refused(void **state) {
   assert_int_equal(dyng_sssp_dijkstra(&view, 1, 1, DYNG_NONE, &b), DYNG_OK);
   const dyng_sssp_tree *trees[2] = {&a, &b};
   dyng_path p;
-  assert_int_equal(dyng_mosp_path(trees, 2, view.n_vertices, view.n_edge_slots, 0, 2, &p),
+  assert_int_equal(dyng_mosp_path(trees, 2, view.n_vertices, view.n_edge_slots, view.edge_rowid, 0, 2, &p),
                    DYNG_EINVAL); /* different sources */
   dyng_path_free(&p);
-  assert_int_equal(dyng_mosp_path(trees, 1, view.n_vertices, view.n_edge_slots, 0, 99, &p),
+  assert_int_equal(dyng_mosp_path(trees, 1, view.n_vertices, view.n_edge_slots, view.edge_rowid, 0, 99, &p),
                    DYNG_EINVAL); /* target out of range */
   dyng_path_free(&p);
-  assert_int_equal(dyng_mosp_path(trees, 0, view.n_vertices, view.n_edge_slots, 0, 2, &p),
+  assert_int_equal(dyng_mosp_path(trees, 0, view.n_vertices, view.n_edge_slots, view.edge_rowid, 0, 2, &p),
                    DYNG_EINVAL); /* no tree */
   dyng_path_free(&p);
   /* The one tree alone: its own path, every edge costing 1. */
-  assert_int_equal(dyng_mosp_path(trees, 1, view.n_vertices, view.n_edge_slots, 0, 2, &p), DYNG_OK);
+  assert_int_equal(dyng_mosp_path(trees, 1, view.n_vertices, view.n_edge_slots, view.edge_rowid, 0, 2, &p), DYNG_OK);
   assert_int_equal(p.n, 3);
   assert_true(p.ensemble_cost == 2.0);
   dyng_path_free(&p);

@@ -254,7 +254,7 @@ static int fake_mosp_path(void *state, const dyng_graph_view *view, const dyng_s
     ptr[i] = &copy[i];
   }
   dyng_path path;
-  int rc = dyng_mosp_path(ptr, k, view->n_vertices, view->n_edge_slots, source, target, &path);
+  int rc = dyng_mosp_path(ptr, k, view->n_vertices, view->n_edge_slots, view->edge_rowid, source, target, &path);
   if (rc != DYNG_OK) return rc;
   *n = path.n;
   *ensemble_cost = path.ensemble_cost;
