@@ -43,6 +43,7 @@ void dev_graph_free(DevGraph *g) {
   cudaFree(g->nbr);
   cudaFree(g->slot);
   cudaFree(g->owner);
+  cudaFree(g->rowid);
   for (int k = 0; k < DYNG_MAX_WEIGHTS; k++) cudaFree(g->w[k]);
   cudaFree(g->dstage);
   cudaFreeHost(g->stage);
@@ -76,19 +77,22 @@ int dev_graph_upload(DevGraph *g, const dyng_graph_view *v, cudaStream_t s, char
   uint32_t n = v->n_vertices;
   size_t p = v->out.n_entries;
   int n_obj = v->n_objectives;
-  if (n > g->cap_n || p > g->cap_p || n_obj != g->n_obj || !g->off) {
+  uint32_t n_slots = v->n_edge_slots;
+  if (n > g->cap_n || p > g->cap_p || n_slots > g->cap_s || n_obj != g->n_obj || !g->off) {
     /* Room for growth, so that batches rarely need a new upload. */
     DevGraph fresh;
     memset(&fresh, 0, sizeof fresh);
     fresh.cap_n = n + n / 4 + 1024;
     fresh.cap_p = p + p / 4 + 4096;
+    fresh.cap_s = n_slots + n_slots / 4 + 1024;
     fresh.n_obj = n_obj;
     int rc;
     if ((rc = dev_alloc((void **)&fresh.off, (size_t)fresh.cap_n * 4, &fresh.bytes, "cudaMalloc", err, n_err)) ||
         (rc = dev_alloc((void **)&fresh.deg, (size_t)fresh.cap_n * 4, &fresh.bytes, "cudaMalloc", err, n_err)) ||
         (rc = dev_alloc((void **)&fresh.nbr, fresh.cap_p * 4, &fresh.bytes, "cudaMalloc", err, n_err)) ||
         (rc = dev_alloc((void **)&fresh.slot, fresh.cap_p * 4, &fresh.bytes, "cudaMalloc", err, n_err)) ||
-        (rc = dev_alloc((void **)&fresh.owner, fresh.cap_p * 4, &fresh.bytes, "cudaMalloc", err, n_err))) {
+        (rc = dev_alloc((void **)&fresh.owner, fresh.cap_p * 4, &fresh.bytes, "cudaMalloc", err, n_err)) ||
+        (rc = dev_alloc((void **)&fresh.rowid, (size_t)fresh.cap_s * 8, &fresh.bytes, "cudaMalloc", err, n_err))) {
       dev_graph_free(&fresh);
       return rc;
     }
@@ -131,6 +135,8 @@ int dev_graph_upload(DevGraph *g, const dyng_graph_view *v, cudaStream_t s, char
     LAUNCHED("k_owners");
   }
   g->n_pos = p;
+  if (n_slots)
+    TRY(cudaMemcpyAsync(g->rowid, v->edge_rowid, (size_t)n_slots * 8, cudaMemcpyHostToDevice, s), "cudaMemcpy");
   for (int k = 0; k < n_obj; k++) {
     TRY(cudaMemcpyAsync(g->w[k], v->out.w[k], p * 8, cudaMemcpyHostToDevice, s), "cudaMemcpy");
     double sum = 0;
@@ -181,6 +187,11 @@ __global__ void k_scatter_entries(ScatterArgs a) {
   }
 }
 
+/* The added edges' rowids into their slots. */
+__global__ void k_scatter_rowids(const uint32_t *slot, const long long *rowid, uint32_t n, long long *to) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) to[slot[i]] = rowid[i];
+}
+
 void dev_batch_free(DevBatch *b) {
   cudaFree(b->dbuf);
   cudaFreeHost(b->hbuf);
@@ -191,7 +202,7 @@ void dev_batch_free(DevBatch *b) {
 static int dev_batch_upload(DevBatch *b, const dyng_changes *ch, int directed, int n_obj, cudaStream_t s, char *err,
                             size_t n_err) {
   size_t nr = ch->n_removed, na = ch->n_added;
-  size_t bytes = na * 8 * (size_t)n_obj + nr * 12 + na * 8 + 64;
+  size_t bytes = na * 8 * (size_t)n_obj + na * 8 + nr * 12 + na * 12 + 64;
   if (bytes > b->cap) {
     cudaFree(b->dbuf);
     cudaFreeHost(b->hbuf);
@@ -202,11 +213,15 @@ static int dev_batch_upload(DevBatch *b, const dyng_changes *ch, int directed, i
     TRY(cudaMallocHost(&b->hbuf, cap), "cudaMallocHost");
     b->cap = cap;
   }
+  /* Doubles, then rowids, then words. */
   char *h = (char *)b->hbuf, *d = (char *)b->dbuf;
   double *hw = (double *)h;
-  uint32_t *hu = (uint32_t *)(h + na * 8 * (size_t)n_obj);
-  for (size_t i = 0; i < na; i++)
+  long long *hr = (long long *)(h + na * 8 * (size_t)n_obj);
+  uint32_t *hu = (uint32_t *)(h + na * 8 * (size_t)n_obj + na * 8);
+  for (size_t i = 0; i < na; i++) {
     for (int k = 0; k < n_obj; k++) hw[(size_t)k * na + i] = ch->added[i].w[k];
+    hr[i] = ch->added[i].rowid;
+  }
   for (size_t i = 0; i < nr; i++) {
     hu[i] = ch->removed[i].src;
     hu[nr + i] = ch->removed[i].dst;
@@ -215,12 +230,14 @@ static int dev_batch_upload(DevBatch *b, const dyng_changes *ch, int directed, i
   for (size_t i = 0; i < na; i++) {
     hu[3 * nr + i] = ch->added[i].src;
     hu[3 * nr + na + i] = ch->added[i].dst;
+    hu[3 * nr + 2 * na + i] = ch->added[i].slot;
   }
   TRY(cudaMemcpyAsync(b->dbuf, b->hbuf, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpy");
-  uint32_t *du = (uint32_t *)(d + na * 8 * (size_t)n_obj);
+  b->add_rowid = (const long long *)(d + na * 8 * (size_t)n_obj);
+  uint32_t *du = (uint32_t *)(d + na * 8 * (size_t)n_obj + na * 8);
   for (int k = 0; k < n_obj; k++) b->add_w[k] = (const double *)(d + (size_t)k * na * 8);
   b->rem_src = du, b->rem_dst = du + nr, b->rem_slot = du + 2 * nr;
-  b->add_src = du + 3 * nr, b->add_dst = du + 3 * nr + na;
+  b->add_src = du + 3 * nr, b->add_dst = du + 3 * nr + na, b->add_slot = du + 3 * nr + 2 * na;
   b->n_rem = (uint32_t)nr;
   b->n_add = (uint32_t)na;
   b->directed = directed;
@@ -410,7 +427,7 @@ static int stage_scatter(DevGraph *g, uint32_t nv, size_t ne, size_t bytes, cuda
 int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *ch, cudaStream_t s, char *err,
                      size_t n_err) {
   if (!ch || !g->off || v->out.layout != g->layout || v->n_vertices > g->cap_n || v->out.n_entries > g->cap_p ||
-      v->n_objectives != g->n_obj)
+      v->n_edge_slots > g->cap_s || v->n_objectives != g->n_obj)
     return dev_graph_reload(g, v, ch, s, err, n_err);
   uint32_t nv;
   size_t ne;
@@ -431,6 +448,11 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
   if ((rc = stage_scatter(g, nv, ne, bytes, s, err, n_err))) return rc;
   rc = dev_batch_upload(&g->batch, ch, v->directed, g->n_obj, s, err, n_err);
   if (rc) return rc;
+  if (g->batch.n_add) {
+    k_scatter_rowids<<<blocks_for(g->batch.n_add), THREADS, 0, s>>>(g->batch.add_slot, g->batch.add_rowid,
+                                                                     g->batch.n_add, g->rowid);
+    LAUNCHED("k_scatter_rowids");
+  }
   /* The staging area is reused by the next batch: wait for the copy. */
   TRY(cudaStreamSynchronize(s), "following the batch");
   g->n = v->n_vertices;

@@ -21,7 +21,8 @@ struct DevBatch {
   uint32_t n_rem, n_add;
   int directed;
   const uint32_t *rem_src, *rem_dst, *rem_slot;
-  const uint32_t *add_src, *add_dst;
+  const uint32_t *add_src, *add_dst, *add_slot;
+  const long long *add_rowid;
   const double *add_w[DYNG_MAX_WEIGHTS];
   void *dbuf, *hbuf;     /* device and pinned host buffers */
   size_t cap;
@@ -40,6 +41,11 @@ struct DevGraph {
   uint32_t *nbr;         /* cap_p: the entry's other end */
   uint32_t *slot;        /* cap_p: the entry's edge slot */
   uint32_t *owner;       /* cap_p: the vertex whose segment holds the entry */
+  /* cap_s: per edge slot, the edge's rowid, which ranks the edges that tie
+  ** for a parent (the tie rule of engine/sssp.h); NULL ranks them by slot
+  ** (the MOSP ensemble's own entries). */
+  long long *rowid;
+  uint32_t cap_s;        /* room for edge slots */
   size_t n_pos;          /* positions in use (the view's out.n_entries) */
   double *w[DYNG_MAX_WEIGHTS]; /* cap_p each */
   double mean_w[DYNG_MAX_WEIGHTS]; /* mean weight per objective (host) */

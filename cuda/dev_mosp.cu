@@ -17,11 +17,12 @@
 ** offsets; a stable radix sort of the candidates by key puts every tail's
 ** entries in (i, v) order, the CPU's loop order, so entry p here is entry p
 ** there.  Each entry weighs K + 1 - (trees whose parent edge of v is that
-** slot) and is its own edge: its slot is its position.  The shortest paths
-** over it are the near-far search of dev_sssp.cu, which keeps as parent the
-** tight in-entry of smallest slot, that is of smallest position: the rule
-** engine/mosp.c walks back by, so the two paths are the same.  Distances
-** are sums of small integers, exact in doubles on both sides.  One thread
+** slot) and is its own edge: its slot is its position, ranked by the rowid
+** of the graph's edge it stands for.  The shortest paths over it are the
+** near-far search of dev_sssp.cu, which keeps as parent the tight in-entry
+** of smallest rank, that is of smallest rowid: the rule engine/mosp.c walks
+** back by, so the two paths are the same.  Distances are sums of small
+** integers, exact in doubles on both sides.  One thread
 ** then walks from the target to the source; the path's length and cost
 ** come back first, then the path itself when it fits the caller's room.
 */
@@ -48,6 +49,7 @@ struct DevMosp {
   uint32_t *nbr, *slot;        /* cap_e: head, and the entry itself as an edge (its position) */
   uint32_t *owner;             /* cap_e: the tail (sorted keys; n - 1 past the entries) */
   uint32_t *orig;              /* cap_e: the graph's edge slot (first the sorted candidates) */
+  long long *rank;             /* cap_e: the rowid of that edge */
   double *w;                   /* cap_e: K + 1 - trees */
   unsigned long long *dist;    /* cap_n: the search's distances (bits) */
   uint32_t *parent, *pedge;    /* cap_n: its parents and parent entries */
@@ -70,7 +72,7 @@ size_t dev_mosp_bytes(const DevMosp *m) { return m ? m->bytes : 0; }
 
 /* Releases the arrays; the struct stays, empty. */
 static void mosp_release(DevMosp *m) {
-  void *dev[] = {m->off, m->deg, m->nbr, m->slot, m->owner, m->orig, m->w, m->dist,
+  void *dev[] = {m->off, m->deg, m->nbr, m->slot, m->owner, m->orig, m->rank, m->w, m->dist,
                  m->parent, m->pedge, m->rev_vertex, m->rev_edge, m->result, m->temp};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) cudaFree(dev[i]);
   cudaFreeHost(m->h_result);
@@ -103,7 +105,8 @@ static int mosp_reserve(DevMosp *m, uint32_t n, size_t n_cand, size_t temp, char
       size_t bytes;
     } a[] = {{(void **)&m->off, vn * 4},       {(void **)&m->deg, vn * 4},         {(void **)&m->nbr, cap_e * 4},
              {(void **)&m->slot, cap_e * 4},   {(void **)&m->owner, cap_e * 4},    {(void **)&m->orig, cap_e * 4},
-             {(void **)&m->w, cap_e * 8},      {(void **)&m->dist, vn * 8},        {(void **)&m->parent, vn * 4},
+             {(void **)&m->w, cap_e * 8},      {(void **)&m->rank, cap_e * 8},     {(void **)&m->dist, vn * 8},
+             {(void **)&m->parent, vn * 4},
              {(void **)&m->pedge, vn * 4},     {(void **)&m->rev_vertex, vn * 4},  {(void **)&m->rev_edge, vn * 4},
              {(void **)&m->result, 16}};
     for (size_t i = 0; i < sizeof a / sizeof *a && rc == DYNG_OK; i++)
@@ -168,8 +171,8 @@ __global__ void k_candidates(MospTrees T, uint32_t n, uint32_t n_slots, size_t n
 ** orig[p], then overwritten there by the graph's slot) and its tail
 ** owner[p].  Positions past the entries get the last vertex as owner, whose
 ** segment ends before them, so that they are never live. */
-__global__ void k_entries(MospTrees T, uint32_t n, size_t n_cand, uint32_t *nbr, uint32_t *slot, uint32_t *owner,
-                          uint32_t *orig, double *w) {
+__global__ void k_entries(MospTrees T, uint32_t n, size_t n_cand, const long long *rowid, uint32_t *nbr,
+                          uint32_t *slot, uint32_t *owner, uint32_t *orig, long long *rank, double *w) {
   for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_cand; p += (size_t)gridDim.x * blockDim.x) {
     slot[p] = (uint32_t)p;
     if (owner[p] >= n) {
@@ -185,6 +188,7 @@ __global__ void k_entries(MospTrees T, uint32_t n, size_t n_cand, uint32_t *nbr,
     for (int j = 0; j < T.k; j++) trees += T.pedge[j][v] == e;
     nbr[p] = v;
     orig[p] = e;
+    rank[p] = rowid[e];
     w[p] = (double)(T.k + 1 - trees);
   }
 }
@@ -260,8 +264,8 @@ static int mosp_trees(DevState *st, const dyng_sssp_tree *const *trees, int k, u
 }
 
 /* Builds the ensemble graph of T over n vertices into m, presented as *g. */
-static int mosp_build(DevMosp *m, const MospTrees &T, uint32_t n, uint32_t n_slots, cudaStream_t s, DevGraph *g,
-                      char *err, size_t n_err) {
+static int mosp_build(DevMosp *m, const MospTrees &T, uint32_t n, uint32_t n_slots, const long long *rowid,
+                      cudaStream_t s, DevGraph *g, char *err, size_t n_err) {
   size_t n_cand = (size_t)T.k * n;
   int end_bit = 32 - __builtin_clz(n); /* keys 0 .. n */
   size_t scan_bytes = 0, sort_bytes = 0;
@@ -283,7 +287,8 @@ static int mosp_build(DevMosp *m, const MospTrees &T, uint32_t n, uint32_t n_slo
   bytes = m->temp_cap;
   TRY(cub::DeviceRadixSort::SortPairs(m->temp, bytes, m->nbr, m->owner, m->slot, m->orig, (int)n_cand, 0, end_bit, s),
       "cub sort (ensemble graph)");
-  k_entries<<<blocks_for(n_cand), THREADS, 0, s>>>(T, n, n_cand, m->nbr, m->slot, m->owner, m->orig, m->w);
+  k_entries<<<blocks_for(n_cand), THREADS, 0, s>>>(T, n, n_cand, rowid, m->nbr, m->slot, m->owner, m->orig, m->rank,
+                                                   m->w);
   LAUNCHED("k_entries");
   k_degrees<<<blocks_for(n), THREADS, 0, s>>>(m->off, n, m->deg);
   LAUNCHED("k_degrees");
@@ -294,6 +299,7 @@ static int mosp_build(DevMosp *m, const MospTrees &T, uint32_t n, uint32_t n_slo
   g->n_obj = 1;
   g->off = m->off, g->deg = m->deg, g->nbr = m->nbr, g->slot = m->slot, g->owner = m->owner;
   g->w[0] = m->w;
+  g->rowid = m->rank; /* per entry, which is its own slot */
   /* Weights are 1 .. K; the search's bucket width follows a mean weight,
   ** and any positive width gives the same distances. */
   g->mean_w[0] = (T.k + 1) / 2.0;
@@ -324,7 +330,7 @@ static int mosp_path(DevState *st, const dyng_graph_view *view, const dyng_sssp_
   DevMosp *m = st->mosp;
   cudaStream_t s = st->stream;
   DevGraph g;
-  if ((rc = mosp_build(m, T, n, view->n_edge_slots, s, &g, err, n_err)) != DYNG_OK) return rc;
+  if ((rc = mosp_build(m, T, n, view->n_edge_slots, st->csr.rowid, s, &g, err, n_err)) != DYNG_OK) return rc;
   /* The search polls view->cancel before it starts and after it ends; its
   ** tree stays on the device (no host arrays). */
   rc = dev_sssp_run(&g, &st->ws, source, 0, s, m->dist, m->parent, m->pedge, NULL, NULL, NULL, view->cancel, NULL,

@@ -27,10 +27,13 @@
 ** Every relaxation adds a weight to a distance exactly as the CPU's Dijkstra
 ** does, and float addition is monotone, so the distances equal the CPU's
 ** bit for bit.  Parents are chosen afterwards among the tight in-edges
-** (dist[u] + w == dist[v]): with positive weights, the one of smallest edge
-** slot (one 64-bit atomicMin per edge); with zero weights, whose tight edges
-** can form cycles, by a breadth-first search over tight edges from the
-** source, so that every parent is one hop closer to it.
+** (dist[u] + w == dist[v]) by the tie rule of engine/sssp.h, so that they
+** are the CPU's: the tight in-edge of smallest rowid among those from a
+** strictly closer tail (a 64-bit atomicMin of the rowid per edge, then a
+** pass that keeps the edge that won).  A vertex with no such edge (zero
+** weights, or weights lost to rounding) gets its level by a breadth-first
+** search over tight edges among those vertices, started from the rest, and
+** then the tight in-edge of smallest rowid from a tail one level down.
 */
 #include "cuda/dev_graph.cuh"
 #include "cuda/dev_load.cuh"
@@ -48,6 +51,7 @@ extern "C" {
 
 #define INF_BITS 0x7ff0000000000000ULL /* +infinity */
 #define NO_VERTEX 0xffffffffu
+#define RESOLVED 0xfffffffeu /* hops: the vertex has a tight in-edge from a strictly closer tail */
 #define HEAVY_DEGREE 8u /* frontier vertices expanded by warps (in chunks) from here */
 #define TEAM 4u /* threads that expand a light frontier vertex, one edge each */
 #define THREADS 256
@@ -97,6 +101,7 @@ enum {
   W_ROUNDS = 10, /* what the device-side loops did: near rounds, far phases, BFS levels */
   W_BUCKETS = 11,
   W_LEVELS = 12,
+  W_UNRESOLVED = 13, /* reached vertices with no tight in-edge from a strictly closer tail */
   W_JUMP = 16,   /* JUMP_PASSES: pass i of pointer jumping left work for pass i + 1 */
   W_FMIN = 48,   /* 2 x 64 bits: the far queue's smallest distance, by far phase parity */
   W_COUNT = 64
@@ -413,44 +418,111 @@ __device__ __forceinline__ int live_entry(const uint32_t *owner, const uint32_t 
   return (uint32_t)(p - off[o]) < deg[o];
 }
 
-/* Parents, positive weights: the tight in-edge of smallest slot. */
-__global__ void k_parent_by_slot(const uint32_t *owner, const uint32_t *off, const uint32_t *deg, const uint32_t *nbr,
-                                 const uint32_t *slot, const double *w, size_t n_pos, const unsigned long long *dist,
-                                 unsigned long long *best) {
-  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_pos; p += (size_t)gridDim.x * blockDim.x) {
+/* An edge's rank among edges that tie: its rowid, as unsigned bits in the
+** same order, or its slot where the graph has no rowids (DevGraph). */
+__device__ __forceinline__ unsigned long long rank_of(const long long *rowid, uint32_t slot) {
+  return rowid ? (unsigned long long)rowid[slot] ^ 0x8000000000000000ULL : slot;
+}
+
+/* What the parent kernels share (by value).  With stamp set, only the
+** vertices in scope (stamp[v] == gen, or flag[v] set) get new parents. */
+struct Parents {
+  const uint32_t *owner, *off, *deg, *nbr, *slot;
+  const double *w;
+  const long long *rowid;
+  size_t n_pos;
+  const unsigned long long *dist;
+  unsigned long long *best;
+  uint32_t *parent, *pedge, *hops;
+  const uint32_t *stamp, *flag;
+  uint32_t gen;
+};
+
+__device__ __forceinline__ int in_scope(const Parents &P, uint32_t v) {
+  return !P.stamp || P.stamp[v] == P.gen || P.flag[v];
+}
+
+/* One pass over the entries for the tie rule's parents: entry u -> v is a
+** candidate when tight and, at level 0 (`zero` 0), from a strictly closer
+** tail, or (`zero` 1) for a vertex of level h >= 0 found by the search
+** over tight edges, from a tail of the same distance one level down (a
+** RESOLVED tail for h = 0).  `pick` 0 keeps the smallest rank per vertex
+** in best[]; `pick` 1 makes the candidate of that rank the parent. */
+__global__ void k_parent_rank(Parents P, int zero, int pick) {
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < P.n_pos; p += (size_t)gridDim.x * blockDim.x) {
     uint32_t u;
-    if (!live_entry(owner, off, deg, p, &u)) continue;
-    unsigned long long bu = dist[u];
-    uint32_t v = nbr[p];
-    if (bu == INF_BITS || v == u) continue;
-    if (dbits(dval(bu) + w[p]) == dist[v]) atomicMin(&best[v], ((unsigned long long)slot[p] << 32) | u);
+    if (!live_entry(P.owner, P.off, P.deg, p, &u)) continue; /* slack holds garbage */
+    uint32_t v = P.nbr[p];
+    if (v == u || !in_scope(P, v)) continue;
+    unsigned long long bu = P.dist[u], bv = P.dist[v];
+    if (bu == INF_BITS || dbits(dval(bu) + P.w[p]) != bv) continue;
+    if (!zero) {
+      if (!(bu < bv)) continue;
+    } else {
+      uint32_t hv = P.hops[v], hu = P.hops[u];
+      if (hv == RESOLVED || hv == NO_VERTEX || bu != bv) continue;
+      if (hv == 0 ? hu != RESOLVED : hu != hv - 1) continue;
+    }
+    unsigned long long r = rank_of(P.rowid, P.slot[p]);
+    if (!pick) {
+      atomicMin(&P.best[v], r);
+    } else if (P.best[v] == r) {
+      P.parent[v] = u;
+      P.pedge[v] = P.slot[p];
+    }
   }
 }
 
-__global__ void k_split_best(const unsigned long long *best, uint32_t n, uint32_t source, uint32_t *parent,
-                             uint32_t *pedge) {
+/* For the n vertices in scope, before the parent passes: no parent, no
+** candidate yet. */
+__global__ void k_parent_reset(Parents P, uint32_t n) {
   for (uint32_t v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
-    unsigned long long b = v == source ? ~0ULL : best[v];
-    parent[v] = b == ~0ULL ? NO_VERTEX : (uint32_t)b;
-    pedge[v] = b == ~0ULL ? NO_VERTEX : (uint32_t)(b >> 32);
+    if (!in_scope(P, v)) continue;
+    P.best[v] = ~0ULL;
+    P.parent[v] = P.pedge[v] = NO_VERTEX;
   }
+}
+
+/* After the level-0 passes, for the n vertices in scope: hops RESOLVED
+** where a vertex took a parent (or is the source), NO_VERTEX elsewhere;
+** the reached vertices left are counted in *unresolved. */
+__global__ void k_resolve(Parents P, uint32_t n, uint32_t source, uint32_t *unresolved) {
+  for (uint32_t v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
+    if (!in_scope(P, v)) continue;
+    int res = v == source || P.best[v] != ~0ULL;
+    P.hops[v] = res ? RESOLVED : NO_VERTEX;
+    if (!res && P.dist[v] != INF_BITS) atomicAdd(unresolved, 1u);
+  }
+}
+
+/* The search over tight edges among the unresolved vertices starts at
+** those with a tight in-edge from a resolved one: level 0.  Also clears
+** the near counters that search starts from (thread 0, first). */
+__global__ void k_level_seed(Loop L, const uint32_t *owner, size_t n_pos) {
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_pos; p += (size_t)gridDim.x * blockDim.x) {
+    uint32_t u;
+    if (!live_entry(owner, L.off, L.deg, p, &u)) continue;
+    uint32_t v = L.nbr[p];
+    if (L.hops[u] != RESOLVED || L.hops[v] != NO_VERTEX) continue;
+    unsigned long long bu = L.dist[u];
+    if (bu == INF_BITS || dbits(dval(bu) + L.w[p]) != L.dist[v]) continue;
+    if (atomicCAS(&L.hops[v], NO_VERTEX, 0u) == NO_VERTEX) push_near(L, v, 0, 0);
+  }
+}
+
+__global__ void k_level_begin(uint32_t *ctr) {
+  if (blockIdx.x == 0 && threadIdx.x < 3) ctr[W_LIGHT + threadIdx.x] = ctr[W_HEAVY + threadIdx.x] = 0;
 }
 
 /* One level of the breadth-first search over tight edges: the frontier of
-** set k % 3 gives every unvisited tight out-neighbour its parent and level
-** k + 1, and queues it in set (k + 1) % 3.  In a repair (L.chg_stamp set)
-** only the vertices it changed are visited: the others keep their parents. */
-__device__ __forceinline__ void bfs_edge(const Loop &L, uint32_t u, double du, uint32_t p, uint32_t k, uint32_t set,
+** set k % 3 gives every unvisited (NO_VERTEX) tight out-neighbour level
+** k + 1 and queues it in set (k + 1) % 3.  Parents come afterwards. */
+__device__ __forceinline__ void bfs_edge(const Loop &L, double du, uint32_t p, uint32_t k, uint32_t set,
                                          uint32_t buf) {
   uint32_t v = L.nbr[p];
-  if (L.chg_stamp && L.chg_stamp[v] != L.chg_gen) return;
   if (dyng_ldcg(&L.hops[v]) != NO_VERTEX) return;
   if (dbits(du + L.w[p]) != dyng_ldcg(&L.dist[v])) return;
-  if (atomicCAS(&L.hops[v], NO_VERTEX, k + 1) == NO_VERTEX) {
-    L.parent[v] = u;
-    L.pedge[v] = L.slot[p];
-    push_near(L, v, set, buf);
-  }
+  if (atomicCAS(&L.hops[v], NO_VERTEX, k + 1) == NO_VERTEX) push_near(L, v, set, buf);
 }
 
 __device__ void bfs_round(const Loop &L, uint32_t k, uint32_t tid, uint32_t nthreads) {
@@ -461,7 +533,7 @@ __device__ void bfs_round(const Loop &L, uint32_t k, uint32_t tid, uint32_t nthr
     uint32_t u = dyng_ldcg(&L.light[buf][i]);
     double du = dval(dyng_ldcg(&L.dist[u]));
     for (uint32_t p = L.off[u] + tid % TEAM, e = L.off[u] + L.deg[u]; p < e; p += TEAM)
-      bfs_edge(L, u, du, p, k, oset, obuf);
+      bfs_edge(L, du, p, k, oset, obuf);
   }
   uint32_t lane = tid & 31u;
   for (uint32_t i = tid >> 5; i < nh; i += nthreads >> 5) {
@@ -470,7 +542,7 @@ __device__ void bfs_round(const Loop &L, uint32_t k, uint32_t tid, uint32_t nthr
     double du = dval(dyng_ldcg(&L.dist[u]));
     uint32_t b = L.off[u] + c * HEAVY_CHUNK, e = L.off[u] + L.deg[u];
     if (e - b > HEAVY_CHUNK) e = b + HEAVY_CHUNK;
-    for (uint32_t p = b + lane; p < e; p += 32) bfs_edge(L, u, du, p, k, oset, obuf);
+    for (uint32_t p = b + lane; p < e; p += 32) bfs_edge(L, du, p, k, oset, obuf);
   }
 }
 
@@ -490,14 +562,6 @@ __global__ void k_bfs_round(Loop L, uint32_t k) {
   bfs_round(L, k, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
 }
 
-/* The search over tight edges starts at the source, level 0 (hops, parent
-** and pedge already hold NO_VERTEX everywhere). */
-__global__ void k_bfs_begin(Loop L, uint32_t source) {
-  if (blockIdx.x != 0 || threadIdx.x != 0) return;
-  for (int s = 0; s < 3; s++) L.ctr[W_LIGHT + s] = L.ctr[W_HEAVY + s] = 0;
-  L.hops[source] = 0;
-  push_near(L, source, 0, 0);
-}
 
 /* ---- the run ------------------------------------------------------------ */
 
@@ -642,15 +706,9 @@ static int search(const Loop &L, DevSssp *w, cudaStream_t s, DevProfile *prof, c
   return DYNG_OK;
 }
 
-/* The search over tight edges (parents of an objective with zero weights)
-** from the source, or (source NO_VERTEX) from the frontier already in set
-** 0; hops, parent and pedge must hold NO_VERTEX where it may go. */
-static int tight_bfs(const Loop &L, DevSssp *w, uint32_t source, cudaStream_t s, DevProfile *prof, char *err,
-                     size_t n_err) {
-  if (source != NO_VERTEX) {
-    k_bfs_begin<<<1, 32, 0, s>>>(L, source);
-    LAUNCHED("k_bfs_begin");
-  }
+/* The search over tight edges among the vertices left without a parent,
+** from the frontier k_level_seed put in set 0: their levels (w->hops). */
+static int tight_bfs(const Loop &L, DevSssp *w, cudaStream_t s, DevProfile *prof, char *err, size_t n_err) {
   if (w->coop_blocks) {
     Loop arg = L;
     void *args[] = {&arg};
@@ -658,7 +716,7 @@ static int tight_bfs(const Loop &L, DevSssp *w, uint32_t source, cudaStream_t s,
     if (coop_launch((const void *)k_bfs, w, args, s) == cudaSuccess) return DYNG_OK;
   }
   uint32_t *h = w->h_ctr, k = 0;
-  uint64_t est = source != NO_VERTEX ? 8192 : 1u << 20;
+  uint64_t est = 1u << 20;
   for (;;) {
     for (int j = 0; j < ROUNDS_PER_LOOK; j++, k++) {
       k_bfs_round<<<blocks_for(est), THREADS, 0, s>>>(L, k);
@@ -673,28 +731,57 @@ static int tight_bfs(const Loop &L, DevSssp *w, uint32_t source, cudaStream_t s,
   return DYNG_OK;
 }
 
-/* All parents again: the smallest-slot tight in-edge, or (zero weights)
-** the search over tight edges from the source. */
+static Parents make_parents(const DevGraph *c, DevSssp *w, const Loop &L, int obj, const uint32_t *stamp,
+                            const uint32_t *flag, uint32_t gen) {
+  Parents P;
+  memset(&P, 0, sizeof P);
+  P.owner = c->owner, P.off = c->off, P.deg = c->deg, P.nbr = c->nbr, P.slot = c->slot, P.w = c->w[obj];
+  P.rowid = c->rowid, P.n_pos = c->n_pos;
+  P.dist = L.dist, P.best = w->best, P.parent = L.parent, P.pedge = L.pedge, P.hops = w->hops;
+  P.stamp = stamp, P.flag = flag, P.gen = gen;
+  return P;
+}
+
+/* The level-0 parents of the vertices in P's scope (the tight in-edge of
+** smallest rank from a strictly closer tail), and the count of those left
+** without one in ctr[W_UNRESOLVED] (not waited for). */
+static int parents_level0(const DevGraph *c, DevSssp *w, const Parents &P, uint32_t source, cudaStream_t s,
+                          char *err, size_t n_err) {
+  uint32_t n = c->n;
+  k_parent_reset<<<blocks_for(n), THREADS, 0, s>>>(P, n);
+  LAUNCHED("k_parent_reset");
+  k_parent_rank<<<blocks_for(c->n_pos), THREADS, 0, s>>>(P, 0, 0);
+  LAUNCHED("k_parent_rank");
+  k_parent_rank<<<blocks_for(c->n_pos), THREADS, 0, s>>>(P, 0, 1);
+  LAUNCHED("k_parent_rank");
+  TRY(cudaMemsetAsync(&w->ctr[W_UNRESOLVED], 0, 4, s), "cudaMemset");
+  k_resolve<<<blocks_for(n), THREADS, 0, s>>>(P, n, source, &w->ctr[W_UNRESOLVED]);
+  LAUNCHED("k_resolve");
+  return DYNG_OK;
+}
+
+/* Every parent by the tie rule: level 0, and, when some reached vertex has
+** no tight in-edge from a strictly closer tail, the levels of those (the
+** search over tight edges) and their parents one level down. */
 static int parents_all(const DevGraph *c, DevSssp *w, const Loop &L, int obj, uint32_t source, cudaStream_t s,
                        DevProfile *prof, char *err, size_t n_err) {
-  uint32_t n = c->n;
-  if (!c->has_zero[obj]) {
-    k_fill_u64<<<blocks_for(n), THREADS, 0, s>>>(w->best, n, ~0ULL);
-    LAUNCHED("k_fill_u64");
-    k_parent_by_slot<<<blocks_for(c->n_pos), THREADS, 0, s>>>(c->owner, c->off, c->deg, c->nbr, c->slot, c->w[obj],
-                                                              c->n_pos, L.dist, w->best);
-    LAUNCHED("k_parent_by_slot");
-    k_split_best<<<blocks_for(n), THREADS, 0, s>>>(w->best, n, source, L.parent, L.pedge);
-    LAUNCHED("k_split_best");
-    return DYNG_OK;
-  }
-  k_fill_u32<<<blocks_for(n), THREADS, 0, s>>>(w->hops, n, NO_VERTEX);
-  LAUNCHED("k_fill_u32");
-  k_fill_u32<<<blocks_for(n), THREADS, 0, s>>>(L.parent, n, NO_VERTEX);
-  LAUNCHED("k_fill_u32");
-  k_fill_u32<<<blocks_for(n), THREADS, 0, s>>>(L.pedge, n, NO_VERTEX);
-  LAUNCHED("k_fill_u32");
-  return tight_bfs(L, w, source, s, prof, err, n_err);
+  Parents P = make_parents(c, w, L, obj, NULL, NULL, 0);
+  int rc = parents_level0(c, w, P, source, s, err, n_err);
+  if (rc) return rc;
+  TRY(look(w, s), "the tree");
+  if (!w->h_ctr[W_UNRESOLVED]) return DYNG_OK;
+  Loop B = L;
+  B.chg_stamp = NULL;
+  k_level_begin<<<1, 32, 0, s>>>(w->ctr);
+  LAUNCHED("k_level_begin");
+  k_level_seed<<<blocks_for(c->n_pos), THREADS, 0, s>>>(B, c->owner, c->n_pos);
+  LAUNCHED("k_level_seed");
+  if ((rc = tight_bfs(B, w, s, prof, err, n_err))) return rc;
+  k_parent_rank<<<blocks_for(c->n_pos), THREADS, 0, s>>>(P, 1, 0);
+  LAUNCHED("k_parent_rank");
+  k_parent_rank<<<blocks_for(c->n_pos), THREADS, 0, s>>>(P, 1, 1);
+  LAUNCHED("k_parent_rank");
+  return DYNG_OK;
 }
 
 /* The whole tree to the host. */
@@ -839,42 +926,42 @@ __global__ void k_relax_added(Loop L, const uint32_t *src, const uint32_t *dst, 
     }
 }
 
-/* The changed vertices, listed in runs of increasing number (a warp's 32
-** consecutive vertices at a time), so that the host writes their rows
-** nearly in order. */
-__global__ void k_compact_changed(const uint32_t *chg_stamp, uint32_t gen, uint32_t n, uint32_t *list,
-                                  uint32_t *count) {
+/* The vertices whose parent the tie rule may move besides the changed
+** ones: the out-neighbours of a changed vertex (a tail whose distance
+** moved) and the heads of the added edges. */
+__global__ void k_mark_scope(const uint32_t *owner, const uint32_t *off, const uint32_t *deg, const uint32_t *nbr,
+                             size_t n_pos, const uint32_t *stamp, uint32_t gen, uint32_t *flag) {
+  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_pos; p += (size_t)gridDim.x * blockDim.x) {
+    uint32_t u;
+    if (!live_entry(owner, off, deg, p, &u) || stamp[u] != gen) continue;
+    flag[nbr[p]] = 1;
+  }
+}
+
+__global__ void k_mark_added(const uint32_t *src, const uint32_t *dst, uint32_t n_add, int both_ways,
+                             uint32_t *flag) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n_add; i += gridDim.x * blockDim.x) {
+    flag[dst[i]] = 1;
+    if (both_ways) flag[src[i]] = 1;
+  }
+}
+
+/* The changed vertices (and, with flag, the flagged ones), listed in runs
+** of increasing number (a warp's 32 consecutive vertices at a time), so
+** that the host writes their rows nearly in order. */
+__global__ void k_compact_changed(const uint32_t *chg_stamp, uint32_t gen, const uint32_t *flag, uint32_t n,
+                                  uint32_t *list, uint32_t *count) {
   uint32_t lane = threadIdx.x & 31u;
   size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5, warps = (gridDim.x * (size_t)blockDim.x) >> 5;
   for (size_t base = warp * 32; base < n; base += warps * 32) {
     size_t v = base + lane;
-    int hit = v < n && chg_stamp[v] == gen;
+    int hit = v < n && (chg_stamp[v] == gen || (flag && flag[v]));
     uint32_t mask = __ballot_sync(0xffffffffu, hit);
     if (!mask) continue;
     uint32_t at = 0;
     if (lane == 0) at = atomicAdd(count, (uint32_t)__popc(mask));
     at = __shfl_sync(0xffffffffu, at, 0);
     if (hit) list[at + __popc(mask & ((1u << lane) - 1u))] = (uint32_t)v;
-  }
-}
-
-/* Parents of the changed vertices only: the smallest-slot tight in-edge. */
-__global__ void k_best_reset(const uint32_t *list, const uint32_t *count, unsigned long long *best) {
-  uint32_t n = *count;
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) best[list[i]] = ~0ULL;
-}
-
-__global__ void k_parent_changed(const uint32_t *owner, const uint32_t *off, const uint32_t *deg, const uint32_t *nbr,
-                                 const uint32_t *slot, const double *w, size_t n_pos, const unsigned long long *dist,
-                                 const uint32_t *stamp, uint32_t gen, unsigned long long *best) {
-  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_pos; p += (size_t)gridDim.x * blockDim.x) {
-    uint32_t u;
-    if (!live_entry(owner, off, deg, p, &u)) continue; /* slack holds garbage */
-    uint32_t v = nbr[p];
-    if (v == u || stamp[v] != gen) continue;
-    unsigned long long bu = dist[u];
-    if (bu == INF_BITS) continue;
-    if (dbits(dval(bu) + w[p]) == dist[v]) atomicMin(&best[v], ((unsigned long long)slot[p] << 32) | u);
   }
 }
 
@@ -901,41 +988,6 @@ __global__ void k_gather(const uint32_t *list, const uint32_t *count, const unsi
       out[3 * (size_t)i] = v;
       out[3 * (size_t)i + 1] = dist[v];
       out[3 * (size_t)i + 2] = ((unsigned long long)pe << 32) | pa;
-    }
-  }
-}
-
-/* Zero weights, in a repair: the changed vertices lose their parents (the
-** search over tight edges gives them new ones), and the near counters are
-** cleared for that search's frontier. */
-__global__ void k_zero_reset(const uint32_t *list, const uint32_t *count, uint32_t *hops, uint32_t *parent,
-                             uint32_t *pedge, uint32_t *ctr) {
-  uint32_t n = *count, tid = blockIdx.x * blockDim.x + threadIdx.x;
-  if (tid == 0)
-    for (int set = 0; set < 3; set++) ctr[W_LIGHT + set] = ctr[W_HEAVY + set] = 0;
-  for (uint32_t i = tid; i < n; i += gridDim.x * blockDim.x) {
-    uint32_t v = list[i];
-    hops[v] = parent[v] = pedge[v] = NO_VERTEX;
-  }
-}
-
-/* Zero weights, in a repair: a vertex the repair did not change keeps its
-** parent, and its path to the source has no changed vertex on it (a changed
-** parent would have changed it, a cut one cut it).  So a changed vertex with
-** a tight in-edge from an unchanged reached vertex takes it as its parent
-** and starts the search over tight edges among the changed vertices. */
-__global__ void k_zero_seed(Loop L, const uint32_t *owner, size_t n_pos) {
-  for (size_t p = blockIdx.x * (size_t)blockDim.x + threadIdx.x; p < n_pos; p += (size_t)gridDim.x * blockDim.x) {
-    uint32_t u;
-    if (!live_entry(owner, L.off, L.deg, p, &u)) continue;
-    uint32_t v = L.nbr[p];
-    if (L.chg_stamp[v] != L.chg_gen || L.chg_stamp[u] == L.chg_gen) continue;
-    unsigned long long bu = L.dist[u];
-    if (bu == INF_BITS || dbits(dval(bu) + L.w[p]) != L.dist[v]) continue;
-    if (atomicCAS(&L.hops[v], NO_VERTEX, 0u) == NO_VERTEX) {
-      L.parent[v] = u;
-      L.pedge[v] = L.slot[p];
-      push_near(L, v, 0, 0);
     }
   }
 }
@@ -988,8 +1040,24 @@ int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t s
   /* 3. The search from whatever improved (all of it in the far queue). */
   if ((rc = search(L, w, s, prof, err, n_err))) return rc;
   phase_end(&ph, P_SEARCH, s);
-  /* 4. Parents of the changed vertices, and their rows to the host. */
-  k_compact_changed<<<blocks_for(n), THREADS, 0, s>>>(w->chg_stamp, w->chg_gen, n, w->chg_list, &ctr[W_CHANGED]);
+  /* 4. Parents by the tie rule, and the rows that moved to the host.  An
+  **    objective with zero weights may move any parent (levels run along
+  **    chains of equal distance): all are chosen again.  Otherwise only
+  **    those of the changed vertices, of their out-neighbours and of the
+  **    added edges' heads can move. */
+  const int zero = c->has_zero[obj];
+  if (!zero) {
+    TRY(cudaMemsetAsync(w->flag, 0, (size_t)n * 4, s), "cudaMemset");
+    k_mark_scope<<<blocks_for(c->n_pos), THREADS, 0, s>>>(c->owner, c->off, c->deg, c->nbr, c->n_pos, w->chg_stamp,
+                                                           w->chg_gen, w->flag);
+    LAUNCHED("k_mark_scope");
+    if (b->n_add) {
+      k_mark_added<<<blocks_for(b->n_add), THREADS, 0, s>>>(b->add_src, b->add_dst, b->n_add, !b->directed, w->flag);
+      LAUNCHED("k_mark_added");
+    }
+  }
+  k_compact_changed<<<blocks_for(n), THREADS, 0, s>>>(w->chg_stamp, w->chg_gen, zero ? NULL : w->flag, n,
+                                                      w->chg_list, &ctr[W_CHANGED]);
   LAUNCHED("k_compact_changed");
   TRY(look(w, s), "the repair");
   if (dev_stop_asked(cancel)) return DYNG_EINTERRUPTED;
@@ -999,30 +1067,23 @@ int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t s
   /* Without host arrays the rows stay on the device (as with a full
   ** copy, nothing is gathered). */
   int full = (uint64_t)n_chg * FULL_COPY_SHARE >= n || !dist;
-  if (n_chg && c->has_zero[obj]) {
-    /* Zero weights: tight edges may form cycles among equal distances, so
-    ** the changed vertices get their parents from a search over tight edges
-    ** that starts at the unchanged part of the tree. */
-    k_zero_reset<<<blocks_for(n_chg), THREADS, 0, s>>>(w->chg_list, &ctr[W_CHANGED], w->hops, d_parent, d_pedge, ctr);
-    LAUNCHED("k_zero_reset");
-    k_zero_seed<<<blocks_for(c->n_pos), THREADS, 0, s>>>(L, c->owner, c->n_pos);
-    LAUNCHED("k_zero_seed");
-    if ((rc = tight_bfs(L, w, NO_VERTEX, s, prof, err, n_err))) return rc;
-    if (!full) {
-      if ((rc = dev_rows_reserve(w, n_chg, err, n_err))) return rc;
-      k_gather<<<blocks_for(n_chg), THREADS, 0, s>>>(w->chg_list, &ctr[W_CHANGED], NULL, d_dist, source, d_parent,
-                                                     d_pedge, w->rows);
-      LAUNCHED("k_gather");
-    }
-  } else if (n_chg) {
-    k_best_reset<<<blocks_for(n_chg), THREADS, 0, s>>>(w->chg_list, &ctr[W_CHANGED], w->best);
-    LAUNCHED("k_best_reset");
-    k_parent_changed<<<blocks_for(c->n_pos), THREADS, 0, s>>>(c->owner, c->off, c->deg, c->nbr, c->slot, c->w[obj],
-                                                               c->n_pos, d_dist, w->chg_stamp, w->chg_gen, w->best);
-    LAUNCHED("k_parent_changed");
-    if (!full && (rc = dev_rows_reserve(w, n_chg, err, n_err))) return rc;
-    k_gather<<<blocks_for(n_chg), THREADS, 0, s>>>(w->chg_list, &ctr[W_CHANGED], w->best, d_dist, source, d_parent,
-                                                   d_pedge, full ? NULL : w->rows);
+  int all = zero && (n_chg || b->n_add || b->n_rem);
+  if (!zero && n_chg) {
+    Parents P = make_parents(c, w, L, obj, w->chg_stamp, w->flag, w->chg_gen);
+    if ((rc = parents_level0(c, w, P, source, s, err, n_err))) return rc;
+    TRY(look(w, s), "the repair");
+    /* A vertex reached only from tails of its own distance (weights lost
+    ** to rounding): levels are needed, over the whole tree. */
+    all = w->h_ctr[W_UNRESOLVED] != 0;
+  }
+  if (all) {
+    if ((rc = parents_all(c, w, L, obj, source, s, prof, err, n_err))) return rc;
+    full = 1;
+    n_chg = n;
+  } else if (n_chg && !full) {
+    if ((rc = dev_rows_reserve(w, n_chg, err, n_err))) return rc;
+    k_gather<<<blocks_for(n_chg), THREADS, 0, s>>>(w->chg_list, &ctr[W_CHANGED], NULL, d_dist, source, d_parent,
+                                                   d_pedge, w->rows);
     LAUNCHED("k_gather");
   }
   phase_end(&ph, P_PARENTS, s);
