@@ -4,8 +4,10 @@
 ** Every case builds one edge table and two graphs over it, `gc` on the CPU
 ** and `gg` on CUDA (backend=cuda), and compares dyng_sssp from several
 ** sources element by element: the same vertices reached at bit-identical
-** distances, and on CUDA every parent one real edge away with
-** dist[parent] + weight == dist exactly (ties may pick other parents).
+** distances, the same parent and parent edge everywhere (the tie rule of
+** engine/sssp.h: ties are everywhere with integer weights), and on CUDA
+** every parent one real edge away with dist[parent] + weight == dist
+** exactly; dyng_path and dyng_mosp give the same rows on both.
 ** Then random batches (inserts, deletes, weight changes; 1 change to a tenth
 ** of the edges) reach both, and the kept trees are compared again.
 ** Directed and undirected graphs, integer weights (zeros included) and real
@@ -84,7 +86,7 @@ static void make_edges(sqlite3 *db, test_rng *r, int kind, int n, int integer) {
       for (int dir = 0; dir < (kind == 1 ? 2 : 1); dir++) {
         sqlite3_bind_int64(st, 1, dir ? pairs[j][1] : pairs[j][0]);
         sqlite3_bind_int64(st, 2, dir ? pairs[j][0] : pairs[j][1]);
-        if (integer) sqlite3_bind_double(st, 3, (double)test_rng_below(r, 10));
+        if (integer) sqlite3_bind_double(st, 3, (double)test_rng_below(r, integer == 2 ? 2 : 10));
         else sqlite3_bind_double(st, 3, 0.5 + 9.5 * test_rng_unit(r));
         sqlite3_bind_double(st, 4, 0.01 + test_rng_unit(r));
         assert_int_equal(sqlite3_step(st), SQLITE_DONE);
@@ -100,7 +102,7 @@ static void random_batch(sqlite3 *db, test_rng *r, int n, int n_nodes, int integ
   sql_ok(db, "BEGIN");
   for (int i = 0; i < n; i++) {
     char sql[300];
-    double w = integer ? (double)test_rng_below(r, 10) : 0.5 + 9.5 * test_rng_unit(r);
+    double w = integer ? (double)test_rng_below(r, integer == 2 ? 2 : 10) : 0.5 + 9.5 * test_rng_unit(r);
     switch (test_rng_below(r, 3)) {
     case 0:
       snprintf(sql, sizeof sql, "INSERT INTO e VALUES (%d, %d, %.17g, %.17g)",
@@ -142,7 +144,7 @@ static void compare_trees(sqlite3 *db, sqlite3_int64 source, const char *obj, in
   snprintf(sql, sizeof sql,
            "WITH g AS MATERIALIZED (SELECT node, dist, parent, edge FROM dyng_sssp('gg', %lld, '%s')) "
            "SELECT c.node, c.dist, g.dist, g.parent, g.edge, e.src, e.dst, e.%s, "
-           "  (SELECT dist FROM g AS up WHERE up.node = g.parent) "
+           "  (SELECT dist FROM g AS up WHERE up.node = g.parent), c.parent, c.edge "
            "FROM dyng_sssp('gc', %lld, '%s') AS c "
            "LEFT JOIN g ON g.node = c.node "
            "LEFT JOIN e ON e.rowid = g.edge",
@@ -166,6 +168,12 @@ static void compare_trees(sqlite3 *db, sqlite3_int64 source, const char *obj, in
     double dg = sqlite3_column_double(st, 2);
     if (memcmp(&dc, &dg, sizeof dc) != 0)
       fail_msg("source %lld, node %lld: CPU %.17g, CUDA %.17g", (long long)source, (long long)node, dc, dg);
+    if (sqlite3_column_int64(st, 3) != sqlite3_column_int64(st, 9) ||
+        sqlite3_column_int64(st, 4) != sqlite3_column_int64(st, 10))
+      fail_msg("source %lld, node %lld at %.17g: CPU's parent %lld by edge %lld, CUDA's %lld by edge %lld",
+               (long long)source, (long long)node, dc, (long long)sqlite3_column_int64(st, 9),
+               (long long)sqlite3_column_int64(st, 10), (long long)sqlite3_column_int64(st, 3),
+               (long long)sqlite3_column_int64(st, 4));
     if (node == source) continue;
     if (sqlite3_column_type(st, 5) == SQLITE_NULL)
       fail_msg("node %lld: CUDA's parent edge %lld is not an edge", (long long)node,
@@ -250,6 +258,17 @@ static void compare_path(sqlite3 *db, sqlite3_int64 source, sqlite3_int64 target
     fail_msg("dyng_path from %lld to %lld (%s) on CUDA is not a shortest path of the CPU's length (%s)",
              (long long)source, (long long)target, obj, ok ? ok : sqlite3_errmsg(db));
   free(ok);
+  /* And the CPU's very path. */
+  const char *rows = "SELECT group_concat(seq || ',' || node || ',' || ifnull(edge, '-') || ',' || agg_cost, ';') "
+                     "FROM dyng_path('%s', %lld, %lld, '%s')";
+  char qc[300], qg[300];
+  snprintf(qc, sizeof qc, rows, "gc", (long long)source, (long long)target, obj);
+  snprintf(qg, sizeof qg, rows, "gg", (long long)source, (long long)target, obj);
+  char *pc = query_text(db, qc), *pg = query_text(db, qg);
+  if ((pc || pg) && (!pc || !pg || strcmp(pc, pg) != 0))
+    fail_msg("dyng_path from %lld to %lld (%s):\n  CPU  %.800s\n  CUDA %.800s", (long long)source, (long long)target,
+             obj, pc ? pc : "", pg ? pg : "");
+  free(pc), free(pg);
 }
 
 static sqlite3_int64 some_node(sqlite3 *db) {
@@ -372,6 +391,9 @@ static void test_grid_directed_real(void **state) { (void)state; run_case(1, 1, 
 static void test_grid_undirected_integer(void **state) { (void)state; run_case(1, 0, 1, 6); }
 static void test_hubs_directed_integer(void **state) { (void)state; run_case(2, 1, 1, 7); }
 static void test_hubs_undirected_real(void **state) { (void)state; run_case(2, 0, 0, 8); }
+/* Weights 0 and 1: ties and zero-weight cycles everywhere. */
+static void test_ties_everywhere_directed(void **state) { (void)state; run_case(0, 1, 2, 9); }
+static void test_ties_everywhere_grid_undirected(void **state) { (void)state; run_case(1, 0, 2, 10); }
 
 /* ---- cycle counts ------------------------------------------------------- */
 
@@ -1173,12 +1195,11 @@ static void mosp_case(int n_w, int directed, int integer, int zeros, uint64_t sa
       sqlite3_int64 t = i == 0 ? s : i == 1 ? n + 2 : (sqlite3_int64)test_rng_below(&r, (uint64_t)n);
       char *zc = mosp_rows(db, "gc", s, t), *zg = mosp_rows(db, "gg", s, t);
       total++;
-      if (mosp_same_trees(db, s, n_w)) {
-        exact++;
-        if (strcmp(zc, zg) != 0)
-          fail_msg("mosp %lld -> %lld, same trees:\n  CPU  %.1500s\n  CUDA %.1500s", (long long)s, (long long)t, zc,
-                   zg);
-      }
+      /* The same trees (the tie rule), so the same path, ties and all. */
+      if (!mosp_same_trees(db, s, n_w)) fail_msg("mosp %lld: the CPU's and CUDA's trees differ", (long long)s);
+      exact++;
+      if (strcmp(zc, zg) != 0)
+        fail_msg("mosp %lld -> %lld:\n  CPU  %.1500s\n  CUDA %.1500s", (long long)s, (long long)t, zc, zg);
       mosp_check_path(db, s, t, n_w, n, directed);
       if (i == 0) assert_true(strncmp(zg, "1:", 2) == 0 && strchr(zg, ' ') == NULL);
       if (i == 1) assert_string_equal(zg, "");
@@ -1186,8 +1207,7 @@ static void mosp_case(int n_w, int directed, int integer, int zeros, uint64_t sa
     }
     mosp_batch(db, &r, round == 0 ? 5 : n / 10, n, integer);
   }
-  /* Real weights: trees tie almost never, so most pairs compare exactly. */
-  if (!integer && 2 * exact < total) fail_msg("only %d of %d pairs had the same trees on both", exact, total);
+  assert_int_equal(exact, total);
   sqlite3_close(db);
 }
 
@@ -1270,6 +1290,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_sparse_directed_integer),   cmocka_unit_test(test_sparse_undirected_real),
         cmocka_unit_test(test_grid_directed_real),        cmocka_unit_test(test_grid_undirected_integer),
         cmocka_unit_test(test_hubs_directed_integer),     cmocka_unit_test(test_hubs_undirected_real),
+        cmocka_unit_test(test_ties_everywhere_directed),
     };
     return cmocka_run_group_tests(cases, NULL, NULL) ? 1 : 0;
   }
@@ -1295,6 +1316,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_sparse_undirected_integer), cmocka_unit_test(test_sparse_undirected_real),
       cmocka_unit_test(test_grid_directed_real),        cmocka_unit_test(test_grid_undirected_integer),
       cmocka_unit_test(test_hubs_directed_integer),     cmocka_unit_test(test_hubs_undirected_real),
+      cmocka_unit_test(test_ties_everywhere_directed),  cmocka_unit_test(test_ties_everywhere_grid_undirected),
       cmocka_unit_test(test_kept_trees_through_reloads_of_the_device_copy),
       cmocka_unit_test(test_weights_of_very_different_sizes),
       cmocka_unit_test(test_cycle_counts_undirected_graph),
