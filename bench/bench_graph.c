@@ -24,7 +24,9 @@
 **   sssp        per source, objective 'length', no target:
 **               dyng_sssp_dijkstra (radix heap) on the engine graph vs
 **               baseline_dijkstra below (lazy binary heap over a plain CSR);
-**               both must give identical distances or the program aborts.
+**               both must give identical distances or the program aborts;
+**               then dyng_sssp_parallel (delta-stepping on dyng_threads()
+**               threads, OMP_NUM_THREADS), which must give them too.
 **   sql_sssp    SELECT count(*), max(dist) FROM dyng_sssp('bench_g', ?):
 **               the first query of a source (computes the tree) and a
 **               repeat of it (may come from the extension's tree cache).
@@ -42,6 +44,7 @@
 #include "engine/error.h"
 #include "engine/graph.h"
 #include "engine/sssp.h"
+#include "engine/parallel.h"
 
 #include <sqlite3.h>
 
@@ -464,9 +467,10 @@ int main(int argc, char **argv) {
   uint32_t *base_parent = xmalloc((size_t)base.n_vertices * sizeof *base_parent);
   double *t_eng = xmalloc((size_t)runs * sizeof(double));
   double *t_base = xmalloc((size_t)runs * sizeof(double));
+  double *t_par = xmalloc((size_t)runs * sizeof(double));
   double reached_sum = 0.0;
   for (int r = 0; r < runs; r++) {
-    double te = 0.0, tb = 0.0;
+    double te = 0.0, tb = 0.0, tp = 0.0;
     for (int s = 0; s < n_sources; s++) {
       uint32_t ve;
       if (dyng_graph_vertex(g, source[s], &ve)) die("source %lld not in the graph", (long long)source[s]);
@@ -503,9 +507,21 @@ int main(int argc, char **argv) {
           abort();
         }
       }
+      /* The parallel search, on every thread dyng may use: the same tree. */
+      t0 = now_s();
+      rc = dyng_sssp_parallel(&view, ve, 0, &tree);
+      tp += now_s() - t0;
+      if (rc) die("dyng_sssp_parallel: %s", dyng_strerror(rc));
+      for (uint32_t v = 0; v < view.n_vertices; v++)
+        if (!(tree.dist[v] == base_dist[to_base[v]])) {
+          fprintf(stderr, "bench_graph: MISMATCH (parallel) source %lld node %lld: %.17g, baseline %.17g\n",
+                  (long long)source[s], (long long)view.node_id[v], tree.dist[v], base_dist[to_base[v]]);
+          abort();
+        }
     }
     t_eng[r] = te / n_sources;
     t_base[r] = tb / n_sources;
+    t_par[r] = tp / n_sources;
     if (verbose)
       printf("run %d: sssp engine %.3f ms, baseline %.3f ms per source\n", r + 1,
              1e3 * t_eng[r], 1e3 * t_base[r]);
@@ -593,6 +609,10 @@ int main(int argc, char **argv) {
   report_add(&rep, "sssp_engine", "ms", 1e3, t_eng, runs, ratio);
   report_add(&rep, "sssp_baseline", "ms", 1e3, t_base, runs, "1.00x (reference)");
   report_ratio(&rep, "sssp_engine_over_baseline", m_eng / m_base);
+  double m_par = median_of(t_par, runs);
+  snprintf(ratio, sizeof ratio, "%.2fx baseline, %d threads", m_par / m_base, dyng_threads());
+  report_add(&rep, "sssp_parallel", "ms", 1e3, t_par, runs, ratio);
+  report_ratio(&rep, "sssp_parallel_over_baseline", m_par / m_base);
   if (n_sql) {
     snprintf(ratio, sizeof ratio, "%.2fx engine SSSP", median_of(t_sql_first, n_sql) / m_eng);
     report_add(&rep, "sql_sssp_first", "ms", 1e3, t_sql_first, n_sql, ratio);
@@ -616,6 +636,7 @@ int main(int argc, char **argv) {
   free(t_scan_mt);
   free(t_eng);
   free(t_base);
+  free(t_par);
   free(t_sql_first);
   free(t_sql_repeat);
   free(source);

@@ -8,7 +8,7 @@ engine_libdyngengine_la_SOURCES = \
 	engine/graph.c engine/graph.h \
 	engine/graph_apply.c engine/graph_internal.h \
 	engine/loader.c engine/loader.h \
-	engine/sssp.c engine/sssp.h engine/sssp_dyn.c engine/sssp_tie.h engine/radix_heap.h \
+	engine/sssp.c engine/sssp.h engine/sssp_dyn.c engine/sssp_par.c engine/sssp_tie.h engine/radix_heap.h \
 	engine/mosp.c engine/mosp.h engine/pareto.c engine/pareto.h \
 	engine/cycles.c engine/cycles.h \
 	engine/parallel.c engine/parallel.h \

@@ -40,6 +40,7 @@ static int dyng__cpu_sssp(void *state, const dyng_graph_view *view, uint32_t sou
                           int objective, uint32_t target, dyng_sssp_tree *t) {
   (void)state;
   t->host_stale = 0;
+  if (target == DYNG_NONE && dyng_sssp_parallel_pays(view)) return dyng_sssp_parallel(view, source, objective, t);
   return dyng_sssp_dijkstra(view, source, objective, target, t);
 }
 

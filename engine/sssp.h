@@ -57,6 +57,21 @@ int dyng_sssp_tree_grow(dyng_sssp_tree *t, uint32_t n) DYNG_WARN_UNUSED;
 int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
                        uint32_t target, dyng_sssp_tree *t);
 
+/* The tree of dyng_sssp_dijkstra (no target), the same bit for bit,
+** computed on dyng_threads() threads: delta-stepping for the distances,
+** then the tie rule's parents in parallel passes (engine/sssp_par.c).  It
+** pays from some hundred thousand vertices on (dyng_sssp_parallel_pays).
+** An objective whose ties need levels (zero weights, or weights lost to
+** rounding, where some vertex has no tight in-edge from a strictly closer
+** one) is searched again by dyng_sssp_dijkstra.  DYNG_EINVAL, DYNG_ENOMEM,
+** DYNG_EINTERRUPTED as there. */
+int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective, dyng_sssp_tree *t);
+
+/* Whether dyng_sssp_parallel is worth it on g now: more than one thread
+** and at least DYNG_PARALLEL_SSSP_MIN vertices (the environment's, read
+** once; default 100000). */
+int dyng_sssp_parallel_pays(const dyng_graph_view *g);
+
 /* Brings tree `t` (computed on the graph before a batch) up to date with
 ** the graph `g` after it, given what the batch removed and added:
 **

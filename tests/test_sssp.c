@@ -16,6 +16,7 @@
 
 #include "engine/error.h"
 #include "engine/graph.h"
+#include "engine/parallel.h"
 #include "engine/sssp.h"
 
 #include <math.h>
@@ -253,7 +254,7 @@ static uint32_t random_source(test_rng *r, const edge_list *l, const uint32_t *v
 
 /* ---- random graphs ------------------------------------------------------ */
 
-typedef enum weight_kind { W_INTEGER, W_REAL, W_ZERO } weight_kind;
+typedef enum weight_kind { W_INTEGER, W_REAL, W_ZERO, W_POS_INTEGER, W_POS_REAL } weight_kind;
 
 static double draw_weight(test_rng *r, weight_kind kind) {
   switch (kind) {
@@ -265,6 +266,8 @@ static double draw_weight(test_rng *r, weight_kind kind) {
     if (dice == 2) return test_rng_unit(r) * 1e-6;
     return test_rng_unit(r) * 10.0;
   }
+  case W_POS_INTEGER: return (double)(1 + test_rng_below(r, 4));
+  case W_POS_REAL: return 0.5 + 9.5 * test_rng_unit(r);
   default: return test_rng_below(r, 2) ? 0.0 : -0.0;
   }
 }
@@ -313,6 +316,88 @@ static void run_random_graphs(int directed, int n_weights, weight_kind kind, uin
     dyng_graph_free(g);
     list_free(&l);
   }
+}
+
+/* dyng_sssp_parallel against dyng_sssp_dijkstra on the same graph: the
+** same distances bit for bit, parents, parent edges and levels, and an
+** order that lists the same reached vertices by distance. */
+static void compare_parallel(const dyng_graph *g, uint32_t source, int k) {
+  dyng_graph_view view;
+  dyng_graph_get_view(g, &view);
+  uint32_t n = view.n_vertices;
+  dyng_sssp_tree a, b;
+  assert_int_equal(dyng_sssp_tree_init(&a, n), DYNG_OK);
+  assert_int_equal(dyng_sssp_tree_init(&b, n), DYNG_OK);
+  assert_int_equal(dyng_sssp_dijkstra(&view, source, k, DYNG_NONE, &a), DYNG_OK);
+  assert_int_equal(dyng_sssp_parallel(&view, source, k, &b), DYNG_OK);
+  for (uint32_t v = 0; v < n; v++) {
+    if (memcmp(&a.dist[v], &b.dist[v], sizeof a.dist[v]) != 0)
+      fail_msg("vertex %u: Dijkstra %.17g, parallel %.17g", v, a.dist[v], b.dist[v]);
+    if (a.parent[v] != b.parent[v] || a.parent_edge[v] != b.parent_edge[v] || a.hops[v] != b.hops[v])
+      fail_msg("vertex %u at %.17g: Dijkstra's parent %u by %u (level %u), parallel %u by %u (level %u)", v, a.dist[v],
+               a.parent[v], a.parent_edge[v], a.hops[v], b.parent[v], b.parent_edge[v], b.hops[v]);
+  }
+  assert_int_equal(dyng_sssp_tree_order(&a), DYNG_OK);
+  assert_int_equal(dyng_sssp_tree_order(&b), DYNG_OK);
+  assert_int_equal(a.n_reached, b.n_reached);
+  assert_int_equal(b.order[0], source);
+  for (uint32_t i = 1; i < b.n_reached; i++) assert_true(b.dist[b.order[i - 1]] <= b.dist[b.order[i]]);
+  dyng_sssp_tree_free(&a);
+  dyng_sssp_tree_free(&b);
+}
+
+static void run_parallel(int directed, weight_kind kind, uint32_t max_nodes, uint64_t salt) {
+  test_rng r;
+  test_rng_for(&r, salt);
+  for (int graph = 0; graph < 12; graph++) {
+    edge_list l;
+    random_list(&r, &l, directed, 2, kind, max_nodes);
+    dyng_graph *g = graph_of_list(&l);
+    uint32_t *vtx = vertex_map(g, &l);
+    for (int threads = 1; threads <= 2; threads++) {
+      dyng_set_max_threads(threads == 1 ? 1 : 0);
+      for (int s = 0; s < 2; s++) compare_parallel(g, random_source(&r, &l, vtx), s);
+    }
+    dyng_set_max_threads(0);
+    free(vtx);
+    dyng_graph_free(g);
+    list_free(&l);
+  }
+}
+
+/* Small positive integer weights tie everywhere, real ones almost never
+** (both searched in parallel to the end); weights with zeros send most
+** searches on to Dijkstra for their levels; a grid has long chains of
+** rounds. */
+static void test_parallel_search_equals_dijkstra_integer(void **state) {
+  (void)state;
+  run_parallel(1, W_POS_INTEGER, 3000, 40);
+  run_parallel(0, W_POS_INTEGER, 3000, 41);
+  run_parallel(1, W_INTEGER, 3000, 44);
+}
+
+static void test_parallel_search_equals_dijkstra_real(void **state) {
+  (void)state;
+  run_parallel(1, W_POS_REAL, 5000, 42);
+  run_parallel(0, W_POS_REAL, 5000, 43);
+  run_parallel(0, W_REAL, 5000, 45);
+}
+
+static void test_parallel_search_on_a_grid_with_unit_weights(void **state) {
+  (void)state;
+  edge_list l;
+  uint32_t side = 120;
+  list_init(&l, 0, 1, side * side);
+  double w[MAXW] = {1, 1};
+  for (uint32_t v = 0; v < side * side; v++) {
+    if (v % side + 1 < side) list_add(&l, v, v + 1, w);
+    if (v + side < side * side) list_add(&l, v, v + side, w);
+  }
+  dyng_graph *g = graph_of_list(&l);
+  compare_parallel(g, 0, 0);
+  compare_parallel(g, side * side / 2 + side / 2, 0);
+  dyng_graph_free(g);
+  list_free(&l);
 }
 
 static void test_directed_integer_weights_match_bellman_ford(void **state) { run_random_graphs(1, 1, W_INTEGER, 1); }
@@ -697,6 +782,9 @@ int main(void) {
       cmocka_unit_test(test_after_random_batches_undirected_matches_bellman_ford),
       cmocka_unit_test(test_after_random_batches_unweighted_matches_bellman_ford),
       cmocka_unit_test(test_source_without_edges_reaches_only_itself),
+      cmocka_unit_test(test_parallel_search_equals_dijkstra_integer),
+      cmocka_unit_test(test_parallel_search_equals_dijkstra_real),
+      cmocka_unit_test(test_parallel_search_on_a_grid_with_unit_weights),
   };
   const struct {
     const char *file;

@@ -1,0 +1,306 @@
+/*
+** engine/sssp_par.c: shortest paths from scratch on every core (see
+** dyng_sssp_parallel in sssp.h).
+**
+** Distances: delta-stepping with two buckets (Meyer and Sanders; the
+** near-far form the GAP benchmark suite and cuda/dev_sssp.cu use).  A
+** threshold T splits tentative distances: a vertex improved below T joins
+** the next round's near frontier (once per round, by a stamp), one at or
+** above T a far list.  Each round, the threads take chunks of the near
+** frontier and relax their out-edges with a compare-and-swap on the
+** distance's bits (non-negative doubles order like their IEEE-754 bits),
+** each into its own near and far lists.  When a round leaves no near
+** vertex, T moves past the smallest far distance by delta and the far
+** lists are filtered into the next frontier.  Every relaxation adds one
+** weight to one distance, as Dijkstra does, so the distances are the least
+** fixed point of the same sums: bit for bit Dijkstra's.
+**
+** Parents: the tie rule of sssp.h from the distances, in two passes over
+** the out-entries (the smallest rank among tight in-edges from a strictly
+** closer tail, kept by a compare-and-swap; then the edge that holds it).
+** A vertex left without such an edge (zero weights, or weights lost to
+** rounding) needs the rule's levels: the search then gives the tree to
+** dyng_sssp_dijkstra, which orders ties by level as it goes.
+*/
+#include "engine/error.h"
+#include "engine/parallel.h"
+#include "engine/sssp.h"
+#include "engine/sssp_tie.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A thread's growable list of vertices. */
+typedef struct dyng__vlist {
+  uint32_t *v;
+  size_t n, cap;
+} dyng__vlist;
+
+static int dyng__vlist_push(dyng__vlist *l, uint32_t x) {
+  if (l->n == l->cap && dyng_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) return DYNG_ENOMEM;
+  l->v[l->n++] = x;
+  return DYNG_OK;
+}
+
+/* A distance's bits: the tree's doubles, read and swapped as 64-bit words. */
+typedef uint64_t __attribute__((may_alias)) dyng__bits;
+
+static inline uint64_t dyng__bits_of(double d) {
+  uint64_t b;
+  memcpy(&b, &d, sizeof b);
+  return b;
+}
+
+static inline double dyng__value_of(uint64_t b) {
+  double d;
+  memcpy(&d, &b, sizeof d);
+  return d;
+}
+
+/* What the threads of one search share. */
+typedef struct dyng__par {
+  const dyng_graph_view *g;
+  const double *w;
+  dyng__bits *dist;
+  _Atomic uint32_t *stamp;  /* per vertex: the round that last queued it */
+  uint32_t round;
+  double thresh;            /* T */
+  const uint32_t *frontier; /* this round's near vertices */
+  dyng__vlist *near, *far;  /* per thread */
+  dyng_team team;
+  _Atomic uint64_t *best;   /* per vertex: the smallest rank of a candidate parent edge */
+  uint32_t *parent, *pedge;
+} dyng__par;
+
+/* Relaxes the out-edges of this round's frontier vertices. */
+static void dyng__relax(void *ctx, int thread) {
+  dyng__par *P = ctx;
+  const dyng_graph_view *g = P->g;
+  const uint32_t *off = g->out.off, *deg = g->out.deg, *nbr = g->out.nbr;
+  uint32_t from, to;
+  while (dyng_team_take(&P->team, &from, &to)) {
+    for (uint32_t i = from; i < to; i++) {
+      uint32_t u = P->frontier[i];
+      double du = dyng__value_of(__atomic_load_n(&P->dist[u], __ATOMIC_RELAXED));
+      for (uint32_t p = off[u], e = off[u] + deg[u]; p < e; p++) {
+        uint32_t x = nbr[p];
+        uint64_t nb = dyng__bits_of(du + P->w[p]), ob = __atomic_load_n(&P->dist[x], __ATOMIC_RELAXED);
+        int won = 0;
+        while (nb < ob)
+          if (__atomic_compare_exchange_n(&P->dist[x], &ob, nb, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            won = 1;
+            break;
+          }
+        if (!won) continue;
+        int rc;
+        if (dyng__value_of(nb) < P->thresh) {
+          if (atomic_exchange_explicit(&P->stamp[x], P->round, memory_order_relaxed) == P->round) continue;
+          rc = dyng__vlist_push(&P->near[thread], x);
+        } else {
+          rc = dyng__vlist_push(&P->far[thread], x);
+        }
+        if (rc != DYNG_OK) {
+          dyng_team_fail(&P->team, rc);
+          return;
+        }
+      }
+    }
+    if (dyng_team_check(&P->team, thread) != DYNG_OK) return;
+  }
+}
+
+/* The tie rule's level-0 parents, pass `pick` 0 (smallest rank per vertex)
+** or 1 (the edge of that rank), over the out-entries of vertices
+** [from, to). */
+static void dyng__parents(dyng__par *P, int pick, uint32_t from, uint32_t to) {
+  const dyng_graph_view *g = P->g;
+  const uint32_t *off = g->out.off, *deg = g->out.deg, *nbr = g->out.nbr, *ref = g->out.ref;
+  for (uint32_t u = from; u < to; u++) {
+    double du = dyng__value_of(P->dist[u]);
+    if (isinf(du)) continue;
+    for (uint32_t p = off[u], e = off[u] + deg[u]; p < e; p++) {
+      uint32_t x = nbr[p];
+      double dx = dyng__value_of(P->dist[x]);
+      if (!(du < dx) || du + P->w[p] != dx) continue;
+      uint32_t s = ref[p] >> 1;
+      uint64_t r = (uint64_t)dyng__edge_rank(g, s) ^ 0x8000000000000000u;
+      if (pick) {
+        if (atomic_load_explicit(&P->best[x], memory_order_relaxed) == r) P->parent[x] = u, P->pedge[x] = s;
+        continue;
+      }
+      uint64_t b = atomic_load_explicit(&P->best[x], memory_order_relaxed);
+      while (r < b && !atomic_compare_exchange_weak_explicit(&P->best[x], &b, r, memory_order_relaxed,
+                                                             memory_order_relaxed)) {
+      }
+    }
+  }
+}
+
+static void dyng__parents_rank(void *ctx, int thread) {
+  dyng__par *P = ctx;
+  uint32_t from, to;
+  while (dyng_team_take(&P->team, &from, &to)) dyng__parents(P, 0, from, to);
+  (void)dyng_team_check(&P->team, thread);
+}
+
+static void dyng__parents_pick(void *ctx, int thread) {
+  dyng__par *P = ctx;
+  uint32_t from, to;
+  while (dyng_team_take(&P->team, &from, &to)) dyng__parents(P, 1, from, to);
+  (void)dyng_team_check(&P->team, thread);
+}
+
+/* Runs fn over items 0 .. n - 1 on the search's threads. */
+static int dyng__par_run(dyng__par *P, uint32_t n, uint32_t chunk, int threads, const dyng_cancel *cancel,
+                         void (*fn)(void *, int)) {
+  dyng_team_init(&P->team, n, chunk, threads, cancel);
+  return dyng_team_run(&P->team, fn, P);
+}
+
+/* The next frontier from the far lists (each vertex once, by the round's
+** stamp), once T has moved past their smallest distance: those now below
+** T go, those still at or above it stay; those below the old T were
+** settled in an earlier phase and go too. */
+static int dyng__far_filter(dyng__par *P, int threads, double old_thresh, dyng__vlist *next) {
+  next->n = 0;
+  for (int t = 0; t < threads; t++) {
+    dyng__vlist *f = &P->far[t];
+    size_t keep = 0;
+    for (size_t i = 0; i < f->n; i++) {
+      uint32_t x = f->v[i];
+      double dx = dyng__value_of(P->dist[x]);
+      if (dx < old_thresh) continue;
+      if (dx < P->thresh) {
+        if (atomic_exchange_explicit(&P->stamp[x], P->round, memory_order_relaxed) == P->round) continue;
+        if (dyng__vlist_push(next, x)) return DYNG_ENOMEM;
+      } else {
+        f->v[keep++] = x;
+      }
+    }
+    f->n = keep;
+  }
+  return DYNG_OK;
+}
+
+/* The threshold past distance d: d + delta, or the next double when delta
+** is lost next to d. */
+static double dyng__past(double d, double delta) {
+  double t = d + delta;
+  return t > d ? t : nextafter(d, INFINITY);
+}
+
+static uint32_t dyng__parallel_min(void) {
+  static _Atomic uint32_t min = 0; /* 0: not read yet */
+  uint32_t m = atomic_load(&min);
+  if (m) return m;
+  const char *z = getenv("DYNG_PARALLEL_SSSP_MIN");
+  long long v = z ? atoll(z) : 100000;
+  m = v < 1 ? 1 : v > (long long)UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+  atomic_store(&min, m);
+  return m;
+}
+
+int dyng_sssp_parallel_pays(const dyng_graph_view *g) {
+  return g->n_vertices >= dyng__parallel_min() && dyng_threads() > 1;
+}
+
+/* One function over 80 lines on purpose: the phases (near rounds, far
+** filter) and the parent passes share the per-thread lists, the stamps and
+** the single cleanup; split, each would take them all as arguments. */
+int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective, dyng_sssp_tree *t) {
+  uint32_t n = g->n_vertices;
+  if (source >= n || objective < 0 || objective >= g->n_objectives || t->n_vertices < n) return DYNG_EINVAL;
+  int threads = dyng_threads();
+  dyng__par P;
+  memset(&P, 0, sizeof P);
+  P.g = g;
+  P.w = g->out.w[objective];
+  P.dist = (dyng__bits *)t->dist;
+  P.parent = t->parent;
+  P.pedge = t->parent_edge;
+  P.stamp = dyng_calloc(n, sizeof *P.stamp);
+  P.best = dyng_malloc((size_t)n * sizeof *P.best);
+  P.near = dyng_calloc((size_t)threads, sizeof *P.near);
+  P.far = dyng_calloc((size_t)threads, sizeof *P.far);
+  dyng__vlist cur = {0};
+  int rc = DYNG_ENOMEM;
+  if (!P.stamp || !P.best || !P.near || !P.far) goto done;
+  for (uint32_t v = 0; v < n; v++) {
+    t->dist[v] = INFINITY;
+    t->parent[v] = t->parent_edge[v] = t->hops[v] = DYNG_NONE;
+    atomic_init(&P.best[v], UINT64_MAX);
+  }
+  t->source = source;
+  t->objective = objective;
+  t->dist[source] = 0.0;
+
+  /* The bucket width: a few mean weights of the objective. */
+  double sum = 0;
+  size_t cnt = 0;
+  for (uint32_t u = 0; u < n; u++)
+    for (uint32_t p = g->out.off[u], e = p + g->out.deg[u]; p < e; p++) sum += P.w[p], cnt++;
+  double delta = cnt && sum > 0 ? 4.0 * sum / (double)cnt : 1.0;
+
+  /* Round r queues vertices with stamp r for round r + 1, so a vertex of
+  ** the frontier that improves again while it is processed is queued again
+  ** (the frontier's stamps are the round before). */
+  P.thresh = dyng__past(0.0, delta);
+  if ((rc = dyng__vlist_push(&cur, source)) != DYNG_OK) goto done;
+  atomic_store_explicit(&P.stamp[source], 1, memory_order_relaxed);
+  P.round = 2;
+  for (;;) {
+    while (cur.n) {
+      P.frontier = cur.v;
+      if ((rc = dyng__par_run(&P, (uint32_t)cur.n, 64, threads, g->cancel, dyng__relax)) != DYNG_OK) goto done;
+      /* The round's near lists become the next round's frontier. */
+      P.round++;
+      cur.n = 0;
+      for (int th = 0; th < threads; th++) {
+        for (size_t i = 0; i < P.near[th].n; i++)
+          if ((rc = dyng__vlist_push(&cur, P.near[th].v[i])) != DYNG_OK) goto done;
+        P.near[th].n = 0;
+      }
+    }
+    /* No near vertex left: T past the smallest far distance. */
+    double least = INFINITY, old = P.thresh;
+    for (int th = 0; th < threads; th++)
+      for (size_t i = 0; i < P.far[th].n; i++) {
+        double d = dyng__value_of(P.dist[P.far[th].v[i]]);
+        if (d >= old && d < least) least = d;
+      }
+    if (isinf(least)) break;
+    P.thresh = dyng__past(least, delta);
+    P.round++;
+    if ((rc = dyng__far_filter(&P, threads, old, &cur)) != DYNG_OK) goto done;
+    P.round++;
+  }
+
+  /* Parents by the tie rule, level 0; a vertex left without one needs the
+  ** levels, which the sequential search keeps as it goes. */
+  if ((rc = dyng__par_run(&P, n, 4096, threads, g->cancel, dyng__parents_rank)) != DYNG_OK) goto done;
+  if ((rc = dyng__par_run(&P, n, 4096, threads, g->cancel, dyng__parents_pick)) != DYNG_OK) goto done;
+  uint32_t reached = 0;
+  for (uint32_t v = 0; v < n; v++) {
+    if (isinf(t->dist[v])) continue;
+    reached++;
+    if (v != source && t->parent_edge[v] == DYNG_NONE) {
+      rc = dyng_sssp_dijkstra(g, source, objective, DYNG_NONE, t);
+      goto done;
+    }
+    t->hops[v] = 0;
+  }
+  t->n_reached = reached;
+  t->order_stale = 1;
+  rc = dyng_sssp_tree_order(t);
+done:
+  for (int th = 0; th < threads && P.near; th++) dyng_free(P.near[th].v);
+  for (int th = 0; th < threads && P.far; th++) dyng_free(P.far[th].v);
+  dyng_free(P.near);
+  dyng_free(P.far);
+  dyng_free(cur.v);
+  dyng_free((void *)P.stamp);
+  dyng_free((void *)P.best);
+  return rc;
+}
