@@ -19,8 +19,9 @@
 ** the out-entries (the smallest rank among tight in-edges from a strictly
 ** closer tail, kept by a compare-and-swap; then the edge that holds it).
 ** A vertex left without such an edge (zero weights, or weights lost to
-** rounding) needs the rule's levels: the search then gives the tree to
-** dyng_sssp_dijkstra, which orders ties by level as it goes.
+** rounding) gets the rule's level from a breadth-first search over tight
+** edges between vertices of equal distance, started from those that have
+** one, and then the tight in-edge of smallest rank from one level down.
 */
 #include "engine/error.h"
 #include "engine/parallel.h"
@@ -71,7 +72,8 @@ typedef struct dyng__par {
   dyng__vlist *near, *far;  /* per thread */
   dyng_team team;
   _Atomic uint64_t *best;   /* per vertex: the smallest rank of a candidate parent edge */
-  uint32_t *parent, *pedge;
+  uint32_t *parent, *pedge, *hops;
+  int zero;                 /* the parent passes are those of levels above 0 */
 } dyng__par;
 
 /* Relaxes the out-edges of this round's frontier vertices. */
@@ -111,10 +113,12 @@ static void dyng__relax(void *ctx, int thread) {
   }
 }
 
-/* The tie rule's level-0 parents, pass `pick` 0 (smallest rank per vertex)
-** or 1 (the edge of that rank), over the out-entries of vertices
-** [from, to). */
-static void dyng__parents(dyng__par *P, int pick, uint32_t from, uint32_t to) {
+/* The tie rule's parents, pass `pick` 0 (smallest rank per vertex) or 1
+** (the edge of that rank), over the out-entries of vertices [from, to):
+** at level 0 (`zero` 0) from strictly closer tails; for the vertices the
+** level search reached (`zero` 1), from tails of the same distance one
+** level down. */
+static void dyng__parents(dyng__par *P, int pick, int zero, uint32_t from, uint32_t to) {
   const dyng_graph_view *g = P->g;
   const uint32_t *off = g->out.off, *deg = g->out.deg, *nbr = g->out.nbr, *ref = g->out.ref;
   for (uint32_t u = from; u < to; u++) {
@@ -123,7 +127,13 @@ static void dyng__parents(dyng__par *P, int pick, uint32_t from, uint32_t to) {
     for (uint32_t p = off[u], e = off[u] + deg[u]; p < e; p++) {
       uint32_t x = nbr[p];
       double dx = dyng__value_of(P->dist[x]);
-      if (!(du < dx) || du + P->w[p] != dx) continue;
+      if (du + P->w[p] != dx) continue;
+      if (!zero) {
+        if (!(du < dx)) continue;
+      } else {
+        uint32_t hx = P->hops[x];
+        if (hx == 0 || hx == DYNG_NONE || du != dx || P->hops[u] != hx - 1) continue;
+      }
       uint32_t s = ref[p] >> 1;
       uint64_t r = (uint64_t)dyng__edge_rank(g, s) ^ 0x8000000000000000u;
       if (pick) {
@@ -138,17 +148,69 @@ static void dyng__parents(dyng__par *P, int pick, uint32_t from, uint32_t to) {
   }
 }
 
+/* Every vertex unreached, no candidate parent yet. */
+static void dyng__clear(void *ctx, int thread) {
+  dyng__par *P = ctx;
+  uint32_t from, to;
+  while (dyng_team_take(&P->team, &from, &to))
+    for (uint32_t v = from; v < to; v++) {
+      __atomic_store_n(&P->dist[v], dyng__bits_of(INFINITY), __ATOMIC_RELAXED);
+      P->parent[v] = P->pedge[v] = P->hops[v] = DYNG_NONE;
+      atomic_init(&P->best[v], UINT64_MAX);
+    }
+  (void)dyng_team_check(&P->team, thread);
+}
+
 static void dyng__parents_rank(void *ctx, int thread) {
   dyng__par *P = ctx;
   uint32_t from, to;
-  while (dyng_team_take(&P->team, &from, &to)) dyng__parents(P, 0, from, to);
+  while (dyng_team_take(&P->team, &from, &to)) dyng__parents(P, 0, P->zero, from, to);
   (void)dyng_team_check(&P->team, thread);
 }
 
 static void dyng__parents_pick(void *ctx, int thread) {
   dyng__par *P = ctx;
   uint32_t from, to;
-  while (dyng_team_take(&P->team, &from, &to)) dyng__parents(P, 1, from, to);
+  while (dyng_team_take(&P->team, &from, &to)) dyng__parents(P, 1, P->zero, from, to);
+  (void)dyng_team_check(&P->team, thread);
+}
+
+/* The level search over tight edges between vertices of equal distance:
+** vertex u of the frontier (or, with `seed`, every vertex of level 0 among
+** [from, to)) gives each tight out-neighbour still without a level its
+** own level + 1, and queues it. */
+static void dyng__levels(dyng__par *P, int thread, int seed, uint32_t from, uint32_t to) {
+  const dyng_graph_view *g = P->g;
+  const uint32_t *off = g->out.off, *deg = g->out.deg, *nbr = g->out.nbr;
+  for (uint32_t i = from; i < to; i++) {
+    uint32_t u = seed ? i : P->frontier[i];
+    double du = dyng__value_of(P->dist[u]);
+    if (isinf(du) || (seed && P->hops[u] != 0)) continue;
+    uint32_t level = P->hops[u] + 1;
+    for (uint32_t p = off[u], e = off[u] + deg[u]; p < e; p++) {
+      uint32_t x = nbr[p], none = DYNG_NONE;
+      if (__atomic_load_n(&P->hops[x], __ATOMIC_RELAXED) != DYNG_NONE || du + P->w[p] != dyng__value_of(P->dist[x]))
+        continue;
+      if (!__atomic_compare_exchange_n(&P->hops[x], &none, level, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) continue;
+      if (dyng__vlist_push(&P->near[thread], x) != DYNG_OK) {
+        dyng_team_fail(&P->team, DYNG_ENOMEM);
+        return;
+      }
+    }
+  }
+}
+
+static void dyng__levels_seed(void *ctx, int thread) {
+  dyng__par *P = ctx;
+  uint32_t from, to;
+  while (dyng_team_take(&P->team, &from, &to)) dyng__levels(P, thread, 1, from, to);
+  (void)dyng_team_check(&P->team, thread);
+}
+
+static void dyng__levels_next(void *ctx, int thread) {
+  dyng__par *P = ctx;
+  uint32_t from, to;
+  while (dyng_team_take(&P->team, &from, &to)) dyng__levels(P, thread, 0, from, to);
   (void)dyng_team_check(&P->team, thread);
 }
 
@@ -220,6 +282,7 @@ int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective,
   P.dist = (dyng__bits *)t->dist;
   P.parent = t->parent;
   P.pedge = t->parent_edge;
+  P.hops = t->hops;
   P.stamp = dyng_calloc(n, sizeof *P.stamp);
   P.best = dyng_malloc((size_t)n * sizeof *P.best);
   P.near = dyng_calloc((size_t)threads, sizeof *P.near);
@@ -227,20 +290,18 @@ int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective,
   dyng__vlist cur = {0};
   int rc = DYNG_ENOMEM;
   if (!P.stamp || !P.best || !P.near || !P.far) goto done;
-  for (uint32_t v = 0; v < n; v++) {
-    t->dist[v] = INFINITY;
-    t->parent[v] = t->parent_edge[v] = t->hops[v] = DYNG_NONE;
-    atomic_init(&P.best[v], UINT64_MAX);
-  }
+  if ((rc = dyng__par_run(&P, n, 16384, threads, NULL, dyng__clear)) != DYNG_OK) goto done;
   t->source = source;
   t->objective = objective;
   t->dist[source] = 0.0;
 
-  /* The bucket width: a few mean weights of the objective. */
+  /* The bucket width: a few mean weights of the objective, the mean taken
+  ** over the first entries of up to 4096 vertices spread over the graph. */
   double sum = 0;
   size_t cnt = 0;
-  for (uint32_t u = 0; u < n; u++)
-    for (uint32_t p = g->out.off[u], e = p + g->out.deg[u]; p < e; p++) sum += P.w[p], cnt++;
+  for (uint32_t u = 0, step = n / 4096 + 1; u < n; u += step)
+    for (uint32_t p = g->out.off[u], e = p + (g->out.deg[u] < 16 ? g->out.deg[u] : 16); p < e; p++)
+      sum += P.w[p], cnt++;
   double delta = cnt && sum > 0 ? 4.0 * sum / (double)cnt : 1.0;
 
   /* Round r queues vertices with stamp r for round r + 1, so a vertex of
@@ -277,19 +338,34 @@ int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective,
     P.round++;
   }
 
-  /* Parents by the tie rule, level 0; a vertex left without one needs the
-  ** levels, which the sequential search keeps as it goes. */
+  /* Parents by the tie rule, level 0; the vertices left without one get
+  ** their levels from the search over tight edges of equal distance, then
+  ** their parents one level down. */
   if ((rc = dyng__par_run(&P, n, 4096, threads, g->cancel, dyng__parents_rank)) != DYNG_OK) goto done;
   if ((rc = dyng__par_run(&P, n, 4096, threads, g->cancel, dyng__parents_pick)) != DYNG_OK) goto done;
-  uint32_t reached = 0;
+  uint32_t reached = 0, left = 0;
   for (uint32_t v = 0; v < n; v++) {
     if (isinf(t->dist[v])) continue;
     reached++;
-    if (v != source && t->parent_edge[v] == DYNG_NONE) {
-      rc = dyng_sssp_dijkstra(g, source, objective, DYNG_NONE, t);
-      goto done;
+    if (v == source || t->parent_edge[v] != DYNG_NONE) t->hops[v] = 0;
+    else left++;
+  }
+  if (left) {
+    if ((rc = dyng__par_run(&P, n, 4096, threads, g->cancel, dyng__levels_seed)) != DYNG_OK) goto done;
+    for (;;) {
+      cur.n = 0;
+      for (int th = 0; th < threads; th++) {
+        for (size_t i = 0; i < P.near[th].n; i++)
+          if ((rc = dyng__vlist_push(&cur, P.near[th].v[i])) != DYNG_OK) goto done;
+        P.near[th].n = 0;
+      }
+      if (!cur.n) break;
+      P.frontier = cur.v;
+      if ((rc = dyng__par_run(&P, (uint32_t)cur.n, 64, threads, g->cancel, dyng__levels_next)) != DYNG_OK) goto done;
     }
-    t->hops[v] = 0;
+    P.zero = 1;
+    if ((rc = dyng__par_run(&P, n, 4096, threads, g->cancel, dyng__parents_rank)) != DYNG_OK) goto done;
+    if ((rc = dyng__par_run(&P, n, 4096, threads, g->cancel, dyng__parents_pick)) != DYNG_OK) goto done;
   }
   t->n_reached = reached;
   t->order_stale = 1;

@@ -365,15 +365,15 @@ static void run_parallel(int directed, weight_kind kind, uint32_t max_nodes, uin
   }
 }
 
-/* Small positive integer weights tie everywhere, real ones almost never
-** (both searched in parallel to the end); weights with zeros send most
-** searches on to Dijkstra for their levels; a grid has long chains of
-** rounds. */
+/* Small positive integer weights tie everywhere, real ones almost never;
+** weights with zeros need the level search for their ties; a grid has
+** long chains of rounds. */
 static void test_parallel_search_equals_dijkstra_integer(void **state) {
   (void)state;
   run_parallel(1, W_POS_INTEGER, 3000, 40);
   run_parallel(0, W_POS_INTEGER, 3000, 41);
   run_parallel(1, W_INTEGER, 3000, 44);
+  run_parallel(0, W_ZERO, 2000, 46);
 }
 
 static void test_parallel_search_equals_dijkstra_real(void **state) {
