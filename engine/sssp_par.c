@@ -33,6 +33,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
+
+#if defined(DYNG_HAVE_OPENMP) && defined(_OPENMP)
+#include <omp.h>
+#endif
+
 /* A thread's growable list of vertices. */
 typedef struct dyng__vlist {
   uint32_t *v;
@@ -76,41 +82,35 @@ typedef struct dyng__par {
   int zero;                 /* the parent passes are those of levels above 0 */
 } dyng__par;
 
-/* Relaxes the out-edges of this round's frontier vertices. */
-static void dyng__relax(void *ctx, int thread) {
-  dyng__par *P = ctx;
+/* Relaxes the out-edges of frontier vertices [from, to) into thread
+** `me`'s near and far lists. */
+static int dyng__relax(dyng__par *P, int me, uint32_t from, uint32_t to) {
   const dyng_graph_view *g = P->g;
   const uint32_t *off = g->out.off, *deg = g->out.deg, *nbr = g->out.nbr;
-  uint32_t from, to;
-  while (dyng_team_take(&P->team, &from, &to)) {
-    for (uint32_t i = from; i < to; i++) {
-      uint32_t u = P->frontier[i];
-      double du = dyng__value_of(__atomic_load_n(&P->dist[u], __ATOMIC_RELAXED));
-      for (uint32_t p = off[u], e = off[u] + deg[u]; p < e; p++) {
-        uint32_t x = nbr[p];
-        uint64_t nb = dyng__bits_of(du + P->w[p]), ob = __atomic_load_n(&P->dist[x], __ATOMIC_RELAXED);
-        int won = 0;
-        while (nb < ob)
-          if (__atomic_compare_exchange_n(&P->dist[x], &ob, nb, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-            won = 1;
-            break;
-          }
-        if (!won) continue;
-        int rc;
-        if (dyng__value_of(nb) < P->thresh) {
-          if (atomic_exchange_explicit(&P->stamp[x], P->round, memory_order_relaxed) == P->round) continue;
-          rc = dyng__vlist_push(&P->near[thread], x);
-        } else {
-          rc = dyng__vlist_push(&P->far[thread], x);
+  for (uint32_t i = from; i < to; i++) {
+    uint32_t u = P->frontier[i];
+    double du = dyng__value_of(__atomic_load_n(&P->dist[u], __ATOMIC_RELAXED));
+    for (uint32_t p = off[u], e = off[u] + deg[u]; p < e; p++) {
+      uint32_t x = nbr[p];
+      uint64_t nb = dyng__bits_of(du + P->w[p]), ob = __atomic_load_n(&P->dist[x], __ATOMIC_RELAXED);
+      int won = 0;
+      while (nb < ob)
+        if (__atomic_compare_exchange_n(&P->dist[x], &ob, nb, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+          won = 1;
+          break;
         }
-        if (rc != DYNG_OK) {
-          dyng_team_fail(&P->team, rc);
-          return;
-        }
+      if (!won) continue;
+      int rc;
+      if (dyng__value_of(nb) < P->thresh) {
+        if (atomic_exchange_explicit(&P->stamp[x], P->round, memory_order_relaxed) == P->round) continue;
+        rc = dyng__vlist_push(&P->near[me], x);
+      } else {
+        rc = dyng__vlist_push(&P->far[me], x);
       }
+      if (rc != DYNG_OK) return rc;
     }
-    if (dyng_team_check(&P->team, thread) != DYNG_OK) return;
   }
+  return DYNG_OK;
 }
 
 /* The tie rule's parents, pass `pick` 0 (smallest rank per vertex) or 1
@@ -253,6 +253,96 @@ static double dyng__past(double d, double delta) {
   return t > d ? t : nextafter(d, INFINITY);
 }
 
+/* What the threads of the near-far search share besides dyng__par. */
+typedef struct dyng__search {
+  dyng__par *P;
+  dyng__vlist *cur;         /* the frontier */
+  int threads;
+  double delta;
+  const dyng_cancel *cancel;
+  _Atomic uint32_t next;    /* the frontier's next chunk */
+  _Atomic int rc;           /* the first failure */
+  int done;                 /* set by the thread of a round's `single` */
+} dyng__search;
+
+/* One thread of the search: rounds of relaxing the frontier's chunks,
+** each followed by one thread's turn of the near lists into the next
+** frontier (or, with none, T past the smallest far distance and the far
+** lists filtered).  The threads wait at OpenMP's barriers in between, so
+** a round costs no new parallel region (a road graph needs thousands). */
+static void dyng__search_thread(dyng__search *S, int me) {
+  dyng__par *P = S->P;
+  uint32_t tick = 0;
+  for (;;) {
+    uint32_t n = (uint32_t)S->cur->n, b;
+    while ((b = atomic_fetch_add_explicit(&S->next, 64, memory_order_relaxed)) < n) {
+      int rc = dyng__relax(P, me, b, n - b < 64 ? n : b + 64);
+      if (rc != DYNG_OK) {
+        int expected = DYNG_OK;
+        atomic_compare_exchange_strong(&S->rc, &expected, rc);
+        break;
+      }
+    }
+    if (me == 0 && dyng_poll_stop(S->cancel, &tick, 15)) {
+      int expected = DYNG_OK;
+      atomic_compare_exchange_strong(&S->rc, &expected, DYNG_EINTERRUPTED);
+    }
+#pragma omp barrier
+#pragma omp single
+    {
+      int rc = atomic_load(&S->rc);
+      atomic_store_explicit(&S->next, 0, memory_order_relaxed);
+      P->round++;
+      S->cur->n = 0;
+      for (int th = 0; th < S->threads && rc == DYNG_OK; th++) {
+        for (size_t i = 0; i < P->near[th].n && rc == DYNG_OK; i++) rc = dyng__vlist_push(S->cur, P->near[th].v[i]);
+        P->near[th].n = 0;
+      }
+      if (rc == DYNG_OK && !S->cur->n) {
+        double least = INFINITY, old = P->thresh;
+        for (int th = 0; th < S->threads; th++)
+          for (size_t i = 0; i < P->far[th].n; i++) {
+            double d = dyng__value_of(P->dist[P->far[th].v[i]]);
+            if (d >= old && d < least) least = d;
+          }
+        if (isinf(least)) {
+          S->done = 1;
+        } else {
+          P->thresh = dyng__past(least, S->delta);
+          rc = dyng__far_filter(P, S->threads, old, S->cur);
+          P->round++;
+        }
+      }
+      P->frontier = S->cur->v;
+      if (rc != DYNG_OK) {
+        atomic_store(&S->rc, rc);
+        S->done = 1;
+      }
+    }
+    if (S->done) break;
+  }
+}
+
+/* The distances from the source (already at 0 and stamped with round 1). */
+static int dyng__distances(dyng__par *P, dyng__vlist *cur, int threads, double delta, const dyng_cancel *cancel) {
+  dyng__search S;
+  memset(&S, 0, sizeof S);
+  S.P = P, S.cur = cur, S.threads = threads, S.delta = delta, S.cancel = cancel;
+  atomic_init(&S.next, 0);
+  atomic_init(&S.rc, DYNG_OK);
+  P->frontier = cur->v;
+#if defined(DYNG_HAVE_OPENMP) && defined(_OPENMP)
+  if (threads > 1) {
+#pragma omp parallel num_threads(threads)
+    dyng__search_thread(&S, omp_get_thread_num());
+    return atomic_load(&S.rc);
+  }
+#endif
+  dyng__search_thread(&S, 0);
+  return atomic_load(&S.rc);
+}
+
+
 static uint32_t dyng__parallel_min(void) {
   static _Atomic uint32_t min = 0; /* 0: not read yet */
   uint32_t m = atomic_load(&min);
@@ -311,32 +401,7 @@ int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective,
   if ((rc = dyng__vlist_push(&cur, source)) != DYNG_OK) goto done;
   atomic_store_explicit(&P.stamp[source], 1, memory_order_relaxed);
   P.round = 2;
-  for (;;) {
-    while (cur.n) {
-      P.frontier = cur.v;
-      if ((rc = dyng__par_run(&P, (uint32_t)cur.n, 64, threads, g->cancel, dyng__relax)) != DYNG_OK) goto done;
-      /* The round's near lists become the next round's frontier. */
-      P.round++;
-      cur.n = 0;
-      for (int th = 0; th < threads; th++) {
-        for (size_t i = 0; i < P.near[th].n; i++)
-          if ((rc = dyng__vlist_push(&cur, P.near[th].v[i])) != DYNG_OK) goto done;
-        P.near[th].n = 0;
-      }
-    }
-    /* No near vertex left: T past the smallest far distance. */
-    double least = INFINITY, old = P.thresh;
-    for (int th = 0; th < threads; th++)
-      for (size_t i = 0; i < P.far[th].n; i++) {
-        double d = dyng__value_of(P.dist[P.far[th].v[i]]);
-        if (d >= old && d < least) least = d;
-      }
-    if (isinf(least)) break;
-    P.thresh = dyng__past(least, delta);
-    P.round++;
-    if ((rc = dyng__far_filter(&P, threads, old, &cur)) != DYNG_OK) goto done;
-    P.round++;
-  }
+  if ((rc = dyng__distances(&P, &cur, threads, delta, g->cancel)) != DYNG_OK) goto done;
 
   /* Parents by the tie rule, level 0; the vertices left without one get
   ** their levels from the search over tight edges of equal distance, then
