@@ -185,8 +185,9 @@ static void dyng__levels(dyng__par *P, int thread, int seed, uint32_t from, uint
   for (uint32_t i = from; i < to; i++) {
     uint32_t u = seed ? i : P->frontier[i];
     double du = dyng__value_of(P->dist[u]);
-    if (isinf(du) || (seed && P->hops[u] != 0)) continue;
-    uint32_t level = P->hops[u] + 1;
+    uint32_t hu = __atomic_load_n(&P->hops[u], __ATOMIC_RELAXED);
+    if (isinf(du) || (seed && hu != 0)) continue;
+    uint32_t level = hu + 1;
     for (uint32_t p = off[u], e = off[u] + deg[u]; p < e; p++) {
       uint32_t x = nbr[p], none = DYNG_NONE;
       if (__atomic_load_n(&P->hops[x], __ATOMIC_RELAXED) != DYNG_NONE || du + P->w[p] != dyng__value_of(P->dist[x]))
