@@ -11,6 +11,7 @@
 #define DYNG_ALLOC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #if defined(__GNUC__)
 #define DYNG_WARN_UNUSED __attribute__((warn_unused_result))
@@ -47,5 +48,19 @@ int dyng_resize(void *pp, size_t n, size_t elem) DYNG_WARN_UNUSED;
 /* Grows an array of `elem` bytes per item so that it holds at least `need`
 ** items, doubling.  Updates *pp and *pcap only on success. */
 int dyng_grow(void **pp, size_t *pcap, size_t need, size_t elem) DYNG_WARN_UNUSED;
+
+/* A growable list of 32-bit words (the searches' stacks and frontiers of
+** vertices); zero it to start, dyng_free its v to end. */
+typedef struct dyng_u32_list {
+  uint32_t *v;
+  size_t n, cap;
+} dyng_u32_list;
+
+/* Appends x: DYNG_OK, or nonzero (out of memory) with the list unchanged. */
+static inline int dyng_u32_push(dyng_u32_list *l, uint32_t x) {
+  if (l->n == l->cap && dyng_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) return -1;
+  l->v[l->n++] = x;
+  return 0;
+}
 
 #endif /* DYNG_ALLOC_H */

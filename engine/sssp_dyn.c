@@ -34,17 +34,10 @@ int dyng_sssp_tree_grow(dyng_sssp_tree *t, uint32_t n) {
   return DYNG_OK;
 }
 
-/* A growable stack of vertices. */
-typedef struct dyng__stack {
-  uint32_t *v;
-  size_t n, cap;
-} dyng__stack;
+/* A stack of vertices; DYNG_ENOMEM when it cannot grow. */
+typedef dyng_u32_list dyng__stack;
 
-static int dyng__push(dyng__stack *s, uint32_t v) {
-  if (s->n == s->cap && dyng_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v)) return DYNG_ENOMEM;
-  s->v[s->n++] = v;
-  return DYNG_OK;
-}
+static int dyng__push(dyng__stack *s, uint32_t v) { return dyng_u32_push(s, v) ? DYNG_ENOMEM : DYNG_OK; }
 
 /* The best way into a cut vertex from outside the cut. */
 typedef struct dyng__offer {

@@ -39,17 +39,10 @@
 #include <omp.h>
 #endif
 
-/* A thread's growable list of vertices. */
-typedef struct dyng__vlist {
-  uint32_t *v;
-  size_t n, cap;
-} dyng__vlist;
+/* A list of vertices (engine/alloc.h); DYNG_ENOMEM when it cannot grow. */
+typedef dyng_u32_list dyng__vlist;
 
-static int dyng__vlist_push(dyng__vlist *l, uint32_t x) {
-  if (l->n == l->cap && dyng_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) return DYNG_ENOMEM;
-  l->v[l->n++] = x;
-  return DYNG_OK;
-}
+static int dyng__vlist_push(dyng__vlist *l, uint32_t x) { return dyng_u32_push(l, x) ? DYNG_ENOMEM : DYNG_OK; }
 
 /* A distance's bits: the tree's doubles, read and swapped as 64-bit words. */
 typedef uint64_t __attribute__((may_alias)) dyng__bits;
