@@ -341,9 +341,12 @@ static uint32_t dyng__parallel_min(void) {
   static _Atomic uint32_t min = 0; /* 0: not read yet */
   uint32_t m = atomic_load(&min);
   if (m) return m;
+  /* Anything but a positive integer leaves the default. */
   const char *z = getenv("DYNG_PARALLEL_SSSP_MIN");
-  long long v = z ? atoll(z) : 100000;
-  m = v < 1 ? 1 : v > (long long)UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+  char *end = NULL;
+  long long v = z ? strtoll(z, &end, 10) : 0;
+  if (!z || end == z || *end || v < 1) v = 100000;
+  m = v > (long long)UINT32_MAX ? UINT32_MAX : (uint32_t)v;
   atomic_store(&min, m);
   return m;
 }

@@ -576,8 +576,9 @@ static void test_build_in_survives_every_allocation_failure(void **state) {
 
 /* ---- shortest paths -------------------------------------------------------- */
 
-static void test_dijkstra_survives_every_allocation_failure(void **state) {
-  (void)state;
+/* Every allocation of a search from scratch fails in turn: the one thread
+** Dijkstra's, or (parallel) dyng_sssp_parallel's on all threads. */
+static void searches_survive_every_allocation_failure(int parallel) {
   test_rng r;
   test_rng_for(&r, 10);
   for (int directed = 0; directed < 2; directed++) {
@@ -608,7 +609,7 @@ static void test_dijkstra_survives_every_allocation_failure(void **state) {
         n_failures++;
         continue;
       }
-      rc = dyng_sssp_dijkstra(&view, source, 1, DYNG_NONE, &t);
+      rc = parallel ? dyng_sssp_parallel(&view, source, 1, &t) : dyng_sssp_dijkstra(&view, source, 1, DYNG_NONE, &t);
       dyng_alloc_fail_after(-1);
       if (rc != DYNG_OK) {
         assert_int_equal(rc, DYNG_ENOMEM);
@@ -631,6 +632,16 @@ static void test_dijkstra_survives_every_allocation_failure(void **state) {
   }
 }
 
+static void test_dijkstra_survives_every_allocation_failure(void **state) {
+  (void)state;
+  searches_survive_every_allocation_failure(0);
+}
+
+static void test_parallel_search_survives_every_allocation_failure(void **state) {
+  (void)state;
+  searches_survive_every_allocation_failure(1);
+}
+
 int main(void) {
   test_seed();
   const struct CMUnitTest tests[] = {
@@ -649,6 +660,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_failed_team_apply_leaves_in_adjacency_unchanged, teardown),
       cmocka_unit_test_teardown(test_build_in_survives_every_allocation_failure, teardown),
       cmocka_unit_test_teardown(test_dijkstra_survives_every_allocation_failure, teardown),
+      cmocka_unit_test_teardown(test_parallel_search_survives_every_allocation_failure, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
