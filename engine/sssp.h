@@ -59,12 +59,11 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
 
 /* The tree of dyng_sssp_dijkstra (no target), the same bit for bit,
 ** computed on dyng_threads() threads: delta-stepping for the distances,
-** then the tie rule's parents in parallel passes (engine/sssp_par.c).  It
-** pays from some hundred thousand vertices on (dyng_sssp_parallel_pays).
-** An objective whose ties need levels (zero weights, or weights lost to
-** rounding, where some vertex has no tight in-edge from a strictly closer
-** one) is searched again by dyng_sssp_dijkstra.  DYNG_EINVAL, DYNG_ENOMEM,
-** DYNG_EINTERRUPTED as there. */
+** then the tie rule's parents in parallel passes, with a parallel level
+** search where ties need levels (engine/sssp_par.c).  It pays from some
+** hundred thousand vertices on (dyng_sssp_parallel_pays).  order[] is left
+** stale (order_stale set; dyng_sssp_tree_order builds it).  DYNG_EINVAL,
+** DYNG_ENOMEM, DYNG_EINTERRUPTED as there. */
 int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective, dyng_sssp_tree *t);
 
 /* Whether dyng_sssp_parallel is worth it on g now: more than one thread

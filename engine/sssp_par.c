@@ -5,15 +5,20 @@
 ** Distances: delta-stepping with two buckets (Meyer and Sanders; the
 ** near-far form the GAP benchmark suite and cuda/dev_sssp.cu use).  A
 ** threshold T splits tentative distances: a vertex improved below T joins
-** the next round's near frontier (once per round, by a stamp), one at or
-** above T a far list.  Each round, the threads take chunks of the near
-** frontier and relax their out-edges with a compare-and-swap on the
-** distance's bits (non-negative doubles order like their IEEE-754 bits),
-** each into its own near and far lists.  When a round leaves no near
-** vertex, T moves past the smallest far distance by delta and the far
-** lists are filtered into the next frontier.  Every relaxation adds one
-** weight to one distance, as Dijkstra does, so the distances are the least
-** fixed point of the same sums: bit for bit Dijkstra's.
+** a near list, unless it is already waiting in one (a per-vertex flag, set
+** when it is queued and cleared when it is taken), one at or above T a far
+** list.  Each round, the threads take chunks of the near frontier and
+** relax their out-edges with a compare-and-swap on the distance's bits
+** (non-negative doubles order like their IEEE-754 bits), each into its own
+** near and far lists.  A thread whose near list stays short then relaxes
+** it on its own, again and again, before it waits for the others (bucket
+** fusion, as in GAP: a road graph's frontiers are a few hundred vertices,
+** and without it every step of a wave would cost a barrier).  When a round
+** leaves no near vertex, T moves past the smallest far distance by delta
+** and the far lists are filtered into the next frontier.  Every relaxation
+** adds one weight to one distance, as Dijkstra does, so the distances are
+** the least fixed point of the same sums: bit for bit Dijkstra's, whatever
+** the order of the relaxations.
 **
 ** Parents: the tie rule of sssp.h from the distances, in two passes over
 ** the out-entries (the smallest rank among tight in-edges from a strictly
@@ -64,24 +69,28 @@ typedef struct dyng__par {
   const dyng_graph_view *g;
   const double *w;
   dyng__bits *dist;
-  _Atomic uint32_t *stamp;  /* per vertex: the round that last queued it */
-  uint32_t round;
+  _Atomic uint8_t *queued;  /* per vertex: waiting in a near list or the frontier */
   double thresh;            /* T */
   const uint32_t *frontier; /* this round's near vertices */
   dyng__vlist *near, *far;  /* per thread */
+  dyng__vlist *work;        /* per thread: a near list being relaxed alone */
   dyng_team team;
   _Atomic uint64_t *best;   /* per vertex: the smallest rank of a candidate parent edge */
   uint32_t *parent, *pedge, *hops;
   int zero;                 /* the parent passes are those of levels above 0 */
 } dyng__par;
 
-/* Relaxes the out-edges of frontier vertices [from, to) into thread
-** `me`'s near and far lists. */
-static int dyng__relax(dyng__par *P, int me, uint32_t from, uint32_t to) {
+/* Relaxes the out-edges of vertices list[from, to) into thread `me`'s
+** near and far lists.  Taking a vertex clears its flag before its distance
+** is read: a thread that improves it and finds the flag still set (and so
+** does not queue it) made its improvement before the clear, and the
+** acquire of the clear makes it visible to the read. */
+static int dyng__relax(dyng__par *P, int me, const uint32_t *list, size_t from, size_t to) {
   const dyng_graph_view *g = P->g;
   const uint32_t *off = g->out.off, *deg = g->out.deg, *nbr = g->out.nbr;
-  for (uint32_t i = from; i < to; i++) {
-    uint32_t u = P->frontier[i];
+  for (size_t i = from; i < to; i++) {
+    uint32_t u = list[i];
+    atomic_exchange_explicit(&P->queued[u], 0, memory_order_acq_rel);
     double du = dyng__value_of(__atomic_load_n(&P->dist[u], __ATOMIC_RELAXED));
     for (uint32_t p = off[u], e = off[u] + deg[u]; p < e; p++) {
       uint32_t x = nbr[p];
@@ -95,7 +104,7 @@ static int dyng__relax(dyng__par *P, int me, uint32_t from, uint32_t to) {
       if (!won) continue;
       int rc;
       if (dyng__value_of(nb) < P->thresh) {
-        if (atomic_exchange_explicit(&P->stamp[x], P->round, memory_order_relaxed) == P->round) continue;
+        if (atomic_exchange_explicit(&P->queued[x], 1, memory_order_acq_rel)) continue;
         rc = dyng__vlist_push(&P->near[me], x);
       } else {
         rc = dyng__vlist_push(&P->far[me], x);
@@ -215,8 +224,8 @@ static int dyng__par_run(dyng__par *P, uint32_t n, uint32_t chunk, int threads, 
   return dyng_team_run(&P->team, fn, P);
 }
 
-/* The next frontier from the far lists (each vertex once, by the round's
-** stamp), once T has moved past their smallest distance: those now below
+/* The next frontier from the far lists (each vertex once, by its flag),
+** once T has moved past their smallest distance: those now below
 ** T go, those still at or above it stay; those below the old T were
 ** settled in an earlier phase and go too. */
 static int dyng__far_filter(dyng__par *P, int threads, double old_thresh, dyng__vlist *next) {
@@ -229,7 +238,7 @@ static int dyng__far_filter(dyng__par *P, int threads, double old_thresh, dyng__
       double dx = dyng__value_of(P->dist[x]);
       if (dx < old_thresh) continue;
       if (dx < P->thresh) {
-        if (atomic_exchange_explicit(&P->stamp[x], P->round, memory_order_relaxed) == P->round) continue;
+        if (atomic_exchange_explicit(&P->queued[x], 1, memory_order_relaxed)) continue;
         if (dyng__vlist_push(next, x)) return DYNG_ENOMEM;
       } else {
         f->v[keep++] = x;
@@ -254,39 +263,50 @@ typedef struct dyng__search {
   int threads;
   double delta;
   const dyng_cancel *cancel;
-  _Atomic uint32_t next;    /* the frontier's next chunk */
+  _Atomic size_t next;      /* the frontier's next chunk */
   _Atomic int rc;           /* the first failure */
   int done;                 /* set by the thread of a round's `single` */
 } dyng__search;
 
-/* One thread of the search: rounds of relaxing the frontier's chunks,
-** each followed by one thread's turn of the near lists into the next
-** frontier (or, with none, T past the smallest far distance and the far
-** lists filtered).  The threads wait at OpenMP's barriers in between, so
-** a round costs no new parallel region (a road graph needs thousands). */
+/* Relaxes thread me's near list on its own while it holds fewer than
+** this many vertices: more are better shared at the next round. */
+#define DYNG__FUSE 1024
+
+/* Records the first failure of the search. */
+static void dyng__search_fail(dyng__search *S, int rc) {
+  int expected = DYNG_OK;
+  if (rc != DYNG_OK) atomic_compare_exchange_strong(&S->rc, &expected, rc);
+}
+
+/* One thread of the search: rounds of relaxing the frontier's chunks and
+** then, while it stays short, its own near list; each round ends with one
+** thread's turn of the near lists into the next frontier (or, with none,
+** T past the smallest far distance and the far lists filtered).  The
+** threads wait at OpenMP's barriers in between, so a round costs no new
+** parallel region. */
 static void dyng__search_thread(dyng__search *S, int me) {
   dyng__par *P = S->P;
   uint32_t tick = 0;
   for (;;) {
-    uint32_t n = (uint32_t)S->cur->n, b;
-    while ((b = atomic_fetch_add_explicit(&S->next, 64, memory_order_relaxed)) < n) {
-      int rc = dyng__relax(P, me, b, n - b < 64 ? n : b + 64);
-      if (rc != DYNG_OK) {
-        int expected = DYNG_OK;
-        atomic_compare_exchange_strong(&S->rc, &expected, rc);
-        break;
-      }
+    size_t n = S->cur->n, b;
+    while (atomic_load_explicit(&S->rc, memory_order_relaxed) == DYNG_OK &&
+           (b = atomic_fetch_add_explicit(&S->next, 64, memory_order_relaxed)) < n)
+      dyng__search_fail(S, dyng__relax(P, me, P->frontier, b, n - b < 64 ? n : b + 64));
+    while (atomic_load_explicit(&S->rc, memory_order_relaxed) == DYNG_OK && P->near[me].n &&
+           P->near[me].n < DYNG__FUSE) {
+      dyng__vlist w = P->work[me];
+      P->work[me] = P->near[me];
+      P->near[me] = w;
+      P->near[me].n = 0;
+      dyng__search_fail(S, dyng__relax(P, me, P->work[me].v, 0, P->work[me].n));
+      if (me == 0 && dyng_poll_stop(S->cancel, &tick, 15)) dyng__search_fail(S, DYNG_EINTERRUPTED);
     }
-    if (me == 0 && dyng_poll_stop(S->cancel, &tick, 15)) {
-      int expected = DYNG_OK;
-      atomic_compare_exchange_strong(&S->rc, &expected, DYNG_EINTERRUPTED);
-    }
+    if (me == 0 && dyng_poll_stop(S->cancel, &tick, 15)) dyng__search_fail(S, DYNG_EINTERRUPTED);
 #pragma omp barrier
 #pragma omp single
     {
       int rc = atomic_load(&S->rc);
       atomic_store_explicit(&S->next, 0, memory_order_relaxed);
-      P->round++;
       S->cur->n = 0;
       for (int th = 0; th < S->threads && rc == DYNG_OK; th++) {
         for (size_t i = 0; i < P->near[th].n && rc == DYNG_OK; i++) rc = dyng__vlist_push(S->cur, P->near[th].v[i]);
@@ -304,7 +324,6 @@ static void dyng__search_thread(dyng__search *S, int me) {
         } else {
           P->thresh = dyng__past(least, S->delta);
           rc = dyng__far_filter(P, S->threads, old, S->cur);
-          P->round++;
         }
       }
       P->frontier = S->cur->v;
@@ -317,7 +336,7 @@ static void dyng__search_thread(dyng__search *S, int me) {
   }
 }
 
-/* The distances from the source (already at 0 and stamped with round 1). */
+/* The distances from the source (already at 0 and queued in cur). */
 static int dyng__distances(dyng__par *P, dyng__vlist *cur, int threads, double delta, const dyng_cancel *cancel) {
   dyng__search S;
   memset(&S, 0, sizeof S);
@@ -356,7 +375,7 @@ int dyng_sssp_parallel_pays(const dyng_graph_view *g) {
 }
 
 /* One function over 80 lines on purpose: the phases (near rounds, far
-** filter) and the parent passes share the per-thread lists, the stamps and
+** filter) and the parent passes share the per-thread lists, the flags and
 ** the single cleanup; split, each would take them all as arguments. */
 int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective, dyng_sssp_tree *t) {
   uint32_t n = g->n_vertices;
@@ -370,13 +389,14 @@ int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective,
   P.parent = t->parent;
   P.pedge = t->parent_edge;
   P.hops = t->hops;
-  P.stamp = dyng_calloc(n, sizeof *P.stamp);
+  P.queued = dyng_calloc(n, sizeof *P.queued);
   P.best = dyng_malloc((size_t)n * sizeof *P.best);
   P.near = dyng_calloc((size_t)threads, sizeof *P.near);
   P.far = dyng_calloc((size_t)threads, sizeof *P.far);
+  P.work = dyng_calloc((size_t)threads, sizeof *P.work);
   dyng__vlist cur = {0};
   int rc = DYNG_ENOMEM;
-  if (!P.stamp || !P.best || !P.near || !P.far) goto done;
+  if (!P.queued || !P.best || !P.near || !P.far || !P.work) goto done;
   if ((rc = dyng__par_run(&P, n, 16384, threads, NULL, dyng__clear)) != DYNG_OK) goto done;
   t->source = source;
   t->objective = objective;
@@ -391,13 +411,9 @@ int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective,
       sum += P.w[p], cnt++;
   double delta = cnt && sum > 0 ? 4.0 * sum / (double)cnt : 1.0;
 
-  /* Round r queues vertices with stamp r for round r + 1, so a vertex of
-  ** the frontier that improves again while it is processed is queued again
-  ** (the frontier's stamps are the round before). */
   P.thresh = dyng__past(0.0, delta);
   if ((rc = dyng__vlist_push(&cur, source)) != DYNG_OK) goto done;
-  atomic_store_explicit(&P.stamp[source], 1, memory_order_relaxed);
-  P.round = 2;
+  atomic_store_explicit(&P.queued[source], 1, memory_order_relaxed);
   if ((rc = dyng__distances(&P, &cur, threads, delta, g->cancel)) != DYNG_OK) goto done;
 
   /* Parents by the tie rule, level 0; the vertices left without one get
@@ -429,16 +445,21 @@ int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective,
     if ((rc = dyng__par_run(&P, n, 4096, threads, g->cancel, dyng__parents_rank)) != DYNG_OK) goto done;
     if ((rc = dyng__par_run(&P, n, 4096, threads, g->cancel, dyng__parents_pick)) != DYNG_OK) goto done;
   }
+  /* The distance order is left to the first listing of the whole tree
+  ** (dyng_sssp_tree_order), as after an update: a path or one node's
+  ** distance does not need it. */
   t->n_reached = reached;
   t->order_stale = 1;
-  rc = dyng_sssp_tree_order(t);
+  rc = DYNG_OK;
 done:
   for (int th = 0; th < threads && P.near; th++) dyng_free(P.near[th].v);
   for (int th = 0; th < threads && P.far; th++) dyng_free(P.far[th].v);
+  for (int th = 0; th < threads && P.work; th++) dyng_free(P.work[th].v);
   dyng_free(P.near);
   dyng_free(P.far);
+  dyng_free(P.work);
   dyng_free(cur.v);
-  dyng_free((void *)P.stamp);
+  dyng_free((void *)P.queued);
   dyng_free((void *)P.best);
   return rc;
 }
