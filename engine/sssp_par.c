@@ -20,9 +20,13 @@
 ** the least fixed point of the same sums: bit for bit Dijkstra's, whatever
 ** the order of the relaxations.
 **
-** Parents: the tie rule of sssp.h from the distances, in two passes over
-** the out-entries (the smallest rank among tight in-edges from a strictly
-** closer tail, kept by a compare-and-swap; then the edge that holds it).
+** Parents: the tie rule of sssp.h from the distances, in one pass over the
+** out-entries: the smallest rank among tight in-edges from a strictly
+** closer tail, kept by a compare-and-swap on a word that packs the rank
+** (above) with the entry's edge and side (below), so the winner names its
+** edge.  A rank that does not fit in 32 bits (a rowid below 0 or past
+** 2^32 - 1) falls back to two passes: the smallest rank alone, then the
+** edge that holds it.
 ** A vertex left without such an edge (zero weights, or weights lost to
 ** rounding) gets the rule's level from a breadth-first search over tight
 ** edges between vertices of equal distance, started from those that have
@@ -75,9 +79,11 @@ typedef struct dyng__par {
   dyng__vlist *near, *far;  /* per thread */
   dyng__vlist *work;        /* per thread: a near list being relaxed alone */
   dyng_team team;
-  _Atomic uint64_t *best;   /* per vertex: the smallest rank of a candidate parent edge */
+  _Atomic uint64_t *best;   /* per vertex: the smallest (packed) rank of a candidate parent edge */
   uint32_t *parent, *pedge, *hops;
   int zero;                 /* the parent passes are those of levels above 0 */
+  int packed;               /* best[] packs rank << 32 | ref (else rank alone) */
+  _Atomic int wide;         /* a packed pass met a rank that does not fit */
 } dyng__par;
 
 /* Relaxes the out-edges of vertices list[from, to) into thread `me`'s
@@ -115,8 +121,9 @@ static int dyng__relax(dyng__par *P, int me, const uint32_t *list, size_t from, 
   return DYNG_OK;
 }
 
-/* The tie rule's parents, pass `pick` 0 (smallest rank per vertex) or 1
-** (the edge of that rank), over the out-entries of vertices [from, to):
+/* The tie rule's parents, pass `pick` 0 (smallest rank per vertex, packed
+** with its entry's ref where P->packed) or 1 (the edge of that rank, when
+** not packed), over the out-entries of vertices [from, to):
 ** at level 0 (`zero` 0) from strictly closer tails; for the vertices the
 ** level search reached (`zero` 1), from tails of the same distance one
 ** level down. */
@@ -137,7 +144,17 @@ static void dyng__parents(dyng__par *P, int pick, int zero, uint32_t from, uint3
         if (hx == 0 || hx == DYNG_NONE || du != dx || P->hops[u] != hx - 1) continue;
       }
       uint32_t s = ref[p] >> 1;
-      uint64_t r = (uint64_t)dyng__edge_rank(g, s) ^ 0x8000000000000000u;
+      int64_t rank = dyng__edge_rank(g, s);
+      uint64_t r;
+      if (P->packed) {
+        if (rank < 0 || rank > (int64_t)UINT32_MAX) {
+          atomic_store_explicit(&P->wide, 1, memory_order_relaxed);
+          continue;
+        }
+        r = (uint64_t)rank << 32 | ref[p];
+      } else {
+        r = (uint64_t)rank ^ 0x8000000000000000u;
+      }
       if (pick) {
         if (atomic_load_explicit(&P->best[x], memory_order_relaxed) == r) P->parent[x] = u, P->pedge[x] = s;
         continue;
@@ -167,6 +184,31 @@ static void dyng__parents_rank(void *ctx, int thread) {
   dyng__par *P = ctx;
   uint32_t from, to;
   while (dyng_team_take(&P->team, &from, &to)) dyng__parents(P, 0, P->zero, from, to);
+  (void)dyng_team_check(&P->team, thread);
+}
+
+/* Every vertex's parent from its packed best[]. */
+static void dyng__parents_unpack(void *ctx, int thread) {
+  dyng__par *P = ctx;
+  const uint32_t *src = P->g->edge_src, *dst = P->g->edge_dst;
+  uint32_t from, to;
+  while (dyng_team_take(&P->team, &from, &to))
+    for (uint32_t v = from; v < to; v++) {
+      uint64_t b = atomic_load_explicit(&P->best[v], memory_order_relaxed);
+      if (b == UINT64_MAX) continue;
+      uint32_t ref = (uint32_t)b, s = ref >> 1;
+      P->pedge[v] = s;
+      P->parent[v] = ref & 1 ? dst[s] : src[s];
+    }
+  (void)dyng_team_check(&P->team, thread);
+}
+
+/* No candidate parent yet for any vertex. */
+static void dyng__best_clear(void *ctx, int thread) {
+  dyng__par *P = ctx;
+  uint32_t from, to;
+  while (dyng_team_take(&P->team, &from, &to))
+    for (uint32_t v = from; v < to; v++) atomic_store_explicit(&P->best[v], UINT64_MAX, memory_order_relaxed);
   (void)dyng_team_check(&P->team, thread);
 }
 
@@ -222,6 +264,23 @@ static int dyng__par_run(dyng__par *P, uint32_t n, uint32_t chunk, int threads, 
                          void (*fn)(void *, int)) {
   dyng_team_init(&P->team, n, chunk, threads, cancel);
   return dyng_team_run(&P->team, fn, P);
+}
+
+/* The parents of one kind of vertex (level 0, or with `zero` the levels
+** above): one packed pass, or two where a rank does not fit. */
+static int dyng__parent_passes(dyng__par *P, int zero, int threads, const dyng_cancel *cancel) {
+  uint32_t n = P->g->n_vertices;
+  int rc;
+  P->zero = zero;
+  if (P->packed) {
+    if ((rc = dyng__par_run(P, n, 4096, threads, cancel, dyng__parents_rank)) != DYNG_OK) return rc;
+    if (!atomic_load(&P->wide)) return dyng__par_run(P, n, 16384, threads, cancel, dyng__parents_unpack);
+    /* Start over with ranks alone (for good: they do not fit). */
+    P->packed = 0;
+    if ((rc = dyng__par_run(P, n, 16384, threads, cancel, dyng__best_clear)) != DYNG_OK) return rc;
+  }
+  if ((rc = dyng__par_run(P, n, 4096, threads, cancel, dyng__parents_rank)) != DYNG_OK) return rc;
+  return dyng__par_run(P, n, 4096, threads, cancel, dyng__parents_pick);
 }
 
 /* The next frontier from the far lists (each vertex once, by its flag),
@@ -419,8 +478,9 @@ int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective,
   /* Parents by the tie rule, level 0; the vertices left without one get
   ** their levels from the search over tight edges of equal distance, then
   ** their parents one level down. */
-  if ((rc = dyng__par_run(&P, n, 4096, threads, g->cancel, dyng__parents_rank)) != DYNG_OK) goto done;
-  if ((rc = dyng__par_run(&P, n, 4096, threads, g->cancel, dyng__parents_pick)) != DYNG_OK) goto done;
+  P.packed = g->edge_src != NULL && g->edge_dst != NULL;
+  atomic_init(&P.wide, 0);
+  if ((rc = dyng__parent_passes(&P, 0, threads, g->cancel)) != DYNG_OK) goto done;
   uint32_t reached = 0, left = 0;
   for (uint32_t v = 0; v < n; v++) {
     if (isinf(t->dist[v])) continue;
@@ -441,9 +501,7 @@ int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective,
       P.frontier = cur.v;
       if ((rc = dyng__par_run(&P, (uint32_t)cur.n, 64, threads, g->cancel, dyng__levels_next)) != DYNG_OK) goto done;
     }
-    P.zero = 1;
-    if ((rc = dyng__par_run(&P, n, 4096, threads, g->cancel, dyng__parents_rank)) != DYNG_OK) goto done;
-    if ((rc = dyng__par_run(&P, n, 4096, threads, g->cancel, dyng__parents_pick)) != DYNG_OK) goto done;
+    if ((rc = dyng__parent_passes(&P, 1, threads, g->cancel)) != DYNG_OK) goto done;
   }
   /* The distance order is left to the first listing of the whole tree
   ** (dyng_sssp_tree_order), as after an update: a path or one node's
