@@ -15,8 +15,12 @@
 **   api_load    the same scan feeding dyng_graph_load_edge, then
 **               dyng_graph_seal: the engine's share of a CREATE.
 **   create      CREATE VIRTUAL TABLE bench_g USING dyng(edges=edges, ...,
-**               weights='length,minutes,toll', directed=1) through the
-**               loaded extension (DROP TABLE outside the timing).
+**               weights='length,minutes,toll', directed=1, backend=cpu)
+**               through the loaded extension (DROP TABLE outside the
+**               timing).  backend=cpu: on a GPU machine the default would
+**               add the copy to the device (bench_gpu's create_cuda) and
+**               start the CUDA driver's threads, which slow every later
+**               SQLite call of the process (see scan_mt).
 **   scan_mt     the scan again after the creates, as a control: had anything
 **               in the process started a thread, glibc's malloc and mutexes
 **               would use atomic instructions for good and this scan would
@@ -28,8 +32,10 @@
 **               then dyng_sssp_parallel (delta-stepping on dyng_threads()
 **               threads, OMP_NUM_THREADS), which must give them too.
 **   sql_sssp    SELECT count(*), max(dist) FROM dyng_sssp('bench_g', ?):
-**               the first query of a source (computes the tree) and a
-**               repeat of it (may come from the extension's tree cache).
+**               the first query of a source (computes the tree, on the
+**               CPU: the parallel search where it pays, then the distance
+**               order for the listing) and a repeat of it (may come from
+**               the extension's tree cache).
 **
 ** How it works: CREATE VIRTUAL TABLE writes to the database (the graph's
 ** definition, a change-log table, triggers), so when the extension loads the
@@ -59,7 +65,7 @@
 #define EDGE_SCAN_SQL "SELECT rowid, src, dst, length, minutes, toll FROM edges"
 #define CREATE_SQL                                                          \
   "CREATE VIRTUAL TABLE bench_g USING dyng(edges=edges, src=src, dst=dst, " \
-  "weights='length,minutes,toll', directed=1)"
+  "weights='length,minutes,toll', directed=1, backend=cpu)"
 #define SQL_SSSP_SQL "SELECT count(*), max(dist) FROM dyng_sssp('bench_g', ?1)"
 
 const char bench_program[] = "bench_graph";
