@@ -86,6 +86,11 @@ int dyng_graph_reserve(dyng_graph *g, size_t n_edges);
 int dyng_graph_load_edge(dyng_graph *g, int64_t rowid, int64_t src, int64_t dst,
                          const double *w);
 
+/* Asks the processor to fetch what loading an edge (rowid, src, dst) will
+** look up, so that a loader can overlap a few edges' cache misses (ids in
+** random order miss on every edge).  Changes nothing. */
+void dyng_graph_prefetch_load(const dyng_graph *g, int64_t rowid, int64_t src, int64_t dst);
+
 /* Builds the adjacency of the loaded edges.  After it, the graph changes only
 ** through dyng_graph_apply. */
 int dyng_graph_seal(dyng_graph *g);
