@@ -387,11 +387,11 @@ int dyng_graph_seal(dyng_graph *g) {
   if (g->directed) memset(g->in.deg, 0, (size_t)g->n_vert * sizeof(uint32_t));
   /* The passes below touch vertices in the edges' order, at random for
   ** ids in random order: each prefetches a few slots ahead. */
-  enum { AHEAD = 16 };
+  const uint32_t ahead = DYNG_LOAD_AHEAD;
   for (uint32_t s = 0; s < g->n_slots; s++) {
-    if (s + AHEAD < g->n_slots) {
-      __builtin_prefetch(&out->deg[g->e_src[s + AHEAD]], 1);
-      __builtin_prefetch(&in_deg[g->e_dst[s + AHEAD]], 1);
+    if (s + ahead < g->n_slots) {
+      __builtin_prefetch(&out->deg[g->e_src[s + ahead]], 1);
+      __builtin_prefetch(&in_deg[g->e_dst[s + ahead]], 1);
     }
     out->deg[g->e_src[s]]++;
     in_deg[g->e_dst[s]]++;
@@ -418,12 +418,12 @@ int dyng_graph_seal(dyng_graph *g) {
   }
 
   for (uint32_t s = 0; s < g->n_slots; s++) {
-    if (s + AHEAD < g->n_slots) {
-      uint32_t a = g->e_src[s + AHEAD];
+    if (s + ahead < g->n_slots) {
+      uint32_t a = g->e_src[s + ahead];
       __builtin_prefetch(&out->off[a]);
       __builtin_prefetch(&out->deg[a], 1);
       if (!g->directed) {
-        a = g->e_dst[s + AHEAD];
+        a = g->e_dst[s + ahead];
         __builtin_prefetch(&out->off[a]);
         __builtin_prefetch(&out->deg[a], 1);
       }
@@ -447,7 +447,7 @@ int dyng_graph_seal(dyng_graph *g) {
     }
     const double *staged = g->load_w[k];
     for (uint32_t s = 0; s < g->n_slots; s++) {
-      if (s + AHEAD < g->n_slots) __builtin_prefetch(&w[g->e_pos[0][s + AHEAD]], 1);
+      if (s + ahead < g->n_slots) __builtin_prefetch(&w[g->e_pos[0][s + ahead]], 1);
       w[g->e_pos[0][s]] = staged[s];
       if (!g->directed) w[g->e_pos[1][s]] = staged[s];
     }

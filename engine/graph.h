@@ -88,7 +88,10 @@ int dyng_graph_load_edge(dyng_graph *g, int64_t rowid, int64_t src, int64_t dst,
 
 /* Asks the processor to fetch what loading an edge (rowid, src, dst) will
 ** look up, so that a loader can overlap a few edges' cache misses (ids in
-** random order miss on every edge).  Changes nothing. */
+** random order miss on every edge).  Changes nothing.  DYNG_LOAD_AHEAD:
+** how many edges ahead loading prefetches (the loader, and the seal's
+** passes over the slots). */
+#define DYNG_LOAD_AHEAD 16
 void dyng_graph_prefetch_load(const dyng_graph *g, int64_t rowid, int64_t src, int64_t dst);
 
 /* Builds the adjacency of the loaded edges.  After it, the graph changes only

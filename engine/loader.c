@@ -37,15 +37,12 @@ int dyng_loader_new(dyng_loader **out, dyng_graph *g) {
   return DYNG_OK;
 }
 
-/* Edges ahead whose lookups are prefetched while one is loaded. */
-#define DYNG__AHEAD 16
-
-/* Loads the queued edges into the graph. */
+/* Loads the queued edges into the graph, prefetching the lookups of an
+** edge a few ahead. */
 static int dyng__flush(dyng_loader *l) {
   int nw = l->n_weights;
-  for (size_t i = 0; i < l->n && i < DYNG__AHEAD; i++) dyng_graph_prefetch_load(l->g, l->rowid[i], l->src[i], l->dst[i]);
   for (size_t i = 0; i < l->n && l->rc == DYNG_OK; i++) {
-    size_t a = i + DYNG__AHEAD;
+    size_t a = i + DYNG_LOAD_AHEAD;
     if (a < l->n) dyng_graph_prefetch_load(l->g, l->rowid[a], l->src[a], l->dst[a]);
     l->rc = dyng_graph_load_edge(l->g, l->rowid[i], l->src[i], l->dst[i],
                                  nw ? l->w + i * (size_t)nw : NULL);

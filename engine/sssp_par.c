@@ -187,7 +187,8 @@ static void dyng__parents_rank(void *ctx, int thread) {
   (void)dyng_team_check(&P->team, thread);
 }
 
-/* Every vertex's parent from its packed best[]. */
+/* The parent of every vertex of the passes' kind (level 0, or with
+** P->zero the levels above) from its packed best[]. */
 static void dyng__parents_unpack(void *ctx, int thread) {
   dyng__par *P = ctx;
   const uint32_t *src = P->g->edge_src, *dst = P->g->edge_dst;
@@ -195,7 +196,7 @@ static void dyng__parents_unpack(void *ctx, int thread) {
   while (dyng_team_take(&P->team, &from, &to))
     for (uint32_t v = from; v < to; v++) {
       uint64_t b = atomic_load_explicit(&P->best[v], memory_order_relaxed);
-      if (b == UINT64_MAX) continue;
+      if (b == UINT64_MAX || (P->zero && (P->hops[v] == 0 || P->hops[v] == DYNG_NONE))) continue;
       uint32_t ref = (uint32_t)b, s = ref >> 1;
       P->pedge[v] = s;
       P->parent[v] = ref & 1 ? dst[s] : src[s];
@@ -510,12 +511,11 @@ int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective,
   t->order_stale = 1;
   rc = DYNG_OK;
 done:
-  for (int th = 0; th < threads && P.near; th++) dyng_free(P.near[th].v);
-  for (int th = 0; th < threads && P.far; th++) dyng_free(P.far[th].v);
-  for (int th = 0; th < threads && P.work; th++) dyng_free(P.work[th].v);
-  dyng_free(P.near);
-  dyng_free(P.far);
-  dyng_free(P.work);
+  dyng__vlist *lists[3] = {P.near, P.far, P.work};
+  for (int k = 0; k < 3; k++) {
+    for (int th = 0; th < threads && lists[k]; th++) dyng_free(lists[k][th].v);
+    dyng_free(lists[k]);
+  }
   dyng_free(cur.v);
   dyng_free((void *)P.queued);
   dyng_free((void *)P.best);
