@@ -511,10 +511,10 @@ int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective,
   t->order_stale = 1;
   rc = DYNG_OK;
 done:
-  dyng__vlist *lists[3] = {P.near, P.far, P.work};
   for (int k = 0; k < 3; k++) {
-    for (int th = 0; th < threads && lists[k]; th++) dyng_free(lists[k][th].v);
-    dyng_free(lists[k]);
+    dyng__vlist *l = k == 0 ? P.near : k == 1 ? P.far : P.work;
+    for (int th = 0; th < threads && l; th++) dyng_free(l[th].v);
+    dyng_free(l);
   }
   dyng_free(cur.v);
   dyng_free((void *)P.queued);
