@@ -495,33 +495,74 @@ int dyng__pool_fit(dyng_graph *g, dyng__adj *a, size_t need) {
   return dyng__adj_pool_resize(a, a->has_w ? g->n_obj : 0, size);
 }
 
-/* Rewrites a pool with its segments in vertex order and fresh slack.  On
-** allocation failure the pool is left as it was (compaction is optional). */
+/* Vertices per block of a compaction: a block's segments follow those of
+** the blocks before it, so blocks are copied independently. */
+#define DYNG__COMPACT_BLOCK 4096u
+
+/* What a compaction's threads share. */
+typedef struct dyng__compaction {
+  dyng_graph *g;
+  dyng__adj *a;         /* the pool, rewritten into fresh */
+  const dyng__adj *fresh;
+  const size_t *base;   /* per block: its first position in fresh */
+  dyng_team team;
+} dyng__compaction;
+
+/* Copies the segments of the blocks a thread takes into the fresh pool,
+** in vertex order, and points their entries' slots at the new positions. */
+static void dyng__compact_blocks(void *ctx, int thread) {
+  dyng__compaction *c = ctx;
+  dyng_graph *g = c->g;
+  dyng__adj *a = c->a;
+  const dyng__adj *fresh = c->fresh;
+  uint32_t begin, end;
+  (void)thread;
+  while (dyng_team_take(&c->team, &begin, &end))
+    for (uint32_t b = begin; b < end; b++) {
+      size_t p = c->base[b];
+      uint32_t v = b * DYNG__COMPACT_BLOCK;
+      uint32_t v_end = g->n_vert - v > DYNG__COMPACT_BLOCK ? v + DYNG__COMPACT_BLOCK : g->n_vert;
+      for (; v < v_end; v++) {
+        uint32_t d = a->deg[v], o = a->off[v];
+        memcpy(fresh->nbr + p, a->nbr + o, (size_t)d * sizeof *a->nbr);
+        memcpy(fresh->ref + p, a->ref + o, (size_t)d * sizeof *a->ref);
+        if (a->has_w)
+          for (int k = 0; k < g->n_obj; k++) memcpy(fresh->w[k] + p, a->w[k] + o, (size_t)d * sizeof *a->w[k]);
+        for (uint32_t i = 0; i < d; i++) {
+          uint32_t r = a->ref[o + i];
+          g->e_pos[r & 1u][r >> 1] = (uint32_t)(p + i);
+        }
+        a->off[v] = (uint32_t)p;
+        a->cap[v] = dyng__compact_cap(d);
+        p += a->cap[v];
+      }
+    }
+}
+
+/* Rewrites a pool with its segments in vertex order and fresh slack, its
+** blocks of vertices on the engine's threads.  On allocation failure the
+** pool is left as it was (compaction is optional). */
 void dyng__adj_compact(dyng_graph *g, dyng__adj *a) {
   dyng__adj fresh = {0};
+  uint32_t n_blocks = g->n_vert / DYNG__COMPACT_BLOCK + 1;
+  size_t *base = dyng_malloc((size_t)n_blocks * sizeof *base);
   size_t total = 0;
+  if (!base) return;
+  for (uint32_t v = 0; v < g->n_vert; v++) {
+    if (v % DYNG__COMPACT_BLOCK == 0) base[v / DYNG__COMPACT_BLOCK] = total;
+    total += dyng__compact_cap(a->deg[v]);
+  }
   fresh.has_w = a->has_w;
-  for (uint32_t v = 0; v < g->n_vert; v++) total += dyng__compact_cap(a->deg[v]);
-  if (total > (size_t)UINT32_MAX) return;
-  if (dyng__adj_pool_resize(&fresh, a->has_w ? g->n_obj : 0, dyng__pool_room(total))) {
+  if (total > (size_t)UINT32_MAX ||
+      dyng__adj_pool_resize(&fresh, a->has_w ? g->n_obj : 0, dyng__pool_room(total))) {
     dyng__adj_free(&fresh);
+    dyng_free(base);
     return;
   }
-  size_t p = 0;
-  for (uint32_t v = 0; v < g->n_vert; v++) {
-    uint32_t d = a->deg[v], o = a->off[v];
-    for (uint32_t i = 0; i < d; i++) {
-      uint32_t r = a->ref[o + i];
-      fresh.nbr[p + i] = a->nbr[o + i];
-      fresh.ref[p + i] = r;
-      if (a->has_w)
-        for (int k = 0; k < g->n_obj; k++) fresh.w[k][p + i] = a->w[k][o + i];
-      g->e_pos[r & 1u][r >> 1] = (uint32_t)(p + i);
-    }
-    a->off[v] = (uint32_t)p;
-    a->cap[v] = dyng__compact_cap(d);
-    p += a->cap[v];
-  }
+  dyng__compaction c = {g, a, &fresh, base, {0}};
+  dyng_team_init(&c.team, (g->n_vert + DYNG__COMPACT_BLOCK - 1) / DYNG__COMPACT_BLOCK, 1, 0, NULL);
+  (void)dyng_team_run(&c.team, dyng__compact_blocks, &c); /* cannot fail */
+  dyng_free(base);
   dyng_free(a->nbr);
   dyng_free(a->ref);
   for (int k = 0; k < DYNG_MAX_WEIGHTS; k++) dyng_free(a->w[k]);

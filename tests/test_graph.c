@@ -667,34 +667,39 @@ static void test_many_inserts_into_one_vertex_undirected(void **state) { run_hub
 
 /* Many small vertices each gaining a few edges at a time, self-loops
 ** included: every insert makes a segment move, so moved-away segments pile
-** up in the pool (the case compaction is meant for). */
-static void run_scattered_relocations(int directed, uint64_t salt) {
-  enum { ROWIDS = 9000, NODES = 1500 };
+** up in the pool (the case compaction is meant for).  With more vertices
+** than a compaction block (4096) the blocks are copied on several threads
+** where the engine has them; the pools must have been compacted. */
+static void run_scattered_relocations(int directed, uint64_t salt, uint32_t nodes) {
+  const size_t rowids = (size_t)nodes * 6;
   test_rng r;
   test_rng_for(&r, salt);
   model m;
-  model_init(&m, directed, 1, ROWIDS, NODES);
+  model_init(&m, directed, 1, rowids, nodes);
   dyng_graph *g = graph_new_or_fail(1, directed);
   size_t next = 0;
-  for (uint32_t v = 0; v < NODES; v++, next++) {
+  for (uint32_t v = 0; v < nodes; v++, next++) {
     model_edge *e = &m.e[next];
     e->present = 1;
     e->src = v;
-    e->dst = (v * 7 + 1) % NODES;
+    e->dst = (v * 7 + 1) % nodes;
     e->w[0] = 1.0;
     load_model_edge(g, &m, next);
   }
   assert_int_equal(dyng_graph_seal(g), DYNG_OK);
   verify(g, &m);
+  dyng_graph_view view;
+  dyng_graph_get_view(g, &view);
+  uint32_t layout = view.out.layout;
   batch_tracker t;
   tracker_init(&t, &m);
   for (int round = 0; round < 5; round++) {
     /* Each round adds one self-loop and one edge per vertex, then deletes
     ** a third of all edges: segments keep outgrowing their room. */
-    for (uint32_t v = 0; v < NODES && next + 2 <= ROWIDS; v++) {
+    for (uint32_t v = 0; v < nodes && next + 2 <= rowids; v++) {
       double w[MAXW] = {(double)test_rng_below(&r, 5), 0, 0};
       track_insert(&t, next++, v, v, w);
-      track_insert(&t, next++, v, (uint32_t)test_rng_below(&r, NODES), w);
+      track_insert(&t, next++, v, (uint32_t)test_rng_below(&r, nodes), w);
     }
     tracker_apply(&t, g);
     verify(g, &m);
@@ -703,13 +708,21 @@ static void run_scattered_relocations(int directed, uint64_t salt) {
     tracker_apply(&t, g);
     verify(g, &m);
   }
+  dyng_graph_get_view(g, &view);
+  assert_true(view.out.layout != layout);
   tracker_free(&t);
   dyng_graph_free(g);
   model_free(&m);
 }
 
-static void test_scattered_segment_relocations_directed(void **state) { run_scattered_relocations(1, 22); }
-static void test_scattered_segment_relocations_undirected(void **state) { run_scattered_relocations(0, 23); }
+static void test_scattered_segment_relocations_directed(void **state) { run_scattered_relocations(1, 22, 1500); }
+static void test_scattered_segment_relocations_undirected(void **state) { run_scattered_relocations(0, 23, 1500); }
+static void test_scattered_relocations_compact_in_blocks_directed(void **state) {
+  run_scattered_relocations(1, 24, 10000);
+}
+static void test_scattered_relocations_compact_in_blocks_undirected(void **state) {
+  run_scattered_relocations(0, 25, 10000);
+}
 
 /* ---- batch semantics ---------------------------------------------------- */
 
@@ -1191,6 +1204,8 @@ int main(void) {
       cmocka_unit_test(test_many_inserts_into_one_vertex_undirected),
       cmocka_unit_test(test_scattered_segment_relocations_directed),
       cmocka_unit_test(test_scattered_segment_relocations_undirected),
+      cmocka_unit_test(test_scattered_relocations_compact_in_blocks_directed),
+      cmocka_unit_test(test_scattered_relocations_compact_in_blocks_undirected),
       cmocka_unit_test(test_self_loops_one_at_a_time_keep_graph_consistent),
       cmocka_unit_test(test_insert_then_delete_of_new_rowid_cancels),
       cmocka_unit_test(test_insert_then_delete_of_existing_rowid_deletes_it),
