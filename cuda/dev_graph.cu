@@ -28,6 +28,12 @@ extern "C" {
 
 #define LAUNCHED(what) TRY(cudaGetLastError(), what)
 
+/* How many items ahead the host's gathering loops ask for what they will
+** read: the touched vertices and written positions are scattered over
+** arrays far larger than the caches, and a loop that waits for each miss in
+** turn spends the follow's time waiting. */
+#define AHEAD 16
+
 static unsigned blocks_for(uint64_t n) {
   uint64_t b = (n + THREADS - 1) / THREADS;
   if (b < 1) b = 1;
@@ -273,6 +279,14 @@ static int marks_next(DevGraph *g, uint32_t n) {
   return DYNG_OK;
 }
 
+/* Asks for the mark, degree and offset of both ends of change e. */
+static inline void prefetch_ends(const DevGraph *g, const dyng_graph_view *v, const dyng_edge_change *e) {
+  if (e->src < g->mark_cap) __builtin_prefetch(&g->mark[e->src], 1);
+  if (e->dst < g->mark_cap) __builtin_prefetch(&g->mark[e->dst], 1);
+  if (e->src < v->n_vertices) __builtin_prefetch(&v->out.deg[e->src]), __builtin_prefetch(&v->out.off[e->src]);
+  if (e->dst < v->n_vertices) __builtin_prefetch(&v->out.deg[e->dst]), __builtin_prefetch(&v->out.off[e->dst]);
+}
+
 /* The touched vertices: both ends of every removed and added edge (an
 ** undirected edge has an out entry at each; a directed one only at its
 ** source, but marking both is harmless): their number and their entries'. */
@@ -283,7 +297,8 @@ static void touched_count(DevGraph *g, const dyng_graph_view *v, const dyng_chan
   for (int side = 0; side < 2; side++) {
     const dyng_edge_change *r = side ? ch->added : ch->removed;
     size_t cnt = side ? ch->n_added : ch->n_removed;
-    for (size_t i = 0; i < cnt; i++)
+    for (size_t i = 0; i < cnt; i++) {
+      if (i + AHEAD < cnt) prefetch_ends(g, v, &r[i + AHEAD]);
       for (int end = 0; end < 2; end++) {
         uint32_t x = end ? r[i].dst : r[i].src;
         if (x >= n || g->mark[x] == g->mark_gen) continue;
@@ -291,6 +306,7 @@ static void touched_count(DevGraph *g, const dyng_graph_view *v, const dyng_chan
         nv++;
         ne += v->out.deg[x];
       }
+    }
   }
   *pnv = nv;
   *pne = ne;
@@ -358,6 +374,7 @@ static void stage_vertices(DevGraph *g, const dyng_graph_view *v, const dyng_cha
     const dyng_edge_change *r = side ? ch->added : ch->removed;
     size_t cnt = side ? ch->n_added : ch->n_removed;
     for (size_t i = 0; i < cnt; i++) {
+      if (i + AHEAD < cnt) prefetch_ends(g, v, &r[i + AHEAD]);
       if (side) weights_seen(g, &r[i]);
       for (int end = 0; end < 2; end++) {
         uint32_t x = end ? r[i].dst : r[i].src;
@@ -384,7 +401,20 @@ static void stage_vertices(DevGraph *g, const dyng_graph_view *v, const dyng_cha
 ** vertex, whose live range does not hold it. */
 static void stage_written(const DevGraph *g, const dyng_graph_view *v, const dyng_changes *ch, const Stage &st) {
   uint32_t n = v->n_vertices;
-  for (size_t i = 0; i < ch->n_out_pos; i++) {
+  const size_t np = ch->n_out_pos;
+  for (size_t i = 0; i < np; i++) {
+    /* Two steps ahead: the entry's arrays, then (its ref arrived) the
+    ** array that names its owner. */
+    if (i + 2 * AHEAD < np) {
+      uint32_t qa = ch->out_pos[i + 2 * AHEAD];
+      __builtin_prefetch(&v->out.ref[qa]);
+      __builtin_prefetch(&v->out.nbr[qa]);
+      for (int k = 0; k < g->n_obj; k++) __builtin_prefetch(&v->out.w[k][qa]);
+    }
+    if (i + AHEAD < np) {
+      uint32_t rb = v->out.ref[ch->out_pos[i + AHEAD]], sb = rb >> 1;
+      if (sb < v->n_edge_slots) __builtin_prefetch((rb & 1u) ? &v->edge_dst[sb] : &v->edge_src[sb]);
+    }
     uint32_t q = ch->out_pos[i], r = v->out.ref[q], slot = r >> 1;
     uint32_t own = slot < v->n_edge_slots ? ((r & 1u) ? v->edge_dst[slot] : v->edge_src[slot]) : DYNG_NONE;
     st.pos[i] = q;
