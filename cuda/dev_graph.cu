@@ -363,11 +363,11 @@ static void weights_seen(DevGraph *g, const dyng_edge_change *e) {
     }
 }
 
-/* Fills the staging area: each touched vertex once (a second pass over the
-** same ends, deduplicated by a new generation of marks) with, unless
-** `exact`, its whole segment's entries. */
-static void stage_vertices(DevGraph *g, const dyng_graph_view *v, const dyng_changes *ch, int exact,
-                           const Stage &st) {
+/* Fills the staging area: each touched vertex once (deduplicated by a new
+** generation of marks) with, unless `exact`, its whole segment's entries.
+** Returns how many vertices it staged. */
+static uint32_t stage_vertices(DevGraph *g, const dyng_graph_view *v, const dyng_changes *ch, int exact,
+                               const Stage &st) {
   uint32_t n = v->n_vertices, iv = 0;
   size_t ie = 0;
   for (int side = 0; side < 2; side++) {
@@ -393,6 +393,7 @@ static void stage_vertices(DevGraph *g, const dyng_graph_view *v, const dyng_cha
       }
     }
   }
+  return iv;
 }
 
 /* Fills the staging area's entries from the positions the host wrote.  A
@@ -425,12 +426,12 @@ static void stage_written(const DevGraph *g, const dyng_graph_view *v, const dyn
   }
 }
 
-/* Copies the staging area over and scatters its vertices and entries into
-** the copy. */
-static int stage_scatter(DevGraph *g, uint32_t nv, size_t ne, size_t bytes, cudaStream_t s, char *err,
-                         size_t n_err) {
+/* Copies the staging area (laid out for nv_room vertices) over and
+** scatters its nv vertices and ne entries into the copy. */
+static int stage_scatter(DevGraph *g, uint32_t nv_room, uint32_t nv, size_t ne, size_t bytes, cudaStream_t s,
+                         char *err, size_t n_err) {
   TRY(cudaMemcpyAsync(g->dstage, g->stage, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpy");
-  Stage d = stage_layout((char *)g->dstage, g->n_obj, nv, ne);
+  Stage d = stage_layout((char *)g->dstage, g->n_obj, nv_room, ne);
   if (nv) {
     k_scatter_vertices<<<blocks_for(nv), THREADS, 0, s>>>(d.vid, d.voff, d.vdeg, nv, g->off, g->deg);
     LAUNCHED("k_scatter_vertices");
@@ -459,23 +460,36 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
   if (!ch || !g->off || v->out.layout != g->layout || v->n_vertices > g->cap_n || v->out.n_entries > g->cap_p ||
       v->n_edge_slots > g->cap_s || v->n_objectives != g->n_obj)
     return dev_graph_reload(g, v, ch, s, err, n_err);
-  uint32_t nv;
+  uint32_t nv_room;
   size_t ne;
-  int rc = marks_next(g, v->n_vertices);
-  if (rc) return rc;
-  touched_count(g, v, ch, &nv, &ne);
-  /* With the positions the host wrote, only those entries travel; else the
-  ** touched vertices' whole segments (a hub's, on a power-law graph). */
+  double t[6] = {dev_now_ms()};
+  int rc;
+  /* With the positions the host wrote, only those entries travel, and the
+  ** staging area has room for every end of every change (a few bytes
+  ** each), so the touched vertices are found in one pass; else the touched
+  ** vertices' whole segments (a hub's, on a power-law graph), counted
+  ** first. */
   const int exact = ch->out_pos_complete;
-  if (exact) ne = ch->n_out_pos;
+  if (exact) {
+    size_t ends = 2 * (ch->n_removed + ch->n_added);
+    nv_room = ends < v->n_vertices ? (uint32_t)ends : v->n_vertices;
+    ne = ch->n_out_pos;
+  } else {
+    if ((rc = marks_next(g, v->n_vertices))) return rc;
+    touched_count(g, v, ch, &nv_room, &ne);
+  }
+  t[1] = dev_now_ms();
   if (ne > 0xffffffffULL) return dev_graph_reload(g, v, ch, s, err, n_err);
-  size_t bytes = (size_t)nv * 12 + ne * (16 + 8 * (size_t)g->n_obj) + 64;
+  size_t bytes = (size_t)nv_room * 12 + ne * (16 + 8 * (size_t)g->n_obj) + 64;
   if ((rc = stage_reserve(g, bytes, err, n_err))) return rc;
-  Stage st = stage_layout((char *)g->stage, g->n_obj, nv, ne);
+  Stage st = stage_layout((char *)g->stage, g->n_obj, nv_room, ne);
   if ((rc = marks_next(g, v->n_vertices))) return rc;
-  stage_vertices(g, v, ch, exact, st);
+  uint32_t nv = stage_vertices(g, v, ch, exact, st);
+  t[2] = dev_now_ms();
   if (exact) stage_written(g, v, ch, st);
-  if ((rc = stage_scatter(g, nv, ne, bytes, s, err, n_err))) return rc;
+  t[3] = dev_now_ms();
+  if ((rc = stage_scatter(g, nv_room, nv, ne, bytes, s, err, n_err))) return rc;
+  t[4] = dev_now_ms();
   rc = dev_batch_upload(&g->batch, ch, v->directed, g->n_obj, s, err, n_err);
   if (rc) return rc;
   if (g->batch.n_add) {
@@ -485,6 +499,12 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
   }
   /* The staging area is reused by the next batch: wait for the copy. */
   TRY(cudaStreamSynchronize(s), "following the batch");
+  t[5] = dev_now_ms();
+  if (dev_profile_on())
+    fprintf(stderr,
+            "dyng-cuda: follow vertices=%u entries=%zu exact=%d ms: count=%.3f vertices=%.3f entries=%.3f "
+            "copy=%.3f batch+wait=%.3f\n",
+            nv, ne, exact, t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3], t[5] - t[4]);
   g->n = v->n_vertices;
   g->n_pos = v->out.n_entries;
   return DYNG_OK;
