@@ -35,7 +35,17 @@ void dyng_batch_free(dyng_batch *b) {
   if (!b) return;
   dyng_free(b->ops);
   dyng_free(b->w);
+  dyng_free(b->key);
+  dyng_free(b->key_to);
+  dyng_free(b->at);
+  dyng_free(b->at_to);
+  dyng_free(b->ops_spare);
   dyng_free(b);
+}
+
+size_t dyng_batch_bytes(const dyng_batch *b) {
+  return sizeof *b + (b->ops_cap + b->spare_cap) * sizeof *b->ops + b->w_cap * sizeof *b->w +
+         b->sort_cap * (2 * sizeof *b->key + 2 * sizeof *b->at);
 }
 
 void dyng_batch_clear(dyng_batch *b) {
@@ -91,36 +101,48 @@ static int dyng__op_cmp(const void *pa, const void *pb) {
 /* Batches of at least this many operations are sorted by dyng_radix_sort. */
 #define DYNG__RADIX_MIN_OPS 1024
 
+/* Makes *p hold n elements of `elem` bytes, keeping what it has when it
+** is large enough (its room in *cap). */
+static int dyng__keep_room(void **p, size_t *cap, size_t n, size_t elem) {
+  if (n <= *cap) return DYNG_OK;
+  void *q = dyng_malloc(n * elem);
+  if (!q) return DYNG_ENOMEM;
+  dyng_free(*p);
+  *p = q;
+  *cap = n;
+  return DYNG_OK;
+}
+
 /* Sorts a batch's operations by rowid with dyng_radix_sort: operations of
 ** one rowid are in seq order in the array already (they are recorded in
 ** that order, and a normalized batch has one each), and the sort is stable.
-** DYNG_ENOMEM when out of memory (the batch is left as it was). */
+** Its room stays with the batch for the next time.  DYNG_ENOMEM when out of
+** memory (the batch is left as it was). */
 static int dyng__batch_radix_sort(dyng_batch *b) {
   size_t n = b->n_ops;
-  uint64_t *key = dyng_malloc(n * sizeof *key), *key_to = dyng_malloc(n * sizeof *key_to);
-  uint32_t *at = dyng_malloc(n * sizeof *at), *at_to = dyng_malloc(n * sizeof *at_to);
-  dyng__op *ops = dyng_malloc(b->ops_cap * sizeof *ops);
-  int rc = key && key_to && at && at_to && ops ? DYNG_OK : DYNG_ENOMEM;
-  if (!rc) {
-    /* Flipping the sign bit orders int64 keys as unsigned ones. */
-    for (size_t i = 0; i < n; i++) {
-      key[i] = (uint64_t)b->ops[i].rowid ^ (UINT64_C(1) << 63);
-      at[i] = (uint32_t)i;
-    }
-    rc = dyng_radix_sort(&key, &key_to, &at, &at_to, n, 0);
+  if (n > b->sort_cap) {
+    /* The four arrays always have the same room. */
+    dyng_free(b->key), dyng_free(b->key_to), dyng_free(b->at), dyng_free(b->at_to);
+    b->key = dyng_malloc(n * sizeof *b->key), b->key_to = dyng_malloc(n * sizeof *b->key_to);
+    b->at = dyng_malloc(n * sizeof *b->at), b->at_to = dyng_malloc(n * sizeof *b->at_to);
+    b->sort_cap = b->key && b->key_to && b->at && b->at_to ? n : 0;
+    if (!b->sort_cap) return DYNG_ENOMEM;
   }
-  if (!rc) {
-    for (size_t i = 0; i < n; i++) ops[i] = b->ops[at[i]];
-    dyng__op *old = b->ops;
-    b->ops = ops;
-    ops = old;
+  if (dyng__keep_room((void **)&b->ops_spare, &b->spare_cap, b->ops_cap, sizeof *b->ops_spare))
+    return DYNG_ENOMEM;
+  /* Flipping the sign bit orders int64 keys as unsigned ones. */
+  for (size_t i = 0; i < n; i++) {
+    b->key[i] = (uint64_t)b->ops[i].rowid ^ (UINT64_C(1) << 63);
+    b->at[i] = (uint32_t)i;
   }
-  dyng_free(key);
-  dyng_free(key_to);
-  dyng_free(at);
-  dyng_free(at_to);
-  dyng_free(ops);
-  return rc;
+  int rc = dyng_radix_sort(&b->key, &b->key_to, &b->at, &b->at_to, n, 0);
+  if (rc) return rc;
+  dyng__op *ops = b->ops_spare;
+  for (size_t i = 0; i < n; i++) ops[i] = b->ops[b->at[i]];
+  size_t cap = b->spare_cap;
+  b->ops_spare = b->ops, b->spare_cap = b->ops_cap;
+  b->ops = ops, b->ops_cap = cap;
+  return DYNG_OK;
 }
 
 int dyng_batch_normalize(dyng_batch *b) {

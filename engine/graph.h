@@ -57,6 +57,10 @@ int dyng_batch_delete(dyng_batch *b, int64_t rowid);
 /* Operations recorded since the last clear (before normalization). */
 size_t dyng_batch_size(const dyng_batch *b);
 
+/* Bytes the batch holds: a cleared batch keeps its room (and that of its
+** sort) for the operations recorded next. */
+size_t dyng_batch_bytes(const dyng_batch *b);
+
 /* Sorts the batch by rowid and keeps only the last operation recorded for
 ** each rowid, so that an insert followed by a delete of the same rowid
 ** cancels, and a delete followed by an insert becomes one replacement.

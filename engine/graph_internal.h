@@ -48,6 +48,13 @@ struct dyng_batch {
   double *w;      /* n_weights per recorded operation, by seq */
   size_t w_cap;   /* doubles allocated in w */
   size_t n_recorded; /* seq of the next operation */
+  /* The radix sort's room, kept with the batch so that a batch cleared and
+  ** filled again (one per sync) writes to memory it already has: */
+  uint64_t *key, *key_to; /* per operation: rowid keys */
+  uint32_t *at, *at_to;   /* per operation: where it came from */
+  size_t sort_cap;        /* operations each of the four has room for */
+  dyng__op *ops_spare;    /* the sorted operations go here, then trade */
+  size_t spare_cap;       /* places with ops */
 };
 
 struct dyng_graph {

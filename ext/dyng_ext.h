@@ -82,6 +82,10 @@ struct DyngGraph {
   int nLogLimit;            /* log entries the writers keep (log_limit=) */
 
 
+  dyng_batch *pBatch;       /* the last batch read from the log, emptied:
+                               its room serves the next sync (ext/sync.c
+                               dyngKeepBatch); NULL: none kept */
+
   /* Undo records of a tentative mirror (see ext/sync.c). */
   struct DyngUndo *aUndo;   /* one per log entry applied since iUndoBase */
   double *aUndoW;           /* their weights: 2 * max(1, nWeight) each */

@@ -838,6 +838,32 @@ static int dyngReadTableEdge(DyngGraph *pG, sqlite3_stmt **ppStmt, DyngLogRow *r
   return rc;
 }
 
+/* A batch read from the log whose room the graph keeps for the next sync
+** is at most this large: a batch of 50,000 changes writes about 8 MB,
+** and memory the process has not written to yet costs a page fault per
+** 4 KiB (several microseconds each in a virtual machine) once more. */
+#define DYNG_BATCH_KEEP ((size_t)32 << 20)
+
+/* An empty batch for reading the log into: the one the graph kept, or a
+** new one.  NULL when out of memory. */
+static dyng_batch *dyngTakeBatch(DyngGraph *pG) {
+  dyng_batch *pBatch = pG->pBatch;
+  pG->pBatch = NULL;
+  if (!pBatch) return dyng_batch_new(pG->nWeight);
+  dyng_batch_clear(pBatch);
+  return pBatch;
+}
+
+/* Done with pBatch: the graph keeps it for the next sync while it has a
+** mirror and the batch is not too large; else it is freed. */
+static void dyngKeepBatch(DyngGraph *pG, dyng_batch *pBatch) {
+  if (pG->pMirror && !pG->pBatch && dyng_batch_bytes(pBatch) <= DYNG_BATCH_KEEP) {
+    pG->pBatch = pBatch;
+    return;
+  }
+  dyng_batch_free(pBatch);
+}
+
 /* Applies the log rows from the current row of pStmt (already stepped to
 ** SQLITE_ROW, or SQLITE_DONE when rc says so) to the end as one batch.
 ** With bRecord, an undo record is kept per row.  Past DYNG_UNDO_MAX records
@@ -855,7 +881,7 @@ static int dyngReadTableEdge(DyngGraph *pG, sqlite3_stmt **ppStmt, DyngLogRow *r
 static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord, int *pbReload,
                          char **pzErr) {
   if (rc == SQLITE_DONE) return SQLITE_OK;
-  dyng_batch *pBatch = dyng_batch_new(pG->nWeight);
+  dyng_batch *pBatch = dyngTakeBatch(pG);
   sqlite3_stmt *pRead = NULL;    /* reads an edge's row, for op-0 entries */
   dyng_idmap *pSeen = NULL;      /* rowid -> index in aSeen, for this batch */
   DyngEdgeState *aSeen = NULL;   /* each edge's state after the rows so far */
@@ -948,7 +974,7 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
     rc = sqlite3_step(pStmt);
   }
   if (bCorrupt) {
-    dyng_batch_free(pBatch);
+    dyngKeepBatch(pG, pBatch);
     sqlite3_finalize(pRead);
     dyng_idmap_free(pSeen);
     sqlite3_free(aSeen);
@@ -966,7 +992,7 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord
   pG->readMs += dyngNowMs() - t0;
   dyng_apply_stats st = {0, 0, 0};
   if (rc == SQLITE_OK) rc = dyngApplyBatch(pG, pBatch, &st, pzErr);
-  dyng_batch_free(pBatch);
+  dyngKeepBatch(pG, pBatch);
   sqlite3_finalize(pRead);
   dyng_idmap_free(pSeen);
   sqlite3_free(aSeen);

@@ -161,6 +161,8 @@ void dyngGraphDropMirror(DyngGraph *pG) {
   dyng_mirror_free(pG->pMirror);
   pG->pMirror = NULL;
   pG->pGraph = NULL;
+  dyng_batch_free(pG->pBatch);
+  pG->pBatch = NULL;
   sqlite3_free(pG->aUndo);
   sqlite3_free(pG->aUndoW);
   pG->aUndo = NULL;
