@@ -126,7 +126,11 @@ static int dyng__batch_radix_sort(dyng_batch *b) {
     b->key = dyng_malloc(n * sizeof *b->key), b->key_to = dyng_malloc(n * sizeof *b->key_to);
     b->at = dyng_malloc(n * sizeof *b->at), b->at_to = dyng_malloc(n * sizeof *b->at_to);
     b->sort_cap = b->key && b->key_to && b->at && b->at_to ? n : 0;
-    if (!b->sort_cap) return DYNG_ENOMEM;
+    if (!b->sort_cap) {
+      dyng_free(b->key), dyng_free(b->key_to), dyng_free(b->at), dyng_free(b->at_to);
+      b->key = b->key_to = NULL, b->at = b->at_to = NULL;
+      return DYNG_ENOMEM;
+    }
   }
   if (dyng__keep_room((void **)&b->ops_spare, &b->spare_cap, b->ops_cap, sizeof *b->ops_spare))
     return DYNG_ENOMEM;
