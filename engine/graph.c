@@ -101,18 +101,6 @@ static int dyng__op_cmp(const void *pa, const void *pb) {
 /* Batches of at least this many operations are sorted by dyng_radix_sort. */
 #define DYNG__RADIX_MIN_OPS 1024
 
-/* Makes *p hold n elements of `elem` bytes, keeping what it has when it
-** is large enough (its room in *cap). */
-static int dyng__keep_room(void **p, size_t *cap, size_t n, size_t elem) {
-  if (n <= *cap) return DYNG_OK;
-  void *q = dyng_malloc(n * elem);
-  if (!q) return DYNG_ENOMEM;
-  dyng_free(*p);
-  *p = q;
-  *cap = n;
-  return DYNG_OK;
-}
-
 /* Sorts a batch's operations by rowid with dyng_radix_sort: operations of
 ** one rowid are in seq order in the array already (they are recorded in
 ** that order, and a normalized batch has one each), and the sort is stable.
@@ -120,20 +108,18 @@ static int dyng__keep_room(void **p, size_t *cap, size_t n, size_t elem) {
 ** memory (the batch is left as it was). */
 static int dyng__batch_radix_sort(dyng_batch *b) {
   size_t n = b->n_ops;
+  /* Room grows with realloc (what it holds then is not needed, but it is
+  ** rare); sort_cap is what all four have, also after a failure. */
   if (n > b->sort_cap) {
-    /* The four arrays always have the same room. */
-    dyng_free(b->key), dyng_free(b->key_to), dyng_free(b->at), dyng_free(b->at_to);
-    b->key = dyng_malloc(n * sizeof *b->key), b->key_to = dyng_malloc(n * sizeof *b->key_to);
-    b->at = dyng_malloc(n * sizeof *b->at), b->at_to = dyng_malloc(n * sizeof *b->at_to);
-    b->sort_cap = b->key && b->key_to && b->at && b->at_to ? n : 0;
-    if (!b->sort_cap) {
-      dyng_free(b->key), dyng_free(b->key_to), dyng_free(b->at), dyng_free(b->at_to);
-      b->key = b->key_to = NULL, b->at = b->at_to = NULL;
+    if (dyng_resize(&b->key, n, sizeof *b->key) || dyng_resize(&b->key_to, n, sizeof *b->key_to) ||
+        dyng_resize(&b->at, n, sizeof *b->at) || dyng_resize(&b->at_to, n, sizeof *b->at_to))
       return DYNG_ENOMEM;
-    }
+    b->sort_cap = n;
   }
-  if (dyng__keep_room((void **)&b->ops_spare, &b->spare_cap, b->ops_cap, sizeof *b->ops_spare))
-    return DYNG_ENOMEM;
+  if (b->spare_cap < b->ops_cap) {
+    if (dyng_resize(&b->ops_spare, b->ops_cap, sizeof *b->ops_spare)) return DYNG_ENOMEM;
+    b->spare_cap = b->ops_cap;
+  }
   /* Flipping the sign bit orders int64 keys as unsigned ones. */
   for (size_t i = 0; i < n; i++) {
     b->key[i] = (uint64_t)b->ops[i].rowid ^ (UINT64_C(1) << 63);
