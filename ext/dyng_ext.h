@@ -76,6 +76,7 @@ struct DyngGraph {
   sqlite3_stmt *pSchemaVersion; /* PRAGMA schema_version, likewise */
   sqlite3_stmt *pLogMax;        /* SELECT max(seq) FROM the log, likewise */
   sqlite3_stmt *pLogRead;       /* SELECT the log after a position, likewise */
+  sqlite3_stmt *pLogTake;       /* the same rows fed to dyng__log(), likewise */
   sqlite3_stmt *pLogNonce;      /* SELECT the nonce of one log entry, likewise */
   int bLogNonce;            /* the log has nonces and op-2 markers (capture of
                                this version); else op 0 means "re-read" */
@@ -122,6 +123,7 @@ struct DyngConn {
   int eBackendPref;         /* DYNG_BACKEND_AUTO/CPU/CUDA for new graphs */
   int bProgress;            /* report long loads and counts on stderr */
   struct DyngLoad *pLoad;   /* the load in progress, fed by dyng__load() */
+  struct DyngTake *pTake;   /* the log read in progress, fed by dyng__log() */
   dyng_mirror_pool pool;    /* the kept trees' budget (cache_mb) and clocks,
                                shared by the graphs' mirrors */
   sqlite3_int64 nMaxMs;     /* max_ms: time a query's computation may take

@@ -177,8 +177,9 @@ static int dyngLogKind(DyngGraph *pG) {
   if (rc == SQLITE_OK && (n > 0) != pG->bLogNonce) {
     pG->bLogNonce = n > 0;
     sqlite3_finalize(pG->pLogRead);
+    sqlite3_finalize(pG->pLogTake);
     sqlite3_finalize(pG->pLogNonce);
-    pG->pLogRead = pG->pLogNonce = NULL;
+    pG->pLogRead = pG->pLogTake = pG->pLogNonce = NULL;
   }
   return rc;
 }
@@ -707,25 +708,36 @@ typedef struct DyngLogRow {
   double aW[DYNG_MAX_WEIGHTS];
 } DyngLogRow;
 
-static int dyngReadLogRow(DyngGraph *pG, sqlite3_stmt *pStmt, DyngLogRow *r, char **pzErr) {
-  int op = sqlite3_column_int(pStmt, 1);
+/* Reads one log row from apVal (seq, op, edge, src, dst, the weights, then
+** the nonce when the log has them) into *r. */
+static int dyngReadLogRow(DyngGraph *pG, sqlite3_value **apVal, DyngLogRow *r, char **pzErr) {
+  int op = sqlite3_value_int(apVal[1]);
   /* The triggers write -1, 1 and 2 (older ones -1, 0 and 1) only. */
-  if (sqlite3_column_type(pStmt, 1) != SQLITE_INTEGER || op < -1 || op > 2 ||
+  if (sqlite3_value_type(apVal[1]) != SQLITE_INTEGER || op < -1 || op > 2 ||
       op == (pG->bLogNonce ? 0 : 2)) {
     *pzErr = sqlite3_mprintf("dyng: graph '%s': change log entry %lld has no valid op", pG->zName,
-                             sqlite3_column_int64(pStmt, 0));
+                             sqlite3_value_int64(apVal[0]));
     return SQLITE_CORRUPT;
   }
-  r->iSeq = sqlite3_column_int64(pStmt, 0);
+  r->iSeq = sqlite3_value_int64(apVal[0]);
   r->op = op;
-  r->iEdge = sqlite3_column_int64(pStmt, 2);
-  r->iNonce = pG->bLogNonce ? sqlite3_column_int64(pStmt, 5 + pG->nWeight) : 0;
+  r->iEdge = sqlite3_value_int64(apVal[2]);
+  r->iNonce = pG->bLogNonce ? sqlite3_value_int64(apVal[5 + pG->nWeight]) : 0;
   r->iSrc = r->iDst = 0;
   memset(r->aW, 0, sizeof r->aW);
   if (r->op != 1) return SQLITE_OK;
-  sqlite3_value *apVal[2 + DYNG_MAX_WEIGHTS];
-  for (int i = 0; i < 2 + pG->nWeight; i++) apVal[i] = sqlite3_column_value(pStmt, 3 + i);
-  return dyngReadEdge(pG, apVal, r->iEdge, &r->iSrc, &r->iDst, r->aW, pzErr);
+  return dyngReadEdge(pG, apVal + 3, r->iEdge, &r->iSrc, &r->iDst, r->aW, pzErr);
+}
+
+/* The number of columns of a log row: seq, op, edge, src, dst, the weights
+** and, in a log that has them, the nonce. */
+static int dyngLogColumns(const DyngGraph *pG) { return 5 + pG->nWeight + (pG->bLogNonce ? 1 : 0); }
+
+/* Reads the current row of pStmt, which selects a log row's columns. */
+static int dyngReadLogStmt(DyngGraph *pG, sqlite3_stmt *pStmt, DyngLogRow *r, char **pzErr) {
+  sqlite3_value *apVal[6 + DYNG_MAX_WEIGHTS];
+  for (int i = 0; i < dyngLogColumns(pG); i++) apVal[i] = sqlite3_column_value(pStmt, i);
+  return dyngReadLogRow(pG, apVal, r, pzErr);
 }
 
 /* 1 when undo record i was made from log row r. */
@@ -864,147 +876,228 @@ static void dyngKeepBatch(DyngGraph *pG, dyng_batch *pBatch) {
   dyng_batch_free(pBatch);
 }
 
-/* Applies the log rows from the current row of pStmt (already stepped to
-** SQLITE_ROW, or SQLITE_DONE when rc says so) to the end as one batch.
-** With bRecord, an undo record is kept per row.  Past DYNG_UNDO_MAX records
-** (or short of memory) a log with nonces moves the records' base to the
-** batch's end, unsure (see dyngLoadMirror); an older log's records become
-** invalid, and so do they when an op-0 entry of an older log is applied
-** (it reads the table as it is now, which a rollback may change).  A log
-** someone edited (an entry the triggers would not write: an unknown op,
-** values the table refuses, a gap in the sequence) sets *pbReload and
-** leaves the mirror alone: the table is the truth, and the caller loads it
-** again. */
-/* (One function over 80 lines on purpose: each row moves the batch, the
-** undo record and the edge's state so far together, and every exit frees
-** the same four things; apart, each part would take all of them.) */
-static int dyngApplyRows(DyngGraph *pG, sqlite3_stmt *pStmt, int rc, int bRecord, int *pbReload,
-                         char **pzErr) {
-  if (rc == SQLITE_DONE) return SQLITE_OK;
-  dyng_batch *pBatch = dyngTakeBatch(pG);
-  sqlite3_stmt *pRead = NULL;    /* reads an edge's row, for op-0 entries */
-  dyng_idmap *pSeen = NULL;      /* rowid -> index in aSeen, for this batch */
-  DyngEdgeState *aSeen = NULL;   /* each edge's state after the rows so far */
-  int nSeen = 0, nSeenAlloc = 0, erc = DYNG_OK;
-  sqlite3_int64 iLast = pG->iLogSeq, iPrev = -1, iLastNonce = 0;
-  int bCorrupt = 0, bRebase = 0;
-  if (!pBatch) return SQLITE_NOMEM;
-  double t0 = dyngNowMs();
-  if (bRecord && !(pSeen = dyng_idmap_new(64))) erc = DYNG_ENOMEM;
-  while (rc == SQLITE_ROW && erc == DYNG_OK) {
-    DyngLogRow r;
-    rc = dyngReadLogRow(pG, pStmt, &r, pzErr);
-    if (rc == SQLITE_OK && iPrev >= 0 && r.iSeq != iPrev + 1) rc = SQLITE_CORRUPT;
-    if (rc != SQLITE_OK) {
-      if (rc != SQLITE_NOMEM) bCorrupt = 1;
-      break;
-    }
-    iPrev = r.iSeq;
-    /* The entry's effect: the edge present with r's values, or absent. */
-    int bPresent = r.op == 1;
-    if (r.op == 0) {
-      if ((rc = dyngReadTableEdge(pG, &pRead, &r, &bPresent, pzErr)) != SQLITE_OK) break;
-      if (bRecord) pG->bUndoValid = 0;
-    }
-    if (bRecord && pG->bUndoValid && !bRebase) {
-      /* The edge's state before this row: as earlier rows of this batch left
-      ** it, else as in the mirror. */
-      uint32_t idx;
-      DyngEdgeState before;
-      if (dyng_idmap_get(pSeen, r.iEdge, &idx) == DYNG_OK) before = aSeen[idx];
-      else dyngMirrorEdge(pG, r.iEdge, &before);
-      if (!dyngUndoReserve(pG)) {
-        if (pG->bLogNonce) bRebase = 1;
-        else pG->bUndoValid = 0;
-      } else {
-        struct DyngUndo *u = &pG->aUndo[pG->nUndo];
-        double *w = dyngUndoW(pG, pG->nUndo);
-        u->iSeq = r.iSeq;
-        u->iNonce = r.iNonce;
-        u->op = r.op;
-        u->iEdge = r.iEdge;
-        u->iSrc = r.iSrc;
-        u->iDst = r.iDst;
-        u->bHadOld = before.bPresent;
-        u->iOldSrc = before.iSrc;
-        u->iOldDst = before.iDst;
-        for (int k = 0; k < pG->nWeight; k++) {
-          w[k] = r.op == 1 ? r.aW[k] : 0.0; /* what identifies the log row */
-          w[pG->nWeight + k] = before.aW[k];
-        }
-        pG->nUndo++;
-      }
-    }
-    if (r.op == 2) { /* a marker: nothing changes */
-      iLast = r.iSeq;
-      iLastNonce = r.iNonce;
-      rc = sqlite3_step(pStmt);
-      continue;
-    }
-    if (bRecord && pG->bUndoValid && !bRebase) {
-      uint32_t idx;
-      DyngEdgeState after;
-      memset(&after, 0, sizeof after);
-      after.bPresent = bPresent;
-      after.iSrc = r.iSrc;
-      after.iDst = r.iDst;
-      memcpy(after.aW, r.aW, sizeof after.aW);
-      if (dyng_idmap_get(pSeen, r.iEdge, &idx) == DYNG_OK) {
-        aSeen[idx] = after;
-      } else {
-        if (nSeen == nSeenAlloc) {
-          int n = nSeenAlloc ? 2 * nSeenAlloc : 64;
-          DyngEdgeState *a = sqlite3_realloc64(aSeen, (sqlite3_uint64)n * sizeof *a);
-          if (!a) {
-            erc = DYNG_ENOMEM;
-            break;
-          }
-          aSeen = a;
-          nSeenAlloc = n;
-        }
-        aSeen[nSeen] = after;
-        erc = dyng_idmap_put(pSeen, r.iEdge, (uint32_t)nSeen++);
-        if (erc != DYNG_OK) break;
-      }
-    }
-    erc = bPresent ? dyng_batch_insert(pBatch, r.iEdge, r.iSrc, r.iDst, r.aW)
-                   : dyng_batch_delete(pBatch, r.iEdge);
-    iLast = r.iSeq;
-    iLastNonce = r.iNonce;
-    rc = sqlite3_step(pStmt);
+/* A read of log rows into one batch (dyngApplyRows), which dyng__log()
+** advances by a row at a time; with bRecord it keeps an undo record per row
+** and each edge's state after the rows so far. */
+typedef struct DyngTake {
+  DyngGraph *pG;
+  dyng_batch *pBatch;
+  int bRecord;
+  sqlite3_stmt *pRead;    /* reads an edge's row, for op-0 entries */
+  dyng_idmap *pSeen;      /* rowid -> index in aSeen, for this batch */
+  DyngEdgeState *aSeen;   /* each edge's state after the rows so far */
+  int nSeen, nSeenAlloc;
+  int erc;                /* the engine's failure; DYNG_OK: none */
+  int bCorrupt;           /* an entry the triggers would not write */
+  int bRebase;            /* out of undo records: the base moves */
+  sqlite3_int64 iLast, iLastNonce; /* the last entry read */
+  sqlite3_int64 nRow;     /* entries read */
+  char *zErr;             /* the message of a failure */
+} DyngTake;
+
+/* Keeps the undo record of log row r: what it did and the state of its
+** edge before it. */
+static void dyngTakeUndo(DyngTake *t, const DyngLogRow *r) {
+  DyngGraph *pG = t->pG;
+  /* The edge's state before this row: as earlier rows of this batch left
+  ** it, else as in the mirror. */
+  uint32_t idx;
+  DyngEdgeState before;
+  if (dyng_idmap_get(t->pSeen, r->iEdge, &idx) == DYNG_OK) before = t->aSeen[idx];
+  else dyngMirrorEdge(pG, r->iEdge, &before);
+  if (!dyngUndoReserve(pG)) {
+    if (pG->bLogNonce) t->bRebase = 1;
+    else pG->bUndoValid = 0;
+    return;
   }
-  if (bCorrupt) {
-    dyngKeepBatch(pG, pBatch);
-    sqlite3_finalize(pRead);
-    dyng_idmap_free(pSeen);
-    sqlite3_free(aSeen);
-    sqlite3_free(*pzErr);
-    *pzErr = NULL;
+  struct DyngUndo *u = &pG->aUndo[pG->nUndo];
+  double *w = dyngUndoW(pG, pG->nUndo);
+  u->iSeq = r->iSeq;
+  u->iNonce = r->iNonce;
+  u->op = r->op;
+  u->iEdge = r->iEdge;
+  u->iSrc = r->iSrc;
+  u->iDst = r->iDst;
+  u->bHadOld = before.bPresent;
+  u->iOldSrc = before.iSrc;
+  u->iOldDst = before.iDst;
+  for (int k = 0; k < pG->nWeight; k++) {
+    w[k] = r->op == 1 ? r->aW[k] : 0.0; /* what identifies the log row */
+    w[pG->nWeight + k] = before.aW[k];
+  }
+  pG->nUndo++;
+}
+
+/* Notes that edge r->iEdge is now present (bPresent) with r's values, or
+** absent, for the undo records of later rows. */
+static int dyngTakeSeen(DyngTake *t, const DyngLogRow *r, int bPresent) {
+  uint32_t idx;
+  DyngEdgeState after;
+  memset(&after, 0, sizeof after);
+  after.bPresent = bPresent;
+  after.iSrc = r->iSrc;
+  after.iDst = r->iDst;
+  memcpy(after.aW, r->aW, sizeof after.aW);
+  if (dyng_idmap_get(t->pSeen, r->iEdge, &idx) == DYNG_OK) {
+    t->aSeen[idx] = after;
+    return DYNG_OK;
+  }
+  if (t->nSeen == t->nSeenAlloc) {
+    int n = t->nSeenAlloc ? 2 * t->nSeenAlloc : 64;
+    DyngEdgeState *a = sqlite3_realloc64(t->aSeen, (sqlite3_uint64)n * sizeof *a);
+    if (!a) return DYNG_ENOMEM;
+    t->aSeen = a;
+    t->nSeenAlloc = n;
+  }
+  t->aSeen[t->nSeen] = after;
+  return dyng_idmap_put(t->pSeen, r->iEdge, (uint32_t)t->nSeen++);
+}
+
+/* Takes one log row (apVal: its columns) into the batch. */
+static int dyngTakeRow(DyngTake *t, sqlite3_value **apVal) {
+  DyngGraph *pG = t->pG;
+  DyngLogRow r;
+  int rc = dyngReadLogRow(pG, apVal, &r, &t->zErr);
+  if (rc == SQLITE_OK && r.iSeq != t->iLast + 1) rc = SQLITE_CORRUPT;
+  if (rc != SQLITE_OK) {
+    if (rc != SQLITE_NOMEM) t->bCorrupt = 1;
+    return rc;
+  }
+  t->nRow++;
+  /* The entry's effect: the edge present with r's values, or absent. */
+  int bPresent = r.op == 1;
+  if (r.op == 0) {
+    if ((rc = dyngReadTableEdge(pG, &t->pRead, &r, &bPresent, &t->zErr)) != SQLITE_OK) return rc;
+    if (t->bRecord) pG->bUndoValid = 0;
+  }
+  if (t->bRecord && pG->bUndoValid && !t->bRebase) dyngTakeUndo(t, &r);
+  t->iLast = r.iSeq;
+  t->iLastNonce = r.iNonce;
+  if (r.op == 2) return SQLITE_OK; /* a marker: nothing changes */
+  if (t->bRecord && pG->bUndoValid && !t->bRebase) t->erc = dyngTakeSeen(t, &r, bPresent);
+  if (t->erc == DYNG_OK)
+    t->erc = bPresent ? dyng_batch_insert(t->pBatch, r.iEdge, r.iSrc, r.iDst, r.aW)
+                      : dyng_batch_delete(t->pBatch, r.iEdge);
+  return t->erc == DYNG_OK ? SQLITE_OK : SQLITE_ERROR;
+}
+
+/*
+** dyng__log(seq, op, edge, src, dst, w0, ..., nonce): takes one row of the
+** change log into the read in progress (dyngApplyRows), which runs "SELECT
+** 1 FROM <log> WHERE seq > ?1 AND dyng__log(...) ORDER BY seq": the values
+** reach it straight from the virtual machine, with no C API call per
+** column (each of which takes the connection's mutex).  It returns 0, so
+** the statement yields no rows.  Outside a read (and so for any other
+** caller) it is an error.
+*/
+static void dyngLogFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  DyngConn *pConn = sqlite3_user_data(ctx);
+  DyngTake *t = pConn->pTake;
+  if (!t || argc != dyngLogColumns(t->pG)) {
+    sqlite3_result_error(ctx, "dyng__log() is internal to dyng", -1);
+    return;
+  }
+  int rc = dyngTakeRow(t, argv);
+  if (rc == SQLITE_OK) sqlite3_result_int(ctx, 0);
+  else if (rc == SQLITE_NOMEM || t->erc == DYNG_ENOMEM) sqlite3_result_error_nomem(ctx);
+  else sqlite3_result_error(ctx, t->zErr ? t->zErr : "dyng: cannot read the change log", -1);
+}
+
+/* The kept statement that feeds the log rows after ?1 to dyng__log(). */
+static int dyngLogTakeStmt(DyngGraph *pG, sqlite3_stmt **ppStmt, char **pzErr) {
+  if (pG->pLogTake) {
+    *ppStmt = pG->pLogTake;
+    return SQLITE_OK;
+  }
+  sqlite3 *db = pG->pConn->db;
+  char *zW = dyngWeightList(pG, "w");
+  char *zSql = zW ? sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" WHERE seq > ?1 AND "
+                                    "dyng__log(seq, op, edge, src, dst%s%s) ORDER BY seq",
+                                    pG->zDb, pG->zLog, zW, pG->bLogNonce ? ", nonce" : "")
+                  : NULL;
+  sqlite3_free(zW);
+  int rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &pG->pLogTake, NULL)
+                : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM)
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read its change log '%s': %s", pG->zName,
+                             pG->zLog, sqlite3_errmsg(db));
+  *ppStmt = pG->pLogTake;
+  return rc;
+}
+
+/* Applies the log rows after iAfter as one batch.  With bRecord, an undo
+** record is kept per row.  Past DYNG_UNDO_MAX records (or short of memory)
+** a log with nonces moves the records' base to the batch's end, unsure
+** (see dyngLoadMirror); an older log's records become invalid, and so do
+** they when an op-0 entry of an older log is applied (it reads the table as
+** it is now, which a rollback may change).  A log that does not continue
+** right after iAfter (trimmed) or that someone edited (an entry the
+** triggers would not write: an unknown op, values the table refuses, a gap
+** in the sequence) sets *pbReload and leaves the mirror alone: the table is
+** the truth, and the caller loads it again. */
+static int dyngApplyRows(DyngGraph *pG, sqlite3_int64 iAfter, int bRecord, int *pbReload,
+                         char **pzErr) {
+  sqlite3_stmt *pStmt = NULL;
+  int rc = dyngLogTakeStmt(pG, &pStmt, pzErr);
+  if (rc != SQLITE_OK) return rc;
+  DyngTake t;
+  memset(&t, 0, sizeof t);
+  t.pG = pG;
+  t.bRecord = bRecord;
+  t.iLast = iAfter;
+  if (!(t.pBatch = dyngTakeBatch(pG))) return SQLITE_NOMEM;
+  double t0 = dyngNowMs();
+  if (bRecord && !(t.pSeen = dyng_idmap_new(64))) t.erc = DYNG_ENOMEM;
+  if (t.erc == DYNG_OK) {
+    DyngTake *pOuter = pG->pConn->pTake;
+    pG->pConn->pTake = &t;
+    sqlite3_bind_int64(pStmt, 1, iAfter);
+    while ((rc = sqlite3_step(pStmt)) == SQLITE_ROW) {
+    }
+    pG->pConn->pTake = pOuter;
+    if (rc != SQLITE_DONE && !t.bCorrupt && t.erc == DYNG_OK && !t.zErr)
+      t.zErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
+                               sqlite3_errmsg(pG->pConn->db));
+    int rc2 = sqlite3_reset(pStmt);
+    if (rc == SQLITE_DONE) rc = rc2 == SQLITE_OK ? SQLITE_OK : rc2;
+    if (rc2 != SQLITE_OK || pG->nRef == 0) {
+      sqlite3_finalize(pStmt);
+      pG->pLogTake = NULL;
+    }
+  }
+  sqlite3_finalize(t.pRead);
+  dyng_idmap_free(t.pSeen);
+  sqlite3_free(t.aSeen);
+  if (t.bCorrupt) {
+    dyngKeepBatch(pG, t.pBatch);
+    sqlite3_free(t.zErr);
     *pbReload = 1;
     return SQLITE_OK;
   }
-  /* SQLITE_OK: the loop stopped on an engine failure, in erc. */
-  if (rc == SQLITE_DONE || rc == SQLITE_ROW || rc == SQLITE_OK) rc = SQLITE_OK;
-  else if (!*pzErr)
-    *pzErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
-                             sqlite3_errmsg(pG->pConn->db));
-  if (rc == SQLITE_OK && erc != DYNG_OK) rc = dyngEngineFailure(pG, erc, pzErr);
+  if (t.erc != DYNG_OK) {
+    sqlite3_free(t.zErr);
+    t.zErr = NULL;
+    rc = dyngEngineFailure(pG, t.erc, &t.zErr);
+  }
+  *pzErr = t.zErr;
   pG->readMs += dyngNowMs() - t0;
   dyng_apply_stats st = {0, 0, 0};
-  if (rc == SQLITE_OK) rc = dyngApplyBatch(pG, pBatch, &st, pzErr);
-  dyngKeepBatch(pG, pBatch);
-  sqlite3_finalize(pRead);
-  dyng_idmap_free(pSeen);
-  sqlite3_free(aSeen);
+  if (rc == SQLITE_OK && t.nRow == 0) {
+    dyngKeepBatch(pG, t.pBatch);
+    return SQLITE_OK;
+  }
+  if (rc == SQLITE_OK) rc = dyngApplyBatch(pG, t.pBatch, &st, pzErr);
+  dyngKeepBatch(pG, t.pBatch);
   if (rc != SQLITE_OK) {
     pG->bStale = 1;
     return rc;
   }
-  pG->iLogSeq = iLast;
-  if (bRebase) {
+  pG->iLogSeq = t.iLast;
+  if (t.bRebase) {
     dyngUndoClear(pG);
     pG->bBaseUnsure = 1;
-    pG->iBaseNonce = iLastNonce;
+    pG->iBaseNonce = t.iLastNonce;
   }
   pG->nBatch++;
   return SQLITE_OK;
@@ -1019,6 +1112,69 @@ static void dyngLogReadDone(DyngGraph *pG) {
   }
 }
 
+/* Reads the log after iFrom as long as its rows match the undo records:
+** *pi gets how many do, *piAfter the last of them (iFrom: none).  Sets
+** *pbReload when the log does not continue right after iFrom, or has an
+** entry the triggers would not write. */
+static int dyngMatchUndo(DyngGraph *pG, sqlite3_int64 iFrom, int *pi, sqlite3_int64 *piAfter,
+                         int *pbReload, char **pzErr) {
+  sqlite3 *db = pG->pConn->db;
+  int rc = SQLITE_OK;
+  if (!pG->pLogRead) {
+    char *zW = dyngWeightList(pG, "w");
+    char *zSql = zW ? sqlite3_mprintf("SELECT seq, op, edge, src, dst%s%s FROM \"%w\".\"%w\" "
+                                      "WHERE seq > ?1 ORDER BY seq",
+                                      zW, pG->bLogNonce ? ", nonce" : "", pG->zDb, pG->zLog)
+                    : NULL;
+    sqlite3_free(zW);
+    rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &pG->pLogRead, NULL)
+              : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    if (rc != SQLITE_OK) {
+      if (rc != SQLITE_NOMEM)
+        *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read its change log '%s': %s",
+                                 pG->zName, pG->zLog, sqlite3_errmsg(db));
+      return rc;
+    }
+  }
+  sqlite3_stmt *pStmt = pG->pLogRead;
+  sqlite3_bind_int64(pStmt, 1, iFrom);
+  rc = sqlite3_step(pStmt);
+  if (rc == SQLITE_ROW && sqlite3_column_int64(pStmt, 0) != iFrom + 1) {
+    *pbReload = 1;
+    dyngLogReadDone(pG);
+    return SQLITE_OK;
+  }
+  int i = 0;
+  while (i < pG->nUndo && rc == SQLITE_ROW) {
+    DyngLogRow r;
+    int rcRow = dyngReadLogStmt(pG, pStmt, &r, pzErr);
+    if (rcRow != SQLITE_OK) {
+      if (rcRow == SQLITE_NOMEM) {
+        rc = rcRow;
+        break;
+      }
+      /* An entry the triggers would not write: load the table again. */
+      sqlite3_free(*pzErr);
+      *pzErr = NULL;
+      *pbReload = 1;
+      dyngLogReadDone(pG);
+      return SQLITE_OK;
+    }
+    if (!dyngUndoMatches(pG, i, &r)) break;
+    *piAfter = r.iSeq;
+    i++;
+    rc = sqlite3_step(pStmt);
+  }
+  *pi = i;
+  if (rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_OK;
+  else if (rc != SQLITE_NOMEM && !*pzErr)
+    *pzErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
+                             sqlite3_errmsg(db));
+  dyngLogReadDone(pG);
+  return rc;
+}
+
 /*
 ** Reads the log after iFrom and brings the mirror to it: first the rows
 ** that match the undo records are skipped (records that do not match are
@@ -1030,7 +1186,6 @@ static void dyngLogReadDone(DyngGraph *pG) {
 ** its place has another nonce), and their records go.
 */
 static int dyngCatchUp(DyngGraph *pG, int bUndoable, int bEnded, int *pbReload, char **pzErr) {
-  sqlite3 *db = pG->pConn->db;
   sqlite3_int64 iFrom = pG->bTentative ? pG->iUndoBase : pG->iLogSeq;
   int rc = SQLITE_OK;
   if (pG->bTentative && pG->bBaseUnsure) {
@@ -1043,71 +1198,22 @@ static int dyngCatchUp(DyngGraph *pG, int bUndoable, int bEnded, int *pbReload, 
       return SQLITE_OK;
     }
   }
-  if (!pG->pLogRead) {
-    char *zW = dyngWeightList(pG, "w");
-    char *zSql = zW ? sqlite3_mprintf("SELECT seq, op, edge, src, dst%s%s FROM \"%w\".\"%w\" "
-                                      "WHERE seq > ?1 ORDER BY seq",
-                                      zW, pG->bLogNonce ? ", nonce" : "", pG->zDb, pG->zLog)
-                    : NULL;
-    sqlite3_free(zW);
-    rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &pG->pLogRead, NULL)
-              : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-  }
-  sqlite3_stmt *pStmt = pG->pLogRead;
-  if (rc != SQLITE_OK) {
-    if (rc != SQLITE_NOMEM)
-      *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read its change log '%s': %s",
-                               pG->zName, pG->zLog, sqlite3_errmsg(db));
-    return rc;
-  }
-  sqlite3_bind_int64(pStmt, 1, iFrom);
-  rc = sqlite3_step(pStmt);
-  if (rc == SQLITE_ROW && sqlite3_column_int64(pStmt, 0) != iFrom + 1) {
-    *pbReload = 1;
-    dyngLogReadDone(pG);
-    return SQLITE_OK;
-  }
   /* Skip what still matches; revert the rest of the undo records. */
-  int i = 0;
-  if (pG->bTentative) {
-    while (i < pG->nUndo && rc == SQLITE_ROW) {
-      DyngLogRow r;
-      int rcRow = dyngReadLogRow(pG, pStmt, &r, pzErr);
-      if (rcRow != SQLITE_OK && rcRow != SQLITE_NOMEM) {
-        /* An entry the triggers would not write: load the table again. */
-        sqlite3_free(*pzErr);
-        *pzErr = NULL;
-        *pbReload = 1;
-        dyngLogReadDone(pG);
-        return SQLITE_OK;
-      }
-      if (rcRow != SQLITE_OK) break;
-      if (!dyngUndoMatches(pG, i, &r)) break;
-      i++;
-      rc = sqlite3_step(pStmt);
-    }
-    if (*pzErr) rc = SQLITE_ERROR;
-    if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
-      int rc2 = dyngUndoRevert(pG, i, pzErr);
-      if (rc2 != SQLITE_OK) rc = rc2;
-    }
+  sqlite3_int64 iAfter = iFrom;
+  if (pG->bTentative && pG->nUndo > 0) {
+    int i = 0;
+    rc = dyngMatchUndo(pG, iFrom, &i, &iAfter, pbReload, pzErr);
+    if (rc != SQLITE_OK || *pbReload) return rc;
+    if ((rc = dyngUndoRevert(pG, i, pzErr)) != SQLITE_OK) return rc;
   }
-  if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
-    /* Records are kept only while the result can still be rolled back. */
-    if (!bUndoable || bEnded) {
-      dyngUndoClear(pG);
-      pG->bBaseUnsure = 0;
-    } else if (!pG->bTentative) {
-      pG->iUndoBase = pG->iLogSeq;
-    }
-    rc = dyngApplyRows(pG, pStmt, rc, bUndoable, pbReload, pzErr);
-  } else if (rc != SQLITE_OK && !*pzErr) {
-    *pzErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
-                             sqlite3_errmsg(db));
+  /* Records are kept only while the result can still be rolled back. */
+  if (!bUndoable || bEnded) {
+    dyngUndoClear(pG);
+    pG->bBaseUnsure = 0;
+  } else if (!pG->bTentative) {
+    pG->iUndoBase = pG->iLogSeq;
   }
-  dyngLogReadDone(pG);
-  return rc;
+  return dyngApplyRows(pG, iAfter, bUndoable, pbReload, pzErr);
 }
 
 /* ---- the sync ------------------------------------------------------------- */
@@ -1306,6 +1412,10 @@ int dyngPendingEntries(DyngGraph *pG, sqlite3_int64 *pnPending) {
 }
 
 int dyngRegisterSyncFunctions(sqlite3 *db, DyngConn *pConn) {
-  return sqlite3_create_function_v2(db, "dyng__load", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, pConn, dyngLoadFunc,
-                                    NULL, NULL, NULL);
+  int rc = sqlite3_create_function_v2(db, "dyng__load", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, pConn,
+                                      dyngLoadFunc, NULL, NULL, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function_v2(db, "dyng__log", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, pConn,
+                                    dyngLogFunc, NULL, NULL, NULL);
+  return rc;
 }

@@ -153,8 +153,10 @@ void dyngGraphReleaseStmts(DyngGraph *pG) {
   sqlite3_finalize(pG->pSchemaVersion);
   sqlite3_finalize(pG->pLogMax);
   sqlite3_finalize(pG->pLogRead);
+  sqlite3_finalize(pG->pLogTake);
   sqlite3_finalize(pG->pLogNonce);
-  pG->pDataVersion = pG->pSchemaVersion = pG->pLogMax = pG->pLogRead = pG->pLogNonce = NULL;
+  pG->pDataVersion = pG->pSchemaVersion = pG->pLogMax = pG->pLogRead = pG->pLogTake =
+      pG->pLogNonce = NULL;
 }
 
 void dyngGraphDropMirror(DyngGraph *pG) {

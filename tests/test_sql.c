@@ -488,6 +488,29 @@ static void test_function_argument_errors_name_function_and_argument(void **stat
   sqlite3_close(db);
 }
 
+/* The functions a load and a sync feed rows through answer nobody else:
+** not a query, not a trigger, not a sync's own log read called again. */
+static void test_internal_functions_refuse_other_callers(void **state) {
+  (void)state;
+  sqlite3 *db = sql_open(":memory:");
+  create_roads(db);
+  sql_fails(db, "SELECT dyng__load(1, 1, 2, 1.0, 1.0, 1.0)", "dyng__load() is internal to dyng", NULL);
+  sql_fails(db, "SELECT dyng__log(1, 1, 7, 1, 2, 1.0, 1.0, 1.0, 5)", "dyng__log() is internal to dyng",
+            NULL);
+  sql_fails(db, "SELECT dyng__log()", "dyng__log() is internal to dyng", NULL);
+  /* Over the graph's own log, between syncs, it is still refused. */
+  sql_ok(db, "INSERT INTO roads(src, dst, length, minutes, toll) VALUES (1, 3, 2.0, 2.0, 0.0)");
+  sql_fails(db, "SELECT dyng__log(seq, op, edge, src, dst, w0, w1, w2, nonce) FROM net_log",
+            "dyng__log() is internal to dyng", NULL);
+  /* SQLITE_DIRECTONLY: not from a trigger. */
+  sql_ok(db, "CREATE TABLE t(x); CREATE TRIGGER t_ins AFTER INSERT ON t "
+             "BEGIN SELECT dyng__log(1, 1, 7, 1, 2, 1.0, 1.0, 1.0, 5); END;");
+  sql_fails(db, "INSERT INTO t VALUES (1)", "dyng__log", NULL);
+  /* And the graph still follows its table. */
+  check_sssp(db, "net", "roads", "length", 1, 1);
+  sqlite3_close(db);
+}
+
 static void test_create_errors_are_clear(void **state) {
   (void)state;
   sqlite3 *db = sql_open(":memory:");
@@ -1823,6 +1846,7 @@ int main(void) {
       cmocka_unit_test(test_rollback_and_savepoints_leave_mirror_true),
       cmocka_unit_test(test_invalid_rows_are_refused_and_table_keeps_rows),
       cmocka_unit_test(test_function_argument_errors_name_function_and_argument),
+      cmocka_unit_test(test_internal_functions_refuse_other_callers),
       cmocka_unit_test(test_create_errors_are_clear),
       cmocka_unit_test(test_drop_removes_everything_it_created),
       cmocka_unit_test(test_definition_survives_reopen),
