@@ -28,4 +28,8 @@ extern "C" {
 ** Its functions may be called only after the plugin's init succeeded. */
 extern "C" DYNG_CUDA_HIDDEN const dyng_backend *dyng_cuda_backend(void);
 
+/* Keeps what the host lent the plugin at init (dev_common.cu), for
+** dev_parallel_for. */
+DYNG_CUDA_HIDDEN void dev_set_host(const dyng_host *host);
+
 #endif /* DYNG_CUDA_BACKEND_CUDA_H */

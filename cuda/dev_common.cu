@@ -4,6 +4,7 @@
 ** under the DYNG_CUDA_MAX_ALLOC limit, and a CUDA error turned into a dyng
 ** error code with its message.
 */
+#include "cuda/backend_cuda.h"
 #include "cuda/dev_graph.cuh"
 
 #include <stdio.h>
@@ -36,6 +37,16 @@ const DevOptions &dev_options(void) {
 }
 
 int dev_profile_on(void) { return dev_options().profile; }
+
+/* What the host lent at init; NULL before (and in the plugin's own tests). */
+static const dyng_host *host_lent;
+
+void dev_set_host(const dyng_host *host) { host_lent = host; }
+
+void dev_parallel_for(size_t n, size_t chunk, void (*fn)(void *ctx, size_t begin, size_t end), void *ctx) {
+  if (host_lent && host_lent->parallel_for) host_lent->parallel_for(n, chunk, fn, ctx);
+  else if (n) fn(ctx, 0, n);
+}
 
 int dev_cycles_rebuild_on(void) { return dev_options().cycles_rebuild; }
 

@@ -139,6 +139,11 @@ int dev_profile_on(void);
 ** snapshot anew at every batch instead of patching it. */
 int dev_cycles_rebuild_on(void);
 
+/* Runs fn(ctx, begin, end) over [0, n) in ranges of `chunk` items on the
+** host's threads (dyng_host.parallel_for, engine/plugin.h), or at once on
+** the calling thread when the host lent none. */
+void dev_parallel_for(size_t n, size_t chunk, void (*fn)(void *ctx, size_t begin, size_t end), void *ctx);
+
 /* A CUDA error as a dyng error code, with the message kept in `err`. */
 int dev_fail(cudaError_t e, const char *what, char *err, size_t n_err);
 

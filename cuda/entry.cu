@@ -115,9 +115,10 @@ static int start_runtime(int device, char *out, size_t n) {
 }
 
 /* engine/plugin.h's init: starts the runtime once, then repeats the answer. */
-static int dyng_cuda_init(int device, char *err, size_t n_err) {
+static int dyng_cuda_init(int device, const dyng_host *host, char *err, size_t n_err) {
   pthread_mutex_lock(&lock);
   if (!started) {
+    dev_set_host(host);
     result = start_runtime(device, reason, sizeof reason);
     started = 1;
     started_pid = getpid();

@@ -34,14 +34,14 @@
 
 /* Bumped whenever this struct, engine/types.h, engine/plugin.h or a number
 ** of engine/errcode.h changes incompatibly. */
-#define DYNG_BACKEND_ABI 9
+#define DYNG_BACKEND_ABI 10
 
-/* The layout of every struct of the ABI on x86_64 (LP64), for ABI 9:
+/* The layout of every struct of the ABI on x86_64 (LP64), for ABI 10:
 ** S(struct, sizeof, alignment) and then, for each of its fields in order,
 ** F(struct, field, offsetof, sizeof).  tests/test_abi.c checks it against
 ** the compiler, so a change of layout fails there until this table is
 ** updated and DYNG_BACKEND_ABI bumped with it. */
-#define DYNG_ABI_LAYOUT_OF 9 /* the DYNG_BACKEND_ABI the table describes */
+#define DYNG_ABI_LAYOUT_OF 10 /* the DYNG_BACKEND_ABI the table describes */
 #define DYNG_ABI_LAYOUT(S, F) \
   S(dyng_adj_view, 112, 8) \
   F(dyng_adj_view, off, 0, 8) \
@@ -126,7 +126,9 @@
   F(dyng_plugin, cuda_runtime, 20, 4) \
   F(dyng_plugin, archs, 24, 8) \
   F(dyng_plugin, init, 32, 8) \
-  F(dyng_plugin, backend, 40, 8)
+  F(dyng_plugin, backend, 40, 8) \
+  S(dyng_host, 8, 8) \
+  F(dyng_host, parallel_for, 0, 8)
 
 
 typedef struct dyng_backend dyng_backend;

@@ -12,6 +12,7 @@
 */
 #include "engine/choice.h"
 #include "engine/error.h"
+#include "engine/parallel.h"
 
 #include "config.h"
 
@@ -503,6 +504,9 @@ static void dyng__discover(dyng_discovery *d, const dyng_choice_hooks *hooks) {
 
 /* ---- the decision (R3-R8) ------------------------------------------------ */
 
+/* What a started plugin borrows from dyng (engine/plugin.h). */
+static const dyng_host dyng__host = {dyng_parallel_ranges};
+
 /* R6 and R7: starts the selected plugin, passing to the next on failure.
 ** Returns the started plugin's index, or -1 with d->no_gpu saying why. */
 static int dyng__start(dyng_discovery *d, long pid, const dyng_choice_hooks *hooks) {
@@ -518,7 +522,7 @@ static int dyng__start(dyng_discovery *d, long pid, const dyng_choice_hooks *hoo
     p->tried = 1;
     n_tried++;
     char err[DYNG_CHOICE_REASON] = "";
-    int rc = p->desc->init(d->device[d->i_device].ordinal, err, sizeof err);
+    int rc = p->desc->init(d->device[d->i_device].ordinal, &dyng__host, err, sizeof err);
     const dyng_backend *be = p->desc->backend;
     if (rc == 0 && !be->tree_fetch != !be->tree_path) {
       /* The host could not read the rows of its trees. */

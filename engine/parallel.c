@@ -104,6 +104,40 @@ int dyng_team_check(dyng_team *t, int thread) {
   return DYNG_OK;
 }
 
+/* ---- ranges for a plugin ------------------------------------------------- */
+
+/* What the threads of one dyng_parallel_ranges share. */
+typedef struct dyng__ranges {
+  size_t n, chunk;
+  void (*fn)(void *ctx, size_t begin, size_t end);
+  void *ctx;
+  dyng_team team; /* its items are the ranges */
+} dyng__ranges;
+
+static void dyng__ranges_run(void *ctx, int thread) {
+  dyng__ranges *r = ctx;
+  uint32_t c, end;
+  (void)thread;
+  while (dyng_team_take(&r->team, &c, &end))
+    for (; c < end; c++) {
+      size_t lo = (size_t)c * r->chunk;
+      r->fn(r->ctx, lo, r->n - lo < r->chunk ? r->n : lo + r->chunk);
+    }
+}
+
+void dyng_parallel_ranges(size_t n, size_t chunk, void (*fn)(void *ctx, size_t begin, size_t end),
+                          void *ctx) {
+  if (!chunk) chunk = 1;
+  size_t n_ranges = n / chunk + (n % chunk != 0);
+  if (n_ranges <= 1 || n_ranges > UINT32_MAX) {
+    if (n) fn(ctx, 0, n);
+    return;
+  }
+  dyng__ranges r = {n, chunk, fn, ctx, {0}};
+  dyng_team_init(&r.team, (uint32_t)n_ranges, 1, 0, NULL);
+  (void)dyng_team_run(&r.team, dyng__ranges_run, &r);
+}
+
 /* ---- a radix sort on the team ------------------------------------------ */
 
 /* A least-significant-digit radix sort of (key, value) pairs, stable, 8 bits

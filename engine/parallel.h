@@ -65,6 +65,14 @@ int dyng_team_fail(dyng_team *t, int rc);
 ** becomes the team's failure DYNG_EINTERRUPTED. */
 int dyng_team_check(dyng_team *t, int thread);
 
+/* Runs fn(ctx, begin, end) over the items [0, n) in ranges of `chunk`
+** items (0: 1), each starting at a multiple of chunk (the last may be
+** shorter), on the engine's threads, the calling one among them; returns
+** when every range is done.  fn cannot fail.  A plugin gets it as
+** dyng_host.parallel_for (engine/plugin.h). */
+void dyng_parallel_ranges(size_t n, size_t chunk, void (*fn)(void *ctx, size_t begin, size_t end),
+                          void *ctx);
+
 /* Sorts key[0..n-1] (and val with it, when not NULL) stably by the key's
 ** bits from begin_bit (0 to 63) up, with the room key_to (val_to) of as
 ** many: a least-significant-digit radix sort, 8 bits a pass and only over

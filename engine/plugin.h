@@ -36,6 +36,17 @@
   "CUDA was started in the parent before fork(); use CUDA only in the child, or start " \
   "the child with exec"
 
+/* What the host lends a plugin, for as long as the process runs.
+** parallel_for runs fn(ctx, begin, end) over the items [0, n) in ranges of
+** `chunk` items, each starting at a multiple of chunk (the last may be
+** shorter), on the host's threads (the calling one among them: the ones
+** dyng's own loops use, so a process has one set of them), and returns when
+** every range is done; fn cannot fail. */
+typedef struct dyng_host {
+  void (*parallel_for)(size_t n, size_t chunk, void (*fn)(void *ctx, size_t begin, size_t end),
+                       void *ctx);
+} dyng_host;
+
 typedef struct dyng_plugin {
   int abi;                  /* DYNG_BACKEND_ABI it was built with */
   const char *version;      /* the dyng version it was built for */
@@ -44,10 +55,10 @@ typedef struct dyng_plugin {
   const char *archs;        /* device code it carries, e.g. "sm_75,...,compute_120" */
 
   /* Starts the runtime on the device of ordinal `device` (among the visible
-  ** ones).  Returns 0, or a negative DYNG_E... code with a sentence in
-  ** err[0 .. n_err) saying why (no device, too old a driver, fork, ...).
-  ** Called at most once per process. */
-  int (*init)(int device, char *err, size_t n_err);
+  ** ones), with what the host lends it.  Returns 0, or a negative DYNG_E...
+  ** code with a sentence in err[0 .. n_err) saying why (no device, too old
+  ** a driver, fork, ...).  Called at most once per process. */
+  int (*init)(int device, const dyng_host *host, char *err, size_t n_err);
 
   /* The backend table; valid after a successful init. */
   const dyng_backend *backend;

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "engine/choice.h"
 #include "engine/error.h"
+#include "engine/parallel.h"
 
 #include <string.h>
 
@@ -20,15 +21,17 @@
 static int g_init_calls[8];     /* init calls per fake, by its slot */
 static int g_init_fails[8];     /* 1: that fake's init fails */
 static int g_last_device;       /* the device ordinal the last init got */
+static const dyng_host *g_last_host; /* and what the host lent it */
 static int g_warnings;          /* warnings given through the hooks */
 static char g_warning[1024];    /* the last one */
 
 static dyng_backend g_backend;  /* a copy of the CPU's table, told apart by address */
 
 #define FAKE_INIT(k)                                                  \
-  static int fake_init_##k(int device, char *err, size_t n_err) {    \
+  static int fake_init_##k(int device, const dyng_host *host, char *err, size_t n_err) { \
     g_init_calls[k]++;                                                \
     g_last_device = device;                                           \
+    g_last_host = host;                                               \
     if (!g_init_fails[k]) return 0;                                   \
     snprintf(err, n_err, "fake %d refuses", k);                       \
     return DYNG_EBACKEND;                                             \
@@ -37,7 +40,7 @@ FAKE_INIT(0)
 FAKE_INIT(1)
 FAKE_INIT(2)
 FAKE_INIT(3)
-static int (*const g_inits[4])(int, char *, size_t) = {fake_init_0, fake_init_1, fake_init_2, fake_init_3};
+static int (*const g_inits[4])(int, const dyng_host *, char *, size_t) = {fake_init_0, fake_init_1, fake_init_2, fake_init_3};
 
 static dyng_plugin g_desc[8];
 static char g_paths[8][64];
@@ -59,6 +62,7 @@ static void reset(dyng_discovery *d, int driver_version) {
   g_warnings = 0;
   g_warning[0] = 0;
   g_last_device = -1;
+  g_last_host = NULL;
   g_backend = *dyng_backend_cpu();
 }
 
@@ -262,6 +266,9 @@ static void test_a_plugin_that_fails_to_start_passes_to_the_next(void **state) {
   assert_int_equal(ask(&d, DYNG_PREF_AUTO, 1, 1, &c), 0);
   assert_string_equal(c.name, "cuda12");
   assert_int_equal(g_last_device, 1);
+  /* The plugin borrows the engine's loop over ranges. */
+  assert_non_null(g_last_host);
+  assert_ptr_equal(g_last_host->parallel_for, dyng_parallel_ranges);
   assert_string_equal(c.reason, "dyng_cuda12.so started on H200 (compute capability 9.0)");
   assert_int_equal(g_init_calls[1], 1);
   assert_string_equal(d.plugin[0].reason, "failed to start: fake 1 refuses");

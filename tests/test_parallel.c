@@ -76,6 +76,41 @@ static void test_team_hands_out_every_item_once(void **state) {
   }
 }
 
+/* What dyng_parallel_ranges' ranges saw. */
+typedef struct range_job {
+  size_t chunk;
+  _Atomic uint32_t *taken;  /* per item: times passed */
+  _Atomic uint32_t misplaced; /* ranges not starting at a multiple of chunk,
+                                 or longer than it */
+} range_job;
+
+static void count_range(void *ctx, size_t begin, size_t end) {
+  range_job *j = ctx;
+  if (begin % j->chunk || end - begin > j->chunk || end <= begin) atomic_fetch_add(&j->misplaced, 1);
+  for (size_t i = begin; i < end; i++) atomic_fetch_add(&j->taken[i], 1);
+}
+
+static void test_parallel_ranges_cover_every_item_once(void **state) {
+  (void)state;
+  test_rng r;
+  test_rng_for(&r, 0);
+  for (int round = 0; round < 60; round++) {
+    /* Empty, one short range, exact multiples and ragged ends. */
+    size_t n = round == 0 ? 0 : round == 1 ? 5 : (size_t)test_rng_below(&r, 30000);
+    size_t chunk = round == 2 ? 0 : 1 + (size_t)test_rng_below(&r, 900);
+    if (round == 3) n = chunk * 17;
+    dyng_set_max_threads(round % 3 == 0 ? 1 : 0);
+    range_job j = {.chunk = chunk ? chunk : 1};
+    j.taken = calloc(n ? n : 1, sizeof *j.taken);
+    assert_non_null(j.taken);
+    atomic_init(&j.misplaced, 0);
+    dyng_parallel_ranges(n, chunk, count_range, &j);
+    assert_int_equal(atomic_load(&j.misplaced), 0);
+    for (size_t i = 0; i < n; i++) assert_int_equal(atomic_load(&j.taken[i]), 1);
+    free(j.taken);
+  }
+}
+
 static void test_team_never_runs_more_threads_than_chunks(void **state) {
   (void)state;
   dyng_team t;
@@ -236,6 +271,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_team_hands_out_every_item_once, teardown),
       cmocka_unit_test_teardown(test_team_never_runs_more_threads_than_chunks, teardown),
+      cmocka_unit_test_teardown(test_parallel_ranges_cover_every_item_once, teardown),
       cmocka_unit_test_teardown(test_team_stops_at_the_first_failure, teardown),
       cmocka_unit_test_teardown(test_team_stops_when_cancel_asks, teardown),
       cmocka_unit_test_teardown(test_poll_stop_asks_once_per_period, teardown),

@@ -30,6 +30,7 @@
 #include "engine/plugin.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,7 +291,26 @@ static const char *fake_keep_error(void *state) {
   return st && st->err[0] ? st->err : fake_error_message(state);
 }
 
-static int fake_init(int device, char *err, size_t n_err) {
+/* Adds each item of a range to its count, for fake_host_works. */
+static void fake_count_range(void *ctx, size_t begin, size_t end) {
+  _Atomic unsigned *count = ctx;
+  for (size_t i = begin; i < end; i++) atomic_fetch_add(&count[i], 1u);
+}
+
+/* 1 when the host's parallel_for runs every item of a range once, as the
+** CUDA plugin relies on. */
+static int fake_host_works(const dyng_host *host) {
+  enum { N = 1000 };
+  static _Atomic unsigned count[N];
+  if (!host || !host->parallel_for) return 0;
+  for (int i = 0; i < N; i++) atomic_init(&count[i], 0u);
+  host->parallel_for(N, 7, fake_count_range, count);
+  for (int i = 0; i < N; i++)
+    if (atomic_load(&count[i]) != 1) return 0;
+  return 1;
+}
+
+static int fake_init(int device, const dyng_host *host, char *err, size_t n_err) {
   const char *path = getenv("FAKE_CUDA_LOG");
   if (path) {
     FILE *f = fopen(path, "a");
@@ -298,6 +318,10 @@ static int fake_init(int device, char *err, size_t n_err) {
       fprintf(f, "init %d %d\n", FAKE_MAJOR, device);
       fclose(f);
     }
+  }
+  if (!fake_host_works(host)) {
+    snprintf(err, n_err, "the host lent no working parallel_for");
+    return DYNG_EBACKEND;
   }
   const char *fail = getenv("FAKE_PLUGIN_FAIL_INIT");
   if (fail && atoi(fail) == FAKE_MAJOR) {
