@@ -165,12 +165,16 @@ int dev_graph_upload(DevGraph *g, const dyng_graph_view *v, cudaStream_t s, char
   return DYNG_OK;
 }
 
-/* Writes the entries of the touched vertices into place. */
+/* Writes the offsets and degrees of the touched vertices into place (a
+** vertex staged twice has the same values both times); vertices n and
+** above are none. */
 __global__ void k_scatter_vertices(const uint32_t *vid, const uint32_t *voff, const uint32_t *vdeg, uint32_t nv,
-                                   uint32_t *off, uint32_t *deg) {
+                                   uint32_t n, uint32_t *off, uint32_t *deg) {
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < nv; i += gridDim.x * blockDim.x) {
-    off[vid[i]] = voff[i];
-    deg[vid[i]] = vdeg[i];
+    uint32_t x = vid[i];
+    if (x >= n) continue;
+    off[x] = voff[i];
+    deg[x] = vdeg[i];
   }
 }
 
@@ -363,11 +367,10 @@ static void weights_seen(DevGraph *g, const dyng_edge_change *e) {
     }
 }
 
-/* Fills the staging area: each touched vertex once (deduplicated by a new
-** generation of marks) with, unless `exact`, its whole segment's entries.
-** Returns how many vertices it staged. */
-static uint32_t stage_vertices(DevGraph *g, const dyng_graph_view *v, const dyng_changes *ch, int exact,
-                               const Stage &st) {
+/* Fills the staging area when the host's written positions are unknown:
+** each touched vertex once (deduplicated by a new generation of marks) with
+** its whole segment's entries.  Returns how many vertices it staged. */
+static uint32_t stage_vertices(DevGraph *g, const dyng_graph_view *v, const dyng_changes *ch, const Stage &st) {
   uint32_t n = v->n_vertices, iv = 0;
   size_t ie = 0;
   for (int side = 0; side < 2; side++) {
@@ -382,7 +385,6 @@ static uint32_t stage_vertices(DevGraph *g, const dyng_graph_view *v, const dyng
         g->mark[x] = g->mark_gen;
         uint32_t o = v->out.off[x], d = v->out.deg[x];
         st.vid[iv] = x, st.voff[iv] = o, st.vdeg[iv] = d, iv++;
-        if (exact) continue;
         for (uint32_t q = o; q < o + d; q++, ie++) {
           st.pos[ie] = q;
           st.own[ie] = x;
@@ -396,44 +398,88 @@ static uint32_t stage_vertices(DevGraph *g, const dyng_graph_view *v, const dyng
   return iv;
 }
 
-/* Fills the staging area's entries from the positions the host wrote.  A
-** written position's owner is the end of its edge that keeps it (side 0:
+/* What the staging loops of an exact follow share; their ranges run on the
+** host's threads (dev_parallel_for). */
+struct StageJob {
+  const dyng_graph_view *v;
+  const dyng_changes *ch;
+  Stage st;
+  int n_obj;
+};
+
+/* Items of a staging loop handed to a thread at a time. */
+#define STAGE_CHUNK 4096
+
+/* Stages both ends of changes [begin, end) (the removed edges, then the
+** added ones) at 2 i and 2 i + 1: an end touched by several changes is
+** staged each time, with the same offset and degree (finding the repeats
+** would cost a pass over marks, on one thread); an end outside the graph
+** is staged as none. */
+static void stage_ends(void *ctx, size_t begin, size_t end) {
+  const StageJob *j = (const StageJob *)ctx;
+  const dyng_graph_view *v = j->v;
+  const dyng_changes *ch = j->ch;
+  const uint32_t n = v->n_vertices;
+  const size_t n_rem = ch->n_removed;
+  for (size_t i = begin; i < end; i++) {
+    if (i + AHEAD < end) {
+      size_t a = i + AHEAD;
+      const dyng_edge_change *f = a < n_rem ? &ch->removed[a] : &ch->added[a - n_rem];
+      if (f->src < n) __builtin_prefetch(&v->out.off[f->src]), __builtin_prefetch(&v->out.deg[f->src]);
+      if (f->dst < n) __builtin_prefetch(&v->out.off[f->dst]), __builtin_prefetch(&v->out.deg[f->dst]);
+    }
+    const dyng_edge_change *e = i < n_rem ? &ch->removed[i] : &ch->added[i - n_rem];
+    for (int k = 0; k < 2; k++) {
+      uint32_t x = k ? e->dst : e->src;
+      size_t at = 2 * i + (size_t)k;
+      j->st.vid[at] = x < n ? x : DYNG_NONE;
+      j->st.voff[at] = x < n ? v->out.off[x] : 0;
+      j->st.vdeg[at] = x < n ? v->out.deg[x] : 0;
+    }
+  }
+}
+
+/* Stages the entries at the positions [begin, end) of those the host wrote.
+** A written position's owner is the end of its edge that keeps it (side 0:
 ** the source); a position written and then left behind still names a
 ** vertex, whose live range does not hold it. */
-static void stage_written(const DevGraph *g, const dyng_graph_view *v, const dyng_changes *ch, const Stage &st) {
-  uint32_t n = v->n_vertices;
-  const size_t np = ch->n_out_pos;
-  for (size_t i = 0; i < np; i++) {
+static void stage_written(void *ctx, size_t begin, size_t end) {
+  const StageJob *j = (const StageJob *)ctx;
+  const dyng_graph_view *v = j->v;
+  const Stage &st = j->st;
+  const uint32_t *out_pos = j->ch->out_pos;
+  const uint32_t n = v->n_vertices;
+  for (size_t i = begin; i < end; i++) {
     /* Two steps ahead: the entry's arrays, then (its ref arrived) the
     ** array that names its owner. */
-    if (i + 2 * AHEAD < np) {
-      uint32_t qa = ch->out_pos[i + 2 * AHEAD];
+    if (i + 2 * AHEAD < end) {
+      uint32_t qa = out_pos[i + 2 * AHEAD];
       __builtin_prefetch(&v->out.ref[qa]);
       __builtin_prefetch(&v->out.nbr[qa]);
-      for (int k = 0; k < g->n_obj; k++) __builtin_prefetch(&v->out.w[k][qa]);
+      for (int k = 0; k < j->n_obj; k++) __builtin_prefetch(&v->out.w[k][qa]);
     }
-    if (i + AHEAD < np) {
-      uint32_t rb = v->out.ref[ch->out_pos[i + AHEAD]], sb = rb >> 1;
+    if (i + AHEAD < end) {
+      uint32_t rb = v->out.ref[out_pos[i + AHEAD]], sb = rb >> 1;
       if (sb < v->n_edge_slots) __builtin_prefetch((rb & 1u) ? &v->edge_dst[sb] : &v->edge_src[sb]);
     }
-    uint32_t q = ch->out_pos[i], r = v->out.ref[q], slot = r >> 1;
+    uint32_t q = out_pos[i], r = v->out.ref[q], slot = r >> 1;
     uint32_t own = slot < v->n_edge_slots ? ((r & 1u) ? v->edge_dst[slot] : v->edge_src[slot]) : DYNG_NONE;
     st.pos[i] = q;
     st.own[i] = own < n ? own : 0;
     st.nbr[i] = v->out.nbr[q];
     st.slot[i] = slot;
-    for (int k = 0; k < g->n_obj; k++) st.w[k][i] = v->out.w[k][q];
+    for (int k = 0; k < j->n_obj; k++) st.w[k][i] = v->out.w[k][q];
   }
 }
 
 /* Copies the staging area (laid out for nv_room vertices) over and
 ** scatters its nv vertices and ne entries into the copy. */
-static int stage_scatter(DevGraph *g, uint32_t nv_room, uint32_t nv, size_t ne, size_t bytes, cudaStream_t s,
-                         char *err, size_t n_err) {
+static int stage_scatter(DevGraph *g, uint32_t n, uint32_t nv_room, uint32_t nv, size_t ne, size_t bytes,
+                         cudaStream_t s, char *err, size_t n_err) {
   TRY(cudaMemcpyAsync(g->dstage, g->stage, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpy");
   Stage d = stage_layout((char *)g->dstage, g->n_obj, nv_room, ne);
   if (nv) {
-    k_scatter_vertices<<<blocks_for(nv), THREADS, 0, s>>>(d.vid, d.voff, d.vdeg, nv, g->off, g->deg);
+    k_scatter_vertices<<<blocks_for(nv), THREADS, 0, s>>>(d.vid, d.voff, d.vdeg, nv, n, g->off, g->deg);
     LAUNCHED("k_scatter_vertices");
   }
   if (ne) {
@@ -464,15 +510,15 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
   size_t ne;
   double t[6] = {dev_now_ms()};
   int rc;
-  /* With the positions the host wrote, only those entries travel, and the
-  ** staging area has room for every end of every change (a few bytes
-  ** each), so the touched vertices are found in one pass; else the touched
-  ** vertices' whole segments (a hub's, on a power-law graph), counted
-  ** first. */
+  /* With the positions the host wrote, only those entries travel, with
+  ** every end of every change (12 bytes each), both staged on the host's
+  ** threads; else the touched vertices' whole segments (a hub's, on a
+  ** power-law graph), counted first. */
   const int exact = ch->out_pos_complete;
+  const size_t n_changes = ch->n_removed + ch->n_added;
   if (exact) {
-    size_t ends = 2 * (ch->n_removed + ch->n_added);
-    nv_room = ends < v->n_vertices ? (uint32_t)ends : v->n_vertices;
+    if (n_changes > 0x7fffffffULL) return dev_graph_reload(g, v, ch, s, err, n_err);
+    nv_room = (uint32_t)(2 * n_changes);
     ne = ch->n_out_pos;
   } else {
     if ((rc = marks_next(g, v->n_vertices))) return rc;
@@ -483,12 +529,20 @@ int dev_graph_follow(DevGraph *g, const dyng_graph_view *v, const dyng_changes *
   size_t bytes = (size_t)nv_room * 12 + ne * (16 + 8 * (size_t)g->n_obj) + 64;
   if ((rc = stage_reserve(g, bytes, err, n_err))) return rc;
   Stage st = stage_layout((char *)g->stage, g->n_obj, nv_room, ne);
-  if ((rc = marks_next(g, v->n_vertices))) return rc;
-  uint32_t nv = stage_vertices(g, v, ch, exact, st);
-  t[2] = dev_now_ms();
-  if (exact) stage_written(g, v, ch, st);
+  uint32_t nv = nv_room;
+  if (exact) {
+    for (size_t i = 0; i < ch->n_added; i++) weights_seen(g, &ch->added[i]);
+    StageJob job = {v, ch, st, g->n_obj};
+    dev_parallel_for(n_changes, STAGE_CHUNK, stage_ends, &job);
+    t[2] = dev_now_ms();
+    dev_parallel_for(ne, STAGE_CHUNK, stage_written, &job);
+  } else {
+    if ((rc = marks_next(g, v->n_vertices))) return rc;
+    nv = stage_vertices(g, v, ch, st);
+    t[2] = dev_now_ms();
+  }
   t[3] = dev_now_ms();
-  if ((rc = stage_scatter(g, nv_room, nv, ne, bytes, s, err, n_err))) return rc;
+  if ((rc = stage_scatter(g, v->n_vertices, nv_room, nv, ne, bytes, s, err, n_err))) return rc;
   t[4] = dev_now_ms();
   rc = dev_batch_upload(&g->batch, ch, v->directed, g->n_obj, s, err, n_err);
   if (rc) return rc;
