@@ -387,29 +387,175 @@ static int dyng__adj_layout(dyng__adj *a, uint32_t n_vert) {
   return DYNG_OK;
 }
 
+/* The seal's passes over the edge slots cut them into ranges of at least
+** this many slots, one per thread at most. */
+#define DYNG__SEAL_RANGE 65536u
+
+/* dyng__graph_set_seal_ranges' override; 0: none. */
+static _Atomic uint32_t dyng__seal_ranges = 0;
+
+void dyng__graph_set_seal_ranges(uint32_t n) { atomic_store(&dyng__seal_ranges, n); }
+
+/* What the seal's threads share.  The slots are cut into n_ranges
+** contiguous ranges; per range and vertex, cnt counts the vertex's entries
+** in the range, then holds where the range's next one goes: a vertex's
+** entries come from the ranges in order, and from each range in slot
+** order, so the pool is the same for any number of ranges. */
+typedef struct dyng__seal {
+  dyng_graph *g;
+  uint32_t n_ranges, per_range; /* slots per range (the last may have fewer) */
+  uint32_t *cnt;                /* n_ranges arrays of n_vert */
+  uint32_t *in_deg;             /* a directed graph's in-degrees; NULL */
+  double *w;                    /* the objective being scattered, and */
+  const double *staged;         /* its weights by slot */
+  dyng_team team;
+} dyng__seal;
+
+/* Runs fn over items 0..n-1, `chunk` at a time, on the engine's threads. */
+static void dyng__seal_run(dyng__seal *z, uint32_t n, uint32_t chunk, void (*fn)(void *ctx, int thread)) {
+  dyng_team_init(&z->team, n, chunk, 0, NULL);
+  (void)dyng_team_run(&z->team, fn, z);
+}
+
+/* Slots [*lo, *hi) of range r. */
+static void dyng__seal_range(const dyng__seal *z, uint32_t r, uint32_t *lo, uint32_t *hi) {
+  uint64_t a = (uint64_t)r * z->per_range, b = a + z->per_range;
+  *lo = (uint32_t)a;
+  *hi = b < z->g->n_slots ? (uint32_t)b : z->g->n_slots;
+}
+
+/* 1. Per range: each vertex's entries in it (a directed graph's in-degrees
+** are counted into in_deg, shared). */
+static void dyng__seal_count(void *ctx, int thread) {
+  dyng__seal *z = ctx;
+  const dyng_graph *g = z->g;
+  const uint32_t ahead = DYNG_LOAD_AHEAD;
+  uint32_t r, r_end, lo, hi;
+  (void)thread;
+  while (dyng_team_take(&z->team, &r, &r_end))
+    for (; r < r_end; r++) {
+      uint32_t *c = z->cnt + (size_t)r * g->n_vert;
+      memset(c, 0, (size_t)g->n_vert * sizeof *c);
+      dyng__seal_range(z, r, &lo, &hi);
+      for (uint32_t s = lo; s < hi; s++) {
+        if (s + ahead < hi) {
+          __builtin_prefetch(&c[g->e_src[s + ahead]], 1);
+          __builtin_prefetch(z->in_deg ? &z->in_deg[g->e_dst[s + ahead]] : &c[g->e_dst[s + ahead]], 1);
+        }
+        c[g->e_src[s]]++;
+        if (z->in_deg) __atomic_fetch_add(&z->in_deg[g->e_dst[s]], 1u, __ATOMIC_RELAXED);
+        else c[g->e_dst[s]]++;
+      }
+    }
+}
+
+/* 2. Per vertex: its out-degree, the sum of its counts. */
+static void dyng__seal_degrees(void *ctx, int thread) {
+  dyng__seal *z = ctx;
+  const dyng_graph *g = z->g;
+  uint32_t v, v_end;
+  (void)thread;
+  while (dyng_team_take(&z->team, &v, &v_end))
+    for (; v < v_end; v++) {
+      uint32_t d = 0;
+      for (uint32_t r = 0; r < z->n_ranges; r++) d += z->cnt[(size_t)r * g->n_vert + v];
+      g->out.deg[v] = d;
+    }
+}
+
+/* 3. Per vertex, once the pool is laid out: each range's first position. */
+static void dyng__seal_cursors(void *ctx, int thread) {
+  dyng__seal *z = ctx;
+  dyng_graph *g = z->g;
+  uint32_t v, v_end;
+  (void)thread;
+  while (dyng_team_take(&z->team, &v, &v_end))
+    for (; v < v_end; v++) {
+      uint32_t at = g->out.off[v];
+      for (uint32_t r = 0; r < z->n_ranges; r++) {
+        uint32_t *c = &z->cnt[(size_t)r * g->n_vert + v], n = *c;
+        *c = at;
+        at += n;
+      }
+      g->out.deg[v] = at - g->out.off[v];
+    }
+}
+
+/* 4. Per range: its entries into place (neighbour, ref, the edge's
+** positions). */
+static void dyng__seal_place(void *ctx, int thread) {
+  dyng__seal *z = ctx;
+  dyng_graph *g = z->g;
+  dyng__adj *out = &g->out;
+  const uint32_t ahead = DYNG_LOAD_AHEAD;
+  uint32_t r, r_end, lo, hi;
+  (void)thread;
+  while (dyng_team_take(&z->team, &r, &r_end))
+    for (; r < r_end; r++) {
+      uint32_t *c = z->cnt + (size_t)r * g->n_vert;
+      dyng__seal_range(z, r, &lo, &hi);
+      for (uint32_t s = lo; s < hi; s++) {
+        if (s + ahead < hi) {
+          __builtin_prefetch(&c[g->e_src[s + ahead]], 1);
+          if (!g->directed) __builtin_prefetch(&c[g->e_dst[s + ahead]], 1);
+        }
+        uint32_t vs = g->e_src[s], vd = g->e_dst[s];
+        uint32_t p = c[vs]++;
+        out->nbr[p] = vd;
+        out->ref[p] = s << 1;
+        g->e_pos[0][s] = p;
+        if (g->directed) continue;
+        uint32_t q = c[vd]++;
+        out->nbr[q] = vs;
+        out->ref[q] = (s << 1) | 1u;
+        g->e_pos[1][s] = q;
+      }
+    }
+}
+
+/* 5. Per slot: one objective's staged weight to its entries. */
+static void dyng__seal_weights(void *ctx, int thread) {
+  dyng__seal *z = ctx;
+  const dyng_graph *g = z->g;
+  const uint32_t ahead = DYNG_LOAD_AHEAD;
+  uint32_t lo, hi;
+  (void)thread;
+  while (dyng_team_take(&z->team, &lo, &hi))
+    for (uint32_t s = lo; s < hi; s++) {
+      if (s + ahead < hi) __builtin_prefetch(&z->w[g->e_pos[0][s + ahead]], 1);
+      z->w[g->e_pos[0][s]] = z->staged[s];
+      if (!g->directed) z->w[g->e_pos[1][s]] = z->staged[s];
+    }
+}
+
 int dyng_graph_seal(dyng_graph *g) {
   if (g->sealed) return DYNG_ESTATE;
   dyng__adj *out = &g->out;
   int rc = dyng__vert_reserve(g, g->n_vert ? g->n_vert : 1);
   if (rc) return rc;
+  dyng__seal z;
+  memset(&z, 0, sizeof z);
+  z.g = g;
+  uint32_t most = g->n_slots / DYNG__SEAL_RANGE, forced = atomic_load(&dyng__seal_ranges);
+  int threads = dyng_threads();
+  z.n_ranges = most < 1 ? 1 : most < (uint32_t)threads ? most : (uint32_t)threads;
+  if (forced) z.n_ranges = forced;
+  z.per_range = g->n_slots / z.n_ranges + 1;
+  z.cnt = dyng_malloc((size_t)z.n_ranges * (g->n_vert ? g->n_vert : 1) * sizeof *z.cnt);
+  if (!z.cnt) return DYNG_ENOMEM;
   /* Degrees; a directed graph's in entries are built on demand
   ** (dyng_graph_build_in): shortest paths from scratch need only out. */
-  uint32_t *in_deg = g->directed ? g->in.deg : out->deg;
-  memset(out->deg, 0, (size_t)g->n_vert * sizeof(uint32_t));
-  if (g->directed) memset(g->in.deg, 0, (size_t)g->n_vert * sizeof(uint32_t));
-  /* The passes below touch vertices in the edges' order, at random for
-  ** ids in random order: each prefetches a few slots ahead. */
-  const uint32_t ahead = DYNG_LOAD_AHEAD;
-  for (uint32_t s = 0; s < g->n_slots; s++) {
-    if (s + ahead < g->n_slots) {
-      __builtin_prefetch(&out->deg[g->e_src[s + ahead]], 1);
-      __builtin_prefetch(&in_deg[g->e_dst[s + ahead]], 1);
-    }
-    out->deg[g->e_src[s]]++;
-    in_deg[g->e_dst[s]]++;
+  if (g->directed) {
+    z.in_deg = g->in.deg;
+    memset(g->in.deg, 0, (size_t)g->n_vert * sizeof(uint32_t));
   }
+  dyng__seal_run(&z, z.n_ranges, 1, dyng__seal_count);
+  dyng__seal_run(&z, g->n_vert, 16384, dyng__seal_degrees);
   size_t total = dyng__adj_layout_size(out, g->n_vert);
-  if (dyng__pool_room(total) > (size_t)UINT32_MAX) return DYNG_ETOOBIG;
+  if (dyng__pool_room(total) > (size_t)UINT32_MAX) {
+    dyng_free(z.cnt);
+    return DYNG_ETOOBIG;
+  }
   size_t room = dyng__pool_room(total); /* the pool's size (see dyng__adj_layout) */
 
   /* Weight arrays of the pool: objective 0's is new; objective k's is the
@@ -426,43 +572,21 @@ int dyng_graph_seal(dyng_graph *g) {
   if (rc == DYNG_OK) rc = dyng__adj_layout(out, g->n_vert);
   if (rc) {
     for (int k = 0; k < g->n_obj; k++) dyng_free(fresh[k]);
+    dyng_free(z.cnt);
     return rc;
   }
-
-  for (uint32_t s = 0; s < g->n_slots; s++) {
-    if (s + ahead < g->n_slots) {
-      uint32_t a = g->e_src[s + ahead];
-      __builtin_prefetch(&out->off[a]);
-      __builtin_prefetch(&out->deg[a], 1);
-      if (!g->directed) {
-        a = g->e_dst[s + ahead];
-        __builtin_prefetch(&out->off[a]);
-        __builtin_prefetch(&out->deg[a], 1);
-      }
-    }
-    uint32_t vs = g->e_src[s], vd = g->e_dst[s];
-    uint32_t p = out->off[vs] + out->deg[vs]++;
-    out->nbr[p] = vd;
-    out->ref[p] = s << 1;
-    g->e_pos[0][s] = p;
-    if (g->directed) continue;
-    uint32_t q = out->off[vd] + out->deg[vd]++;
-    out->nbr[q] = vs;
-    out->ref[q] = (s << 1) | 1u;
-    g->e_pos[1][s] = q;
-  }
+  dyng__seal_run(&z, g->n_vert, 16384, dyng__seal_cursors);
+  dyng__seal_run(&z, z.n_ranges, 1, dyng__seal_place);
+  dyng_free(z.cnt);
   for (int k = 0; k < g->n_obj; k++) {
     double *w = fresh[k];
     if (!w) {
       w = g->load_w[k - 1];
       g->load_w[k - 1] = NULL;
     }
-    const double *staged = g->load_w[k];
-    for (uint32_t s = 0; s < g->n_slots; s++) {
-      if (s + ahead < g->n_slots) __builtin_prefetch(&w[g->e_pos[0][s + ahead]], 1);
-      w[g->e_pos[0][s]] = staged[s];
-      if (!g->directed) w[g->e_pos[1][s]] = staged[s];
-    }
+    z.w = w;
+    z.staged = g->load_w[k];
+    dyng__seal_run(&z, g->n_slots, DYNG__SEAL_RANGE, dyng__seal_weights);
     dyng_free(out->w[k]);
     out->w[k] = w;
   }

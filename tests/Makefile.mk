@@ -53,7 +53,7 @@ tests_test_idmap_SOURCES = tests/test_idmap.c tests/test_util.h
 tests_test_idmap_CFLAGS = $(UNIT_CFLAGS)
 tests_test_idmap_LDADD = $(UNIT_LDADD)
 
-tests_test_graph_SOURCES = tests/test_graph.c tests/test_util.h
+tests_test_graph_SOURCES = tests/test_graph.c tests/engine_internal.h tests/test_util.h
 tests_test_graph_CFLAGS = $(UNIT_CFLAGS)
 tests_test_graph_LDADD = $(UNIT_LDADD)
 

@@ -10,10 +10,16 @@
 #endif
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* engine/graph_apply.c: batches of at least n_ops operations are applied by the
 ** team path (several threads), whatever the number of threads; SIZE_MAX:
 ** never; 0: the engine decides again (size and threads). */
 void dyng__graph_set_team_min(size_t n_ops);
+
+/* engine/graph.c: a seal cuts the edge slots into n contiguous ranges,
+** whatever the graph's size and the number of threads; 0: the engine
+** decides again. */
+void dyng__graph_set_seal_ranges(uint32_t n);
 
 #endif /* DYNG_ENGINE_INTERNAL_H */

@@ -16,6 +16,7 @@
 
 #include "engine/error.h"
 #include "engine/graph.h"
+#include "engine_internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -1191,6 +1192,69 @@ static void run_empty_graph(int directed) {
 static void test_empty_graph_seals_and_accepts_inserts_directed(void **state) { run_empty_graph(1); }
 static void test_empty_graph_seals_and_accepts_inserts_undirected(void **state) { run_empty_graph(0); }
 
+/* A graph sealed with its slots cut into several ranges (on however many
+** threads run them) has the very pool of one sealed in one range: each
+** vertex's entries in slot order.  A hub, self-loops and parallel edges
+** make vertices whose entries come from many ranges. */
+static void run_seal_in_ranges(int directed) {
+  enum { NODES = 700, EDGES = 6000, RUNS = 3 };
+  static const uint32_t ranges[RUNS] = {1, 7, 97};
+  test_rng r;
+  test_rng_for(&r, 30 + (uint64_t)directed);
+  int64_t *ids = id_pool(NODES, 0x9E3779B97F4A7C15ull);
+  int64_t src[EDGES], dst[EDGES];
+  double w[EDGES][MAXW];
+  for (int i = 0; i < EDGES; i++) {
+    src[i] = ids[test_rng_below(&r, 4) == 0 ? 0 : test_rng_below(&r, NODES)];
+    dst[i] = test_rng_below(&r, 10) == 0 ? src[i] : ids[test_rng_below(&r, NODES)];
+    if (i > 0 && test_rng_below(&r, 10) == 0) src[i] = src[i - 1], dst[i] = dst[i - 1];
+    for (int k = 0; k < MAXW; k++) w[i][k] = (double)test_rng_below(&r, 4);
+  }
+  dyng_graph *g[RUNS];
+  for (int j = 0; j < RUNS; j++) {
+    dyng__graph_set_seal_ranges(ranges[j]);
+    g[j] = graph_new_or_fail(MAXW, directed);
+    for (int i = 0; i < EDGES; i++)
+      assert_int_equal(dyng_graph_load_edge(g[j], 3 * (int64_t)i + 1, src[i], dst[i], w[i]), DYNG_OK);
+    assert_int_equal(dyng_graph_seal(g[j]), DYNG_OK);
+    assert_int_equal(dyng_graph_check(g[j]), DYNG_OK);
+  }
+  dyng__graph_set_seal_ranges(0);
+  dyng_graph_view a, b;
+  dyng_graph_get_view(g[0], &a);
+  for (int j = 1; j < RUNS; j++) {
+    dyng_graph_get_view(g[j], &b);
+    assert_int_equal(a.n_vertices, b.n_vertices);
+    assert_int_equal(a.n_edge_slots, b.n_edge_slots);
+    assert_int_equal(a.out.n_entries, b.out.n_entries);
+    for (uint32_t v = 0; v < a.n_vertices; v++) {
+      assert_true(a.node_id[v] == b.node_id[v]);
+      assert_int_equal(a.out.off[v], b.out.off[v]);
+      assert_int_equal(a.out.deg[v], b.out.deg[v]);
+      assert_int_equal(a.in.deg[v], b.in.deg[v]);
+      for (uint32_t p = a.out.off[v]; p < a.out.off[v] + a.out.deg[v]; p++) {
+        assert_int_equal(a.out.nbr[p], b.out.nbr[p]);
+        assert_int_equal(a.out.ref[p], b.out.ref[p]);
+        for (int k = 0; k < MAXW; k++) assert_true(a.out.w[k][p] == b.out.w[k][p]);
+      }
+    }
+    for (uint32_t s = 0; s < a.n_edge_slots; s++) {
+      assert_int_equal(a.edge_pos_out[s], b.edge_pos_out[s]);
+      if (!directed) assert_int_equal(a.edge_pos_in[s], b.edge_pos_in[s]);
+    }
+  }
+  /* The hub's entries are in slot order. */
+  uint32_t hub;
+  assert_int_equal(dyng_graph_vertex(g[0], ids[0], &hub), DYNG_OK);
+  for (uint32_t p = a.out.off[hub] + 1; p < a.out.off[hub] + a.out.deg[hub]; p++)
+    assert_true(a.out.ref[p - 1] < a.out.ref[p]);
+  for (int j = 0; j < RUNS; j++) dyng_graph_free(g[j]);
+  free(ids);
+}
+
+static void test_seal_in_ranges_gives_one_pool_directed(void **state) { run_seal_in_ranges(1); }
+static void test_seal_in_ranges_gives_one_pool_undirected(void **state) { run_seal_in_ranges(0); }
+
 int main(void) {
   test_seed();
   const struct CMUnitTest tests[] = {
@@ -1226,6 +1290,8 @@ int main(void) {
       cmocka_unit_test(test_unweighted_edges_weigh_one),
       cmocka_unit_test(test_empty_graph_seals_and_accepts_inserts_directed),
       cmocka_unit_test(test_empty_graph_seals_and_accepts_inserts_undirected),
+      cmocka_unit_test(test_seal_in_ranges_gives_one_pool_directed),
+      cmocka_unit_test(test_seal_in_ranges_gives_one_pool_undirected),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
