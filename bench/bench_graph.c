@@ -21,10 +21,14 @@
 **               add the copy to the device (bench_gpu's create_cuda) and
 **               start the CUDA driver's threads, which slow every later
 **               SQLite call of the process (see scan_mt).
-**   scan_mt     the scan again after the creates, as a control: had anything
-**               in the process started a thread, glibc's malloc and mutexes
-**               would use atomic instructions for good and this scan would
-**               be slower.  dyng starts none, so it should match scan.
+**   scan_mt     the scan again after the creates, as a control: once the
+**               process has started a thread (the engine's, in the seal of
+**               api_load and of every create), glibc's malloc and mutexes
+**               use atomic instructions for good and the same scan may be
+**               slower: create is then compared with scan_mt too.
+**   create_fresh the same CREATE, each in a new process (this program run
+**               again with --create-once): a program's first load, before
+**               any thread of it started; compared with scan.
 **   sssp        per source, objective 'length', no target:
 **               dyng_sssp_dijkstra (radix heap) on the engine graph vs
 **               baseline_dijkstra below (lazy binary heap over a plain CSR);
@@ -42,7 +46,7 @@
 ** program copies DB.db to a scratch file ($TMPDIR or /tmp) and works there,
 ** removing it at exit; --in-place works on DB.db itself and drops bench_g
 ** afterwards.  Without the extension DB.db is opened read-only and the
-** create and sql_sssp rows are skipped.  One untimed scan first warms the
+** create, create_fresh and sql_sssp rows are skipped.  One untimed scan first warms the
 ** OS cache, so every timed figure reads the table from memory.  --verbose
 ** prints every run's figures as they come.
 */
@@ -56,11 +60,15 @@
 
 #include <errno.h>
 #include <math.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #define EDGE_SCAN_SQL "SELECT rowid, src, dst, length, minutes, toll FROM edges"
 #define CREATE_SQL                                                          \
@@ -313,6 +321,61 @@ static int exec_sql(sqlite3 *db, const char *sql, char **why) {
   return -1;
 }
 
+/* ---- a create in a fresh process ----------------------------------------- */
+
+/* --create-once DB EXT: one CREATE in this new process, timed (the graph is
+** dropped after, untimed); prints its seconds. */
+static int create_once(const char *path, const char *ext) {
+  sqlite3 *db = NULL;
+  char *why = NULL;
+  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+    die("%s: %s", path, sqlite3_errmsg(db));
+  if (!load_extension(db, ext, &why)) die("%s: %s", ext, why);
+  if (exec_sql(db, "DROP TABLE IF EXISTS bench_g", &why)) die("DROP TABLE IF EXISTS bench_g: %s", why);
+  double t0 = now_s();
+  if (exec_sql(db, CREATE_SQL, &why)) die("%s: %s", CREATE_SQL, why);
+  double t = now_s() - t0;
+  if (exec_sql(db, "DROP TABLE bench_g", &why)) die("DROP TABLE bench_g: %s", why);
+  sqlite3_close(db);
+  printf("%.9f\n", t);
+  return 0;
+}
+
+/* Runs create_once in a new process (this program again, through exec, so
+** that no thread of this one carries over) and returns its seconds. */
+static double create_fresh(const char *work_path, const char *ext_path) {
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) die("readlink /proc/self/exe: %s", strerror(errno));
+  self[n] = 0;
+  int fd[2];
+  if (pipe(fd) != 0) die("pipe: %s", strerror(errno));
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+  posix_spawn_file_actions_addclose(&fa, fd[0]);
+  posix_spawn_file_actions_addclose(&fa, fd[1]);
+  char *child_argv[] = {self, "--create-once", (char *)work_path, (char *)ext_path, NULL};
+  pid_t pid;
+  int rc = posix_spawn(&pid, self, &fa, NULL, child_argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fd[1]);
+  if (rc != 0) die("posix_spawn %s: %s", self, strerror(rc));
+  char out[128];
+  size_t got = 0;
+  ssize_t k;
+  while (got < sizeof out - 1 && (k = read(fd[0], out + got, sizeof out - 1 - got)) > 0) got += (size_t)k;
+  out[got] = 0;
+  close(fd[0]);
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    die("the --create-once child failed");
+  char *end = NULL;
+  double t = strtod(out, &end);
+  if (end == out || !(t > 0)) die("the --create-once child printed '%s'", out);
+  return t;
+}
+
 /* ---- main ------------------------------------------------------------- */
 
 static void usage(void) {
@@ -323,6 +386,7 @@ static void usage(void) {
 }
 
 int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "--create-once") == 0) return create_once(argv[2], argv[3]);
   const char *db_path = NULL, *ext_path = "./.libs/dyng.so";
   int runs = 5, n_sources = 4, in_place = 0, verbose = 0;
   for (int i = 1; i < argc; i++) {
@@ -388,6 +452,7 @@ int main(int argc, char **argv) {
   double *t_load = xmalloc((size_t)runs * sizeof(double));
   double *t_create = xmalloc((size_t)runs * sizeof(double));
   double *t_scan_mt = xmalloc((size_t)runs * sizeof(double));
+  double *t_create_fresh = xmalloc((size_t)runs * sizeof(double));
   int n_create = 0;
   int create_ok = have_ext;
   dyng_graph *g = NULL;
@@ -436,6 +501,10 @@ int main(int argc, char **argv) {
     bare_scan(db);
     t_scan_mt[r] = now_s() - t0;
     if (verbose) printf("run %d: scan after create %.3f s\n", r + 1, t_scan_mt[r]);
+  }
+  for (int r = 0; r < runs && n_create; r++) {
+    t_create_fresh[r] = create_fresh(work_path, ext_path);
+    if (verbose) printf("run %d: create in a fresh process %.3f s\n", r + 1, t_create_fresh[r]);
   }
 
   /* (c) SSSP: engine vs baseline from the same sources. */
@@ -606,6 +675,9 @@ int main(int argc, char **argv) {
     report_add(&rep, "scan_mt", "s", 1.0, t_scan_mt, runs, ratio);
     report_ratio(&rep, "create_over_scan_mt",
                  median_of(t_create, n_create) / median_of(t_scan_mt, runs));
+    snprintf(ratio, sizeof ratio, "%.2fx scan", median_of(t_create_fresh, runs) / m_scan);
+    report_add(&rep, "create_fresh", "s", 1.0, t_create_fresh, runs, ratio);
+    report_ratio(&rep, "create_fresh_over_scan", median_of(t_create_fresh, runs) / m_scan);
     if (median_of(t_create, n_create) < 0.5 * m_scan)
       printf("note: CREATE took less than half a scan; the extension may build the graph "
              "lazily, so see sql_sssp_first for the deferred cost\n");
@@ -640,6 +712,7 @@ int main(int argc, char **argv) {
   free(t_load);
   free(t_create);
   free(t_scan_mt);
+  free(t_create_fresh);
   free(t_eng);
   free(t_base);
   free(t_par);
