@@ -337,19 +337,22 @@ static int dyngEngineFailure(DyngGraph *pG, int erc, char **pzErr) {
   return erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
 }
 
-/* Past the connection's max_graph_mb, pGraph (pG's mirror, or the one
-** being loaded for it) is refused: SQLITE_ERROR with *pzErr saying so. */
-static int dyngCheckGraphBudget(DyngGraph *pG, const dyng_graph *pGraph, char **pzErr) {
+/* Past the connection's max_graph_mb, a graph of nBytes (pG's mirror, or the
+** one being loaded for it) is refused: SQLITE_ERROR with *pzErr saying so. */
+static int dyngCheckBudgetBytes(DyngGraph *pG, size_t nBytes, char **pzErr) {
   sqlite3_int64 nLimit = pG->pConn->nMaxGraphBytes;
-  if (nLimit <= 0) return SQLITE_OK;
-  size_t nBytes = dyng_graph_bytes(pGraph);
-  if (nBytes <= (size_t)nLimit) return SQLITE_OK;
+  if (nLimit <= 0 || nBytes <= (size_t)nLimit) return SQLITE_OK;
   sqlite3_free(*pzErr);
   *pzErr = sqlite3_mprintf("dyng: graph '%s' needs %.1f MiB or more, over this connection's "
                            "max_graph_mb budget of %.1f MiB (dyng_config('max_graph_mb', 0) "
                            "lifts it)",
                            pG->zName, (double)nBytes / (1 << 20), (double)nLimit / (1 << 20));
   return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+}
+
+/* The same for pGraph, which no loader holds. */
+static int dyngCheckGraphBudget(DyngGraph *pG, const dyng_graph *pGraph, char **pzErr) {
+  return pG->pConn->nMaxGraphBytes > 0 ? dyngCheckBudgetBytes(pG, dyng_graph_bytes(pGraph), pzErr) : SQLITE_OK;
 }
 
 /* The backend preference that applies to pG: its backend= option, else the
@@ -397,7 +400,10 @@ static void dyngLoadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   int erc = dyng_loader_add(pLoad->pLoader, iRowid, iSrc, iDst, aW);
   if ((++pLoad->nDone & 0xffff) == 0) {
     dyngProgressTick(&pLoad->progress, pLoad->nDone, pLoad->nAbout);
-    if (erc == DYNG_OK && dyngCheckGraphBudget(pLoad->pG, pLoad->pGraph, &zErr) != SQLITE_OK) {
+    /* The graph is the loader's until it finishes: its size as of the
+    ** last chunk it loaded. */
+    if (erc == DYNG_OK &&
+        dyngCheckBudgetBytes(pLoad->pG, dyng_loader_graph_bytes(pLoad->pLoader), &zErr) != SQLITE_OK) {
       pLoad->bOverBudget = 1;
       sqlite3_result_error(ctx, zErr ? zErr : "dyng: out of memory", -1);
       sqlite3_free(zErr);

@@ -80,7 +80,7 @@ tests_test_mirror_CFLAGS = $(UNIT_CFLAGS)
 tests_test_mirror_LDADD = $(UNIT_LDADD)
 
 # engine/loader.c against the graph built edge by edge.
-tests_test_loader_SOURCES = tests/test_loader.c tests/test_util.h
+tests_test_loader_SOURCES = tests/test_loader.c tests/engine_internal.h tests/test_util.h
 tests_test_loader_CFLAGS = $(UNIT_CFLAGS)
 tests_test_loader_LDADD = $(UNIT_LDADD)
 

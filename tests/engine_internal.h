@@ -22,4 +22,9 @@ void dyng__graph_set_team_min(size_t n_ops);
 ** decides again. */
 void dyng__graph_set_seal_ranges(uint32_t n);
 
+/* engine/loader.c: a loader hands its chunks to a helper thread from its
+** n-th full chunk on, whatever the number of threads; 0: the engine decides
+** again (its own threshold, and only when more than one thread may run). */
+void dyng__loader_set_helper_after(unsigned n_chunks);
+
 #endif /* DYNG_ENGINE_INTERNAL_H */

@@ -8,6 +8,8 @@
 */
 #include "test_util.h"
 
+#include "engine_internal.h"
+
 #include "engine/error.h"
 #include "engine/graph.h"
 #include "engine/loader.h"
@@ -111,12 +113,17 @@ static void check_graph(const dyng_graph *g, const dyng_graph *ref, const edge_l
   }
 }
 
-static void test_loader_builds_the_graph_edge_by_edge_would(void **state) {
+static int teardown(void **state) {
   (void)state;
+  dyng__loader_set_helper_after(0);
+  return 0;
+}
+
+/* Sizes around the loader's chunk of 8192 edges. */
+static void run_builds_the_graph(uint64_t salt) {
   test_rng r;
-  test_rng_for(&r, 0);
-  /* Sizes around the loader's chunk of 4096 edges. */
-  static const size_t sizes[] = {0, 1, 17, 4095, 4096, 4097, 8192, 12289};
+  test_rng_for(&r, salt);
+  static const size_t sizes[] = {0, 1, 17, 8191, 8192, 8193, 16384, 24577, 41000};
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
     for (int variant = 0; variant < 4; variant++) {
       edge_list el;
@@ -129,6 +136,21 @@ static void test_loader_builds_the_graph_edge_by_edge_would(void **state) {
       dyng_graph_free(ref);
       free_edges(&el);
     }
+}
+
+static void test_loader_builds_the_graph_edge_by_edge_would(void **state) {
+  (void)state;
+  run_builds_the_graph(0);
+}
+
+/* The same with a helper thread loading the chunks from the first on (and
+** from the second): the graph is the same. */
+static void test_loader_with_a_helper_builds_the_same_graph(void **state) {
+  (void)state;
+  dyng__loader_set_helper_after(1);
+  run_builds_the_graph(1);
+  dyng__loader_set_helper_after(2);
+  run_builds_the_graph(2);
 }
 
 /* The edge at `bad` is broken by `how`; the error comes back from add or
@@ -164,10 +186,14 @@ static void check_error(size_t n, size_t bad, int how, int want) {
 
 static void test_loader_reports_an_edge_error_and_keeps_it(void **state) {
   (void)state;
-  check_error(100, 50, 0, DYNG_EINVAL);    /* in the last, partial chunk */
-  check_error(9000, 10, 0, DYNG_EINVAL);   /* in the first chunk */
-  check_error(9000, 5000, 1, DYNG_EWEIGHT); /* in the second */
-  check_error(9000, 8999, 2, DYNG_EWEIGHT); /* the very last edge */
+  for (unsigned after = 0; after <= 1; after++) { /* 1: a helper loads the chunks */
+    dyng__loader_set_helper_after(after);
+    check_error(100, 50, 0, DYNG_EINVAL);      /* in the last, partial chunk */
+    check_error(20000, 10, 0, DYNG_EINVAL);    /* in the first chunk */
+    check_error(20000, 9000, 1, DYNG_EWEIGHT); /* in the second */
+    check_error(20000, 19999, 2, DYNG_EWEIGHT); /* the very last edge */
+    check_error(60000, 30000, 0, DYNG_EINVAL); /* with chunks queued behind it */
+  }
 }
 
 static void test_loader_free_accepts_null_and_drops_queued_edges(void **state) {
@@ -181,14 +207,24 @@ static void test_loader_free_accepts_null_and_drops_queued_edges(void **state) {
   dyng_loader_free(l); /* not finished: the edge never reaches the graph */
   assert_int_equal(dyng_graph_n_edges(g), 0);
   dyng_graph_free(g);
+  /* With a helper running and chunks queued: it stops, what it loaded
+  ** stays in the graph (not sealed), nothing leaks. */
+  dyng__loader_set_helper_after(1);
+  assert_int_equal(dyng_graph_new(&g, 0, 1), DYNG_OK);
+  assert_int_equal(dyng_loader_new(&l, g), DYNG_OK);
+  for (int64_t i = 0; i < 50000; i++) assert_int_equal(dyng_loader_add(l, i + 1, i % 977, i % 131, NULL), DYNG_OK);
+  dyng_loader_free(l);
+  assert_true(dyng_graph_n_edges(g) <= 50000);
+  dyng_graph_free(g);
 }
 
 int main(void) {
   test_seed();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_loader_builds_the_graph_edge_by_edge_would),
-      cmocka_unit_test(test_loader_reports_an_edge_error_and_keeps_it),
-      cmocka_unit_test(test_loader_free_accepts_null_and_drops_queued_edges),
+      cmocka_unit_test_teardown(test_loader_builds_the_graph_edge_by_edge_would, teardown),
+      cmocka_unit_test_teardown(test_loader_with_a_helper_builds_the_same_graph, teardown),
+      cmocka_unit_test_teardown(test_loader_reports_an_edge_error_and_keeps_it, teardown),
+      cmocka_unit_test_teardown(test_loader_free_accepts_null_and_drops_queued_edges, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
