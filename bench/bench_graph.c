@@ -28,7 +28,11 @@
 **               slower: create is then compared with scan_mt too.
 **   create_fresh the same CREATE, each in a new process (this program run
 **               again with --create-once): a program's first load, before
-**               any thread of it started; compared with scan.
+**               any thread of it started; compared with scan, and run by
+**               run with scan_fresh, the scan in a new process (--scan-once)
+**               run just before it: create_fresh_over_scan_fresh is the
+**               median of those ratios, which a machine's drifting load
+**               disturbs least.
 **   sssp        per source, objective 'length', no target:
 **               dyng_sssp_dijkstra (radix heap) on the engine graph vs
 **               baseline_dijkstra below (lazy binary heap over a plain CSR);
@@ -323,6 +327,20 @@ static int exec_sql(sqlite3 *db, const char *sql, char **why) {
 
 /* ---- a create in a fresh process ----------------------------------------- */
 
+/* --scan-once DB: one scan in this new process, timed; prints its
+** seconds. */
+static int scan_once(const char *path) {
+  sqlite3 *db = NULL;
+  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+    die("%s: %s", path, sqlite3_errmsg(db));
+  double t0 = now_s();
+  bare_scan(db);
+  double t = now_s() - t0;
+  sqlite3_close(db);
+  printf("%.9f\n", t);
+  return 0;
+}
+
 /* --create-once DB EXT: one CREATE in this new process, timed (the graph is
 ** dropped after, untimed); prints its seconds. */
 static int create_once(const char *path, const char *ext) {
@@ -341,9 +359,10 @@ static int create_once(const char *path, const char *ext) {
   return 0;
 }
 
-/* Runs create_once in a new process (this program again, through exec, so
-** that no thread of this one carries over) and returns its seconds. */
-static double create_fresh(const char *work_path, const char *ext_path) {
+/* Runs this program again with `mode` (--create-once or --scan-once) in a
+** new process (through exec, so that no thread of this one carries over)
+** and returns the seconds it printed. */
+static double run_fresh(const char *mode, const char *work_path, const char *ext_path) {
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) die("readlink /proc/self/exe: %s", strerror(errno));
@@ -355,7 +374,7 @@ static double create_fresh(const char *work_path, const char *ext_path) {
   posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
   posix_spawn_file_actions_addclose(&fa, fd[0]);
   posix_spawn_file_actions_addclose(&fa, fd[1]);
-  char *child_argv[] = {self, "--create-once", (char *)work_path, (char *)ext_path, NULL};
+  char *child_argv[] = {self, (char *)mode, (char *)work_path, (char *)ext_path, NULL};
   pid_t pid;
   int rc = posix_spawn(&pid, self, &fa, NULL, child_argv, environ);
   posix_spawn_file_actions_destroy(&fa);
@@ -369,10 +388,10 @@ static double create_fresh(const char *work_path, const char *ext_path) {
   close(fd[0]);
   int status = 0;
   if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    die("the --create-once child failed");
+    die("the %s child failed", mode);
   char *end = NULL;
   double t = strtod(out, &end);
-  if (end == out || !(t > 0)) die("the --create-once child printed '%s'", out);
+  if (end == out || !(t > 0)) die("the %s child printed '%s'", mode, out);
   return t;
 }
 
@@ -387,6 +406,7 @@ static void usage(void) {
 
 int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "--create-once") == 0) return create_once(argv[2], argv[3]);
+  if (argc == 4 && strcmp(argv[1], "--scan-once") == 0) return scan_once(argv[2]);
   const char *db_path = NULL, *ext_path = "./.libs/dyng.so";
   int runs = 5, n_sources = 4, in_place = 0, verbose = 0;
   for (int i = 1; i < argc; i++) {
@@ -453,6 +473,8 @@ int main(int argc, char **argv) {
   double *t_create = xmalloc((size_t)runs * sizeof(double));
   double *t_scan_mt = xmalloc((size_t)runs * sizeof(double));
   double *t_create_fresh = xmalloc((size_t)runs * sizeof(double));
+  double *t_scan_fresh = xmalloc((size_t)runs * sizeof(double));
+  double *fresh_ratio = xmalloc((size_t)runs * sizeof(double));
   int n_create = 0;
   int create_ok = have_ext;
   dyng_graph *g = NULL;
@@ -503,8 +525,12 @@ int main(int argc, char **argv) {
     if (verbose) printf("run %d: scan after create %.3f s\n", r + 1, t_scan_mt[r]);
   }
   for (int r = 0; r < runs && n_create; r++) {
-    t_create_fresh[r] = create_fresh(work_path, ext_path);
-    if (verbose) printf("run %d: create in a fresh process %.3f s\n", r + 1, t_create_fresh[r]);
+    t_scan_fresh[r] = run_fresh("--scan-once", work_path, ext_path);
+    t_create_fresh[r] = run_fresh("--create-once", work_path, ext_path);
+    fresh_ratio[r] = t_create_fresh[r] / t_scan_fresh[r];
+    if (verbose)
+      printf("run %d: in fresh processes, scan %.3f s, create %.3f s\n", r + 1, t_scan_fresh[r],
+             t_create_fresh[r]);
   }
 
   /* (c) SSSP: engine vs baseline from the same sources. */
@@ -678,6 +704,8 @@ int main(int argc, char **argv) {
     snprintf(ratio, sizeof ratio, "%.2fx scan", median_of(t_create_fresh, runs) / m_scan);
     report_add(&rep, "create_fresh", "s", 1.0, t_create_fresh, runs, ratio);
     report_ratio(&rep, "create_fresh_over_scan", median_of(t_create_fresh, runs) / m_scan);
+    report_add(&rep, "scan_fresh", "s", 1.0, t_scan_fresh, runs, NULL);
+    report_ratio(&rep, "create_fresh_over_scan_fresh", median_of(fresh_ratio, runs));
     if (median_of(t_create, n_create) < 0.5 * m_scan)
       printf("note: CREATE took less than half a scan; the extension may build the graph "
              "lazily, so see sql_sssp_first for the deferred cost\n");
@@ -713,6 +741,8 @@ int main(int argc, char **argv) {
   free(t_create);
   free(t_scan_mt);
   free(t_create_fresh);
+  free(t_scan_fresh);
+  free(fresh_ratio);
   free(t_eng);
   free(t_base);
   free(t_par);
