@@ -406,6 +406,7 @@ typedef struct dyng__seal {
   uint32_t n_ranges, per_range; /* slots per range (the last may have fewer) */
   uint32_t *cnt;                /* n_ranges arrays of n_vert */
   uint32_t *in_deg;             /* a directed graph's in-degrees; NULL */
+  int placing;                  /* the range passes place (else count) */
   double *w;                    /* the objective being scattered, and */
   const double *staged;         /* its weights by slot */
   dyng_team team;
@@ -424,29 +425,21 @@ static void dyng__seal_range(const dyng__seal *z, uint32_t r, uint32_t *lo, uint
   *hi = b < z->g->n_slots ? (uint32_t)b : z->g->n_slots;
 }
 
-/* 1. Per range: each vertex's entries in it (a directed graph's in-degrees
-** are counted into in_deg, shared). */
-static void dyng__seal_count(void *ctx, int thread) {
-  dyng__seal *z = ctx;
+/* 1. Range [lo, hi)'s entries per vertex, into c (a directed graph's
+** in-degrees are counted into in_deg, shared). */
+static void dyng__seal_count(const dyng__seal *z, uint32_t *c, uint32_t lo, uint32_t hi) {
   const dyng_graph *g = z->g;
   const uint32_t ahead = DYNG_LOAD_AHEAD;
-  uint32_t r, r_end, lo, hi;
-  (void)thread;
-  while (dyng_team_take(&z->team, &r, &r_end))
-    for (; r < r_end; r++) {
-      uint32_t *c = z->cnt + (size_t)r * g->n_vert;
-      memset(c, 0, (size_t)g->n_vert * sizeof *c);
-      dyng__seal_range(z, r, &lo, &hi);
-      for (uint32_t s = lo; s < hi; s++) {
-        if (s + ahead < hi) {
-          __builtin_prefetch(&c[g->e_src[s + ahead]], 1);
-          __builtin_prefetch(z->in_deg ? &z->in_deg[g->e_dst[s + ahead]] : &c[g->e_dst[s + ahead]], 1);
-        }
-        c[g->e_src[s]]++;
-        if (z->in_deg) __atomic_fetch_add(&z->in_deg[g->e_dst[s]], 1u, __ATOMIC_RELAXED);
-        else c[g->e_dst[s]]++;
-      }
+  memset(c, 0, (size_t)g->n_vert * sizeof *c);
+  for (uint32_t s = lo; s < hi; s++) {
+    if (s + ahead < hi) {
+      __builtin_prefetch(&c[g->e_src[s + ahead]], 1);
+      __builtin_prefetch(z->in_deg ? &z->in_deg[g->e_dst[s + ahead]] : &c[g->e_dst[s + ahead]], 1);
     }
+    c[g->e_src[s]]++;
+    if (z->in_deg) __atomic_fetch_add(&z->in_deg[g->e_dst[s]], 1u, __ATOMIC_RELAXED);
+    else c[g->e_dst[s]]++;
+  }
 }
 
 /* 2. Per vertex: its out-degree, the sum of its counts. */
@@ -481,35 +474,41 @@ static void dyng__seal_cursors(void *ctx, int thread) {
     }
 }
 
-/* 4. Per range: its entries into place (neighbour, ref, the edge's
-** positions). */
-static void dyng__seal_place(void *ctx, int thread) {
-  dyng__seal *z = ctx;
+/* 4. Range [lo, hi)'s entries into place (neighbour, ref, the edge's
+** positions), from the positions in c. */
+static void dyng__seal_place(const dyng__seal *z, uint32_t *c, uint32_t lo, uint32_t hi) {
   dyng_graph *g = z->g;
   dyng__adj *out = &g->out;
   const uint32_t ahead = DYNG_LOAD_AHEAD;
+  for (uint32_t s = lo; s < hi; s++) {
+    if (s + ahead < hi) {
+      __builtin_prefetch(&c[g->e_src[s + ahead]], 1);
+      if (!g->directed) __builtin_prefetch(&c[g->e_dst[s + ahead]], 1);
+    }
+    uint32_t vs = g->e_src[s], vd = g->e_dst[s];
+    uint32_t p = c[vs]++;
+    out->nbr[p] = vd;
+    out->ref[p] = s << 1;
+    g->e_pos[0][s] = p;
+    if (g->directed) continue;
+    uint32_t q = c[vd]++;
+    out->nbr[q] = vs;
+    out->ref[q] = (s << 1) | 1u;
+    g->e_pos[1][s] = q;
+  }
+}
+
+/* Steps 1 and 4 (z->placing), a range at a time, on the engine's threads. */
+static void dyng__seal_each_range(void *ctx, int thread) {
+  dyng__seal *z = ctx;
   uint32_t r, r_end, lo, hi;
   (void)thread;
   while (dyng_team_take(&z->team, &r, &r_end))
     for (; r < r_end; r++) {
-      uint32_t *c = z->cnt + (size_t)r * g->n_vert;
+      uint32_t *c = z->cnt + (size_t)r * z->g->n_vert;
       dyng__seal_range(z, r, &lo, &hi);
-      for (uint32_t s = lo; s < hi; s++) {
-        if (s + ahead < hi) {
-          __builtin_prefetch(&c[g->e_src[s + ahead]], 1);
-          if (!g->directed) __builtin_prefetch(&c[g->e_dst[s + ahead]], 1);
-        }
-        uint32_t vs = g->e_src[s], vd = g->e_dst[s];
-        uint32_t p = c[vs]++;
-        out->nbr[p] = vd;
-        out->ref[p] = s << 1;
-        g->e_pos[0][s] = p;
-        if (g->directed) continue;
-        uint32_t q = c[vd]++;
-        out->nbr[q] = vs;
-        out->ref[q] = (s << 1) | 1u;
-        g->e_pos[1][s] = q;
-      }
+      if (z->placing) dyng__seal_place(z, c, lo, hi);
+      else dyng__seal_count(z, c, lo, hi);
     }
 }
 
@@ -549,7 +548,7 @@ int dyng_graph_seal(dyng_graph *g) {
     z.in_deg = g->in.deg;
     memset(g->in.deg, 0, (size_t)g->n_vert * sizeof(uint32_t));
   }
-  dyng__seal_run(&z, z.n_ranges, 1, dyng__seal_count);
+  dyng__seal_run(&z, z.n_ranges, 1, dyng__seal_each_range);
   dyng__seal_run(&z, g->n_vert, 16384, dyng__seal_degrees);
   size_t total = dyng__adj_layout_size(out, g->n_vert);
   if (dyng__pool_room(total) > (size_t)UINT32_MAX) {
@@ -576,7 +575,8 @@ int dyng_graph_seal(dyng_graph *g) {
     return rc;
   }
   dyng__seal_run(&z, g->n_vert, 16384, dyng__seal_cursors);
-  dyng__seal_run(&z, z.n_ranges, 1, dyng__seal_place);
+  z.placing = 1;
+  dyng__seal_run(&z, z.n_ranges, 1, dyng__seal_each_range);
   dyng_free(z.cnt);
   for (int k = 0; k < g->n_obj; k++) {
     double *w = fresh[k];
