@@ -102,6 +102,18 @@ static int dyngQueryInt(sqlite3 *db, const char *zSql, sqlite3_int64 *piVal) {
   return sqlite3_finalize(pStmt);
 }
 
+/* Ends a use of the kept statement *ppStmt: reset for the next call, or
+** finalized when that failed or the graph's table is no longer connected.
+** Returns the reset's result. */
+static int dyngKeptStmtDone(DyngGraph *pG, sqlite3_stmt **ppStmt) {
+  int rc = sqlite3_reset(*ppStmt);
+  if (rc != SQLITE_OK || pG->nRef == 0) {
+    sqlite3_finalize(*ppStmt);
+    *ppStmt = NULL;
+  }
+  return rc;
+}
+
 /* Runs the one-value query zSql through the statement *ppStmt, preparing it
 ** when needed.  The statement is kept for the next call while the graph's
 ** table is connected, and finalized otherwise. */
@@ -117,12 +129,7 @@ static int dyngGraphQueryInt(DyngGraph *pG, sqlite3_stmt **ppStmt, char *zSql,
   if (rc != SQLITE_OK) return rc;
   rc = sqlite3_step(*ppStmt);
   *piVal = rc == SQLITE_ROW ? sqlite3_column_int64(*ppStmt, 0) : 0;
-  rc = sqlite3_reset(*ppStmt);
-  if (rc != SQLITE_OK || pG->nRef == 0) {
-    sqlite3_finalize(*ppStmt);
-    *ppStmt = NULL;
-  }
-  return rc;
+  return dyngKeptStmtDone(pG, ppStmt);
 }
 
 /* The highest sequence number in the log (0 when empty). */
@@ -152,11 +159,7 @@ static int dyngLogNonce(DyngGraph *pG, sqlite3_int64 iSeq, sqlite3_int64 *piNonc
     sqlite3_bind_int64(pG->pLogNonce, 1, iSeq);
     *pbFound = sqlite3_step(pG->pLogNonce) == SQLITE_ROW;
     *piNonce = *pbFound ? sqlite3_column_int64(pG->pLogNonce, 0) : 0;
-    rc = sqlite3_reset(pG->pLogNonce);
-    if (rc != SQLITE_OK || pG->nRef == 0) {
-      sqlite3_finalize(pG->pLogNonce);
-      pG->pLogNonce = NULL;
-    }
+    rc = dyngKeptStmtDone(pG, &pG->pLogNonce);
   }
   if (rc != SQLITE_OK && rc != SQLITE_NOMEM)
     *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read its change log '%s': %s", pG->zName,
@@ -1009,26 +1012,30 @@ static void dyngLogFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   else sqlite3_result_error(ctx, t->zErr ? t->zErr : "dyng: cannot read the change log", -1);
 }
 
-/* The kept statement that feeds the log rows after ?1 to dyng__log(). */
-static int dyngLogTakeStmt(DyngGraph *pG, sqlite3_stmt **ppStmt, char **pzErr) {
-  if (pG->pLogTake) {
-    *ppStmt = pG->pLogTake;
-    return SQLITE_OK;
-  }
+/* Prepares, unless kept already, the statement over the log rows after ?1
+** in order: with bTake pG->pLogTake, which feeds them to dyng__log(), else
+** pG->pLogRead, which selects their columns. */
+static int dyngLogRowsStmt(DyngGraph *pG, int bTake, char **pzErr) {
+  sqlite3_stmt **ppStmt = bTake ? &pG->pLogTake : &pG->pLogRead;
+  if (*ppStmt) return SQLITE_OK;
   sqlite3 *db = pG->pConn->db;
   char *zW = dyngWeightList(pG, "w");
-  char *zSql = zW ? sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" WHERE seq > ?1 AND "
-                                    "dyng__log(seq, op, edge, src, dst%s%s) ORDER BY seq",
-                                    pG->zDb, pG->zLog, zW, pG->bLogNonce ? ", nonce" : "")
-                  : NULL;
+  char *zCols = zW ? sqlite3_mprintf("seq, op, edge, src, dst%s%s", zW, pG->bLogNonce ? ", nonce" : "")
+                   : NULL;
+  char *zSql = !zCols ? NULL
+               : bTake ? sqlite3_mprintf("SELECT 1 FROM \"%w\".\"%w\" WHERE seq > ?1 AND "
+                                         "dyng__log(%s) ORDER BY seq",
+                                         pG->zDb, pG->zLog, zCols)
+                       : sqlite3_mprintf("SELECT %s FROM \"%w\".\"%w\" WHERE seq > ?1 ORDER BY seq",
+                                         zCols, pG->zDb, pG->zLog);
   sqlite3_free(zW);
-  int rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &pG->pLogTake, NULL)
+  sqlite3_free(zCols);
+  int rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_PERSISTENT, ppStmt, NULL)
                 : SQLITE_NOMEM;
   sqlite3_free(zSql);
   if (rc != SQLITE_OK && rc != SQLITE_NOMEM)
     *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read its change log '%s': %s", pG->zName,
                              pG->zLog, sqlite3_errmsg(db));
-  *ppStmt = pG->pLogTake;
   return rc;
 }
 
@@ -1044,9 +1051,9 @@ static int dyngLogTakeStmt(DyngGraph *pG, sqlite3_stmt **ppStmt, char **pzErr) {
 ** the truth, and the caller loads it again. */
 static int dyngApplyRows(DyngGraph *pG, sqlite3_int64 iAfter, int bRecord, int *pbReload,
                          char **pzErr) {
-  sqlite3_stmt *pStmt = NULL;
-  int rc = dyngLogTakeStmt(pG, &pStmt, pzErr);
+  int rc = dyngLogRowsStmt(pG, 1, pzErr);
   if (rc != SQLITE_OK) return rc;
+  sqlite3_stmt *pStmt = pG->pLogTake;
   DyngTake t;
   memset(&t, 0, sizeof t);
   t.pG = pG;
@@ -1065,12 +1072,8 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_int64 iAfter, int bRecord, int *
     if (rc != SQLITE_DONE && !t.bCorrupt && t.erc == DYNG_OK && !t.zErr)
       t.zErr = sqlite3_mprintf("dyng: graph '%s': reading change log failed: %s", pG->zName,
                                sqlite3_errmsg(pG->pConn->db));
-    int rc2 = sqlite3_reset(pStmt);
-    if (rc == SQLITE_DONE) rc = rc2 == SQLITE_OK ? SQLITE_OK : rc2;
-    if (rc2 != SQLITE_OK || pG->nRef == 0) {
-      sqlite3_finalize(pStmt);
-      pG->pLogTake = NULL;
-    }
+    int rc2 = dyngKeptStmtDone(pG, &pG->pLogTake);
+    if (rc == SQLITE_DONE) rc = rc2;
   }
   sqlite3_finalize(t.pRead);
   dyng_idmap_free(t.pSeen);
@@ -1111,12 +1114,7 @@ static int dyngApplyRows(DyngGraph *pG, sqlite3_int64 iAfter, int bRecord, int *
 
 /* Ends a use of the kept log-reading statement: reset for the next sync,
 ** or finalized when the graph's table is no longer connected. */
-static void dyngLogReadDone(DyngGraph *pG) {
-  if (sqlite3_reset(pG->pLogRead) != SQLITE_OK || pG->nRef == 0) {
-    sqlite3_finalize(pG->pLogRead);
-    pG->pLogRead = NULL;
-  }
-}
+static void dyngLogReadDone(DyngGraph *pG) { (void)dyngKeptStmtDone(pG, &pG->pLogRead); }
 
 /* Reads the log after iFrom as long as its rows match the undo records:
 ** *pi gets how many do, *piAfter the last of them (iFrom: none).  Sets
@@ -1125,24 +1123,8 @@ static void dyngLogReadDone(DyngGraph *pG) {
 static int dyngMatchUndo(DyngGraph *pG, sqlite3_int64 iFrom, int *pi, sqlite3_int64 *piAfter,
                          int *pbReload, char **pzErr) {
   sqlite3 *db = pG->pConn->db;
-  int rc = SQLITE_OK;
-  if (!pG->pLogRead) {
-    char *zW = dyngWeightList(pG, "w");
-    char *zSql = zW ? sqlite3_mprintf("SELECT seq, op, edge, src, dst%s%s FROM \"%w\".\"%w\" "
-                                      "WHERE seq > ?1 ORDER BY seq",
-                                      zW, pG->bLogNonce ? ", nonce" : "", pG->zDb, pG->zLog)
-                    : NULL;
-    sqlite3_free(zW);
-    rc = zSql ? sqlite3_prepare_v3(db, zSql, -1, SQLITE_PREPARE_PERSISTENT, &pG->pLogRead, NULL)
-              : SQLITE_NOMEM;
-    sqlite3_free(zSql);
-    if (rc != SQLITE_OK) {
-      if (rc != SQLITE_NOMEM)
-        *pzErr = sqlite3_mprintf("dyng: graph '%s': cannot read its change log '%s': %s",
-                                 pG->zName, pG->zLog, sqlite3_errmsg(db));
-      return rc;
-    }
-  }
+  int rc = dyngLogRowsStmt(pG, 0, pzErr);
+  if (rc != SQLITE_OK) return rc;
   sqlite3_stmt *pStmt = pG->pLogRead;
   sqlite3_bind_int64(pStmt, 1, iFrom);
   rc = sqlite3_step(pStmt);
