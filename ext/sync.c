@@ -495,8 +495,11 @@ static int dyngLoadPosition(DyngGraph *pG, int bCreate, DyngLoadPos *p, char **p
 ** into *ppStmt, and into *pnRow the span of its rowids (max - min + 1). */
 static int dyngLoadPrepare(DyngGraph *pG, sqlite3_stmt **ppStmt, sqlite3_int64 *pnRow, char **pzErr) {
   sqlite3 *db = pG->pConn->db;
-  char *zCount = sqlite3_mprintf("SELECT max(rowid) - min(rowid) + 1 FROM \"%w\".\"%w\"",
-                                 pG->zDb, pG->zEdges);
+  /* Each of max() and min() alone is one seek to an end of the b-tree;
+  ** "max(rowid) - min(rowid)" in one SELECT would scan the whole table. */
+  char *zCount = sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - "
+                                 "(SELECT min(rowid) FROM \"%w\".\"%w\") + 1",
+                                 pG->zDb, pG->zEdges, pG->zDb, pG->zEdges);
   if (!zCount) return SQLITE_NOMEM;
   int rc = dyngQueryInt(db, zCount, pnRow);
   sqlite3_free(zCount);

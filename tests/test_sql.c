@@ -568,6 +568,44 @@ static void test_drop_removes_everything_it_created(void **state) {
   sqlite3_close(db);
 }
 
+/* sqlite3_trace_v2 callback: adds up the full-scan steps (rows stepped
+** over in table scans) of every statement that ran on the connection. */
+static int count_scan_steps(unsigned mask, void *ctx, void *p, void *x) {
+  (void)x;
+  if (mask == SQLITE_TRACE_PROFILE)
+    *(sqlite3_int64 *)ctx += sqlite3_stmt_status((sqlite3_stmt *)p, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0);
+  return 0;
+}
+
+/* A load reads the edge table once: the statements that CREATE (and a load
+** after reopening) runs step over about as many rows as the table holds,
+** not a multiple of it (a "max(rowid) - min(rowid)" in one SELECT would be
+** a second scan). */
+static void test_load_reads_the_edge_table_once(void **state) {
+  (void)state;
+  enum { N = 5000 };
+  char zPath[] = "/tmp/dyng-test-XXXXXX";
+  sql_temp_file(zPath);
+  sqlite3 *db = sql_open(zPath);
+  sql_ok(db, "CREATE TABLE roads(src INTEGER, dst INTEGER, w REAL);"
+             "WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i WHERE x < 5000) "
+             "INSERT INTO roads SELECT x, x % 997 + 1, x % 7 FROM i");
+  sqlite3_int64 nSteps = 0;
+  assert_int_equal(sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, count_scan_steps, &nSteps), SQLITE_OK);
+  sql_ok(db, "CREATE VIRTUAL TABLE net USING dyng(edges=roads, weights=w)");
+  sqlite3_trace_v2(db, 0, NULL, NULL);
+  if (nSteps < N - 1 || nSteps > N + N / 2) fail_msg("CREATE stepped over %lld rows of %d", nSteps, N);
+  sqlite3_close(db);
+  db = sql_open(zPath);
+  nSteps = 0;
+  assert_int_equal(sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, count_scan_steps, &nSteps), SQLITE_OK);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM net"), N);
+  sqlite3_trace_v2(db, 0, NULL, NULL);
+  if (nSteps < N - 1 || nSteps > N + N / 2) fail_msg("the load stepped over %lld rows of %d", nSteps, N);
+  sqlite3_close(db);
+  unlink(zPath);
+}
+
 static void test_definition_survives_reopen(void **state) {
   (void)state;
   char zPath[] = "/tmp/dyng-test-XXXXXX";
@@ -1849,6 +1887,7 @@ int main(void) {
       cmocka_unit_test(test_internal_functions_refuse_other_callers),
       cmocka_unit_test(test_create_errors_are_clear),
       cmocka_unit_test(test_drop_removes_everything_it_created),
+      cmocka_unit_test(test_load_reads_the_edge_table_once),
       cmocka_unit_test(test_definition_survives_reopen),
       cmocka_unit_test(test_vacuum_renumbering_rowids_is_noticed),
       cmocka_unit_test(test_dropped_edge_table_is_an_error),
