@@ -58,7 +58,7 @@ static json_t *dyngGraphJson(DyngGraph *pG) {
     size_t nDevice = dyng_mirror_device_bytes(m);
     json_object_set_new(pObj, "vertices", json_integer(dyng_graph_n_vertices(pG->pGraph)));
     json_object_set_new(pObj, "edges", json_integer(dyng_graph_n_edges(pG->pGraph)));
-    json_object_set_new(pObj, "memory_bytes", json_integer((json_int_t)dyng_graph_bytes(pG->pGraph)));
+    json_object_set_new(pObj, "memory_bytes", json_integer((json_int_t)dyngGraphHostBytes(pG)));
     json_object_set_new(pObj, "backend", json_string(m->be->name));
     json_object_set_new(pObj, "backend_reason", json_string(m->why));
     json_object_set_new(pObj, "residency", json_string(m->be->caps & DYNG_CAP_DEVICE ? "device" : "host"));

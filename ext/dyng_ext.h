@@ -166,6 +166,10 @@ void dyngGraphReleaseStmts(DyngGraph *pG);
 ** stays). */
 void dyngGraphDropMirror(DyngGraph *pG);
 
+/* The host memory of pG's mirror: its graph and the batch room it keeps
+** (what max_graph_mb bounds and dyng_config reports); 0 when not loaded. */
+size_t dyngGraphHostBytes(const DyngGraph *pG);
+
 /* Frees a DyngConn and every graph it owns (the graph module's destructor). */
 void dyngConnFree(void *pConn);
 

@@ -879,9 +879,13 @@ static dyng_batch *dyngTakeBatch(DyngGraph *pG) {
 }
 
 /* Done with pBatch: the graph keeps it for the next sync while it has a
-** mirror and the batch is not too large; else it is freed. */
+** mirror, the batch is not too large and the mirror with it stays within
+** max_graph_mb; else it is freed. */
 static void dyngKeepBatch(DyngGraph *pG, dyng_batch *pBatch) {
-  if (pG->pMirror && !pG->pBatch && dyng_batch_bytes(pBatch) <= DYNG_BATCH_KEEP) {
+  size_t nBytes = dyng_batch_bytes(pBatch);
+  sqlite3_int64 nLimit = pG->pConn->nMaxGraphBytes;
+  if (pG->pMirror && !pG->pBatch && nBytes <= DYNG_BATCH_KEEP &&
+      (nLimit <= 0 || dyngGraphHostBytes(pG) + nBytes <= (size_t)nLimit)) {
     pG->pBatch = pBatch;
     return;
   }

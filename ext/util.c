@@ -172,6 +172,11 @@ void dyngGraphDropMirror(DyngGraph *pG) {
   pG->nUndo = pG->nUndoAlloc = 0;
 }
 
+size_t dyngGraphHostBytes(const DyngGraph *pG) {
+  if (!pG->pGraph) return 0;
+  return dyng_graph_bytes(pG->pGraph) + (pG->pBatch ? dyng_batch_bytes(pG->pBatch) : 0);
+}
+
 void dyngGraphFreeDefinition(DyngGraph *pG) {
   sqlite3_free(pG->zDb);
   sqlite3_free(pG->zFile);

@@ -1598,6 +1598,32 @@ static void test_max_graph_mb_budget_refuses_large_mirrors(void **state) {
   unlink(zPath);
 }
 
+/* The room a graph keeps for reading its next batch counts in memory_bytes,
+** and is let go rather than take the mirror past max_graph_mb. */
+static void test_kept_batch_room_counts_in_the_budget(void **state) {
+  (void)state;
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE roads(src INTEGER, dst INTEGER, w REAL);"
+             "WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i WHERE x < 3000) "
+             "INSERT INTO roads SELECT x, x + 1, x % 5 FROM i;"
+             "CREATE VIRTUAL TABLE net USING dyng(edges=roads, weights=w)");
+  const char *zBytes = "SELECT json_extract(dyng_config(), '$.graphs[0].memory_bytes')";
+  sqlite3_int64 n0 = sql_int(db, zBytes);
+  sql_ok(db, "UPDATE roads SET w = w + 1");
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_update('net'), '$.inserted')"), 3000);
+  sqlite3_int64 n1 = sql_int(db, zBytes);
+  if (n1 <= n0) fail_msg("memory_bytes %lld after a batch of 3000, %lld before", n1, n0);
+  /* A budget between the graph alone and the graph with the room. */
+  sql_ok_free(db, sqlite3_mprintf("SELECT dyng_config('max_graph_mb', %.9f)",
+                                  (double)(n0 + (n1 - n0) / 2) / (1 << 20)));
+  sql_ok(db, "UPDATE roads SET w = w + 1");
+  check_sssp(db, "net", "roads", "w", 1, 1);
+  sqlite3_int64 n2 = sql_int(db, zBytes);
+  assert_int_equal(sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].loaded')"), 1);
+  if (n2 > n0 + (n1 - n0) / 2) fail_msg("memory_bytes %lld over the budget of %lld", n2, n0 + (n1 - n0) / 2);
+  sqlite3_close(db);
+}
+
 /* Node ids at both ends of the 64-bit range work in every function. */
 static void test_extreme_node_ids_work_everywhere(void **state) {
   (void)state;
@@ -1913,6 +1939,7 @@ int main(void) {
       cmocka_unit_test(test_max_ms_budget_stops_long_computations),
       cmocka_unit_test(test_planted_views_stop_at_the_time_budget),
       cmocka_unit_test(test_max_graph_mb_budget_refuses_large_mirrors),
+      cmocka_unit_test(test_kept_batch_room_counts_in_the_budget),
       cmocka_unit_test(test_extreme_node_ids_work_everywhere),
       cmocka_unit_test(test_other_connection_commits_are_seen),
       cmocka_unit_test(test_graphs_in_attached_and_temp_schemas),
