@@ -226,10 +226,6 @@ __global__ void k_fill_u64(unsigned long long *a, uint32_t n, unsigned long long
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) a[i] = x;
 }
 
-__global__ void k_fill_u32(uint32_t *a, uint32_t n, uint32_t x) {
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) a[i] = x;
-}
-
 __device__ __forceinline__ unsigned long long dbits(double d) { return (unsigned long long)__double_as_longlong(d); }
 __device__ __forceinline__ double dval(unsigned long long b) { return __longlong_as_double((long long)b); }
 
@@ -965,30 +961,16 @@ __global__ void k_compact_changed(const uint32_t *chg_stamp, uint32_t gen, const
   }
 }
 
-/* The changed vertices' new parents into the device tree (from `best`;
-** when it is NULL they are there already) and, when `out` is not NULL,
-** their rows packed for the copy to the host. */
-__global__ void k_gather(const uint32_t *list, const uint32_t *count, const unsigned long long *best,
-                         const unsigned long long *dist, uint32_t source, uint32_t *parent, uint32_t *pedge,
-                         unsigned long long *out) {
+/* The changed vertices' rows, packed for the copy to the host: vertex,
+** distance bits, then edge and parent in one word. */
+__global__ void k_gather(const uint32_t *list, const uint32_t *count, const unsigned long long *dist,
+                         const uint32_t *parent, const uint32_t *pedge, unsigned long long *out) {
   uint32_t n = *count;
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    uint32_t v = list[i], pa, pe;
-    if (best) {
-      unsigned long long b = best[v];
-      pa = b == ~0ULL || v == source ? NO_VERTEX : (uint32_t)b;
-      pe = b == ~0ULL || v == source ? NO_VERTEX : (uint32_t)(b >> 32);
-      parent[v] = pa;
-      pedge[v] = pe;
-    } else {
-      pa = parent[v];
-      pe = pedge[v];
-    }
-    if (out) {
-      out[3 * (size_t)i] = v;
-      out[3 * (size_t)i + 1] = dist[v];
-      out[3 * (size_t)i + 2] = ((unsigned long long)pe << 32) | pa;
-    }
+    uint32_t v = list[i];
+    out[3 * (size_t)i] = v;
+    out[3 * (size_t)i + 1] = dist[v];
+    out[3 * (size_t)i + 2] = ((unsigned long long)pedge[v] << 32) | parent[v];
   }
 }
 
@@ -1082,8 +1064,8 @@ int dev_sssp_repair(const DevGraph *c, DevSssp *w, const DevBatch *b, uint32_t s
     n_chg = n;
   } else if (n_chg && !full) {
     if ((rc = dev_rows_reserve(w, n_chg, err, n_err))) return rc;
-    k_gather<<<blocks_for(n_chg), THREADS, 0, s>>>(w->chg_list, &ctr[W_CHANGED], NULL, d_dist, source, d_parent,
-                                                   d_pedge, w->rows);
+    k_gather<<<blocks_for(n_chg), THREADS, 0, s>>>(w->chg_list, &ctr[W_CHANGED], d_dist, d_parent, d_pedge,
+                                                   w->rows);
     LAUNCHED("k_gather");
   }
   phase_end(&ph, P_PARENTS, s);
