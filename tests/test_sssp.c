@@ -407,6 +407,53 @@ static void test_parallel_search_on_a_grid_with_unit_weights(void **state) {
   list_free(&l);
 }
 
+/* Ties on a graph large enough that every pass of the parallel search
+** (frontier, parents, the level search over zero-weight chains) is cut into
+** many chunks, so that several threads share each: a 250 x 250 grid whose
+** first objective is 0, 1 or 2 (a third of the edges weigh 0) and whose
+** second is 1 or 2, with shortcuts, parallel edges and self-loops. */
+static void run_large_ties(int directed, uint64_t salt) {
+  test_rng r;
+  test_rng_for(&r, salt);
+  const uint32_t side = 250, n = side * side;
+  edge_list l;
+  list_init(&l, directed, 2, n);
+  for (uint32_t v = 0; v < n; v++) {
+    uint32_t next[2] = {v % side + 1 < side ? v + 1 : v, v + side < n ? v + side : v};
+    for (int j = 0; j < 2; j++) {
+      if (next[j] == v) continue;
+      double w[MAXW] = {(double)test_rng_below(&r, 3), (double)(1 + test_rng_below(&r, 2))};
+      list_add(&l, v, next[j], w);
+      if (directed) list_add(&l, next[j], v, w);
+    }
+  }
+  for (uint32_t j = 0; j < n / 8; j++) {
+    double w[MAXW] = {(double)test_rng_below(&r, 3), (double)(1 + test_rng_below(&r, 2))};
+    uint32_t s = (uint32_t)test_rng_below(&r, n), d = test_rng_below(&r, 10) == 0 ? s : (uint32_t)test_rng_below(&r, n);
+    list_add(&l, s, d, w);
+    size_t e = (size_t)test_rng_below(&r, l.n_edges); /* a parallel edge, same weights */
+    double we[MAXW] = {l.w[e * MAXW], l.w[e * MAXW + 1]};
+    list_add(&l, l.src[e], l.dst[e], we);
+  }
+  dyng_graph *g = graph_of_list(&l);
+  for (int threads = 1; threads <= 2; threads++) {
+    dyng_set_max_threads(threads == 1 ? 1 : 0);
+    for (int k = 0; k < 2; k++) {
+      compare_parallel(g, 0, k);
+      compare_parallel(g, (uint32_t)test_rng_below(&r, n), k);
+    }
+  }
+  dyng_set_max_threads(0);
+  dyng_graph_free(g);
+  list_free(&l);
+}
+
+static void test_parallel_search_with_ties_on_a_large_graph(void **state) {
+  (void)state;
+  run_large_ties(0, 47);
+  run_large_ties(1, 48);
+}
+
 static void test_directed_integer_weights_match_bellman_ford(void **state) { run_random_graphs(1, 1, W_INTEGER, 1); }
 static void test_undirected_integer_weights_match_bellman_ford(void **state) { run_random_graphs(0, 1, W_INTEGER, 2); }
 static void test_directed_real_weights_match_bellman_ford(void **state) { run_random_graphs(1, 1, W_REAL, 3); }
@@ -792,6 +839,7 @@ int main(void) {
       cmocka_unit_test(test_parallel_search_equals_dijkstra_integer),
       cmocka_unit_test(test_parallel_search_equals_dijkstra_real),
       cmocka_unit_test(test_parallel_search_on_a_grid_with_unit_weights),
+      cmocka_unit_test(test_parallel_search_with_ties_on_a_large_graph),
   };
   const struct {
     const char *file;
