@@ -151,13 +151,14 @@ tests_test_read_edges_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_read_edges_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_read_edges_DEPENDENCIES = dyng.la
 
-# Many connections on many threads, and fork(); DYNG_THREADS and
-# DYNG_THREAD_STEPS set its size.
 # One answer per table: kept, fresh and reloaded graphs, any thread count.
 tests_test_same_answer_SOURCES = tests/test_same_answer.c tests/sql_util.h tests/test_util.h
 tests_test_same_answer_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_same_answer_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
+EXTRA_tests_test_same_answer_DEPENDENCIES = dyng.la
 
+# Many connections on many threads, and fork(); DYNG_THREADS and
+# DYNG_THREAD_STEPS set its size.
 tests_test_threads_SOURCES = tests/test_threads.c tests/ref_small.h tests/test_util.h
 tests_test_threads_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_threads_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lpthread -lm
@@ -239,7 +240,7 @@ tests_fakes_fakeplugin_noentry_la_LIBADD = $(FAKE_PLUGIN_LIBADD)
 # GPU_SUITE= GPU_SANITIZERS=racecheck` runs racecheck alone); GPU_SUITE
 # empty leaves out the test programs' plain run.
 GPU_SANITIZERS = memcheck racecheck
-GPU_SUITE = tests/test_gpu tests/test_sql tests/test_sync_model tests/test_backends
+GPU_SUITE = tests/test_gpu tests/test_sql tests/test_sync_model tests/test_same_answer tests/test_backends
 check-gpu: all $(check_PROGRAMS) $(check_LTLIBRARIES)
 	@if test -n "$(GPU_SUITE)"; then \
 	  DYNG_REQUIRE_CUDA=1 $(MAKE) $(AM_MAKEFLAGS) check TESTS='$(GPU_SUITE)' || exit 1; \

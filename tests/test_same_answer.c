@@ -22,6 +22,10 @@
 ** and 4 (graph batches and tree updates run on a team of threads, and with
 ** 4 every tree from scratch is the parallel search's), whose answers must
 ** hash to the same digest as this process's.
+**
+** The graphs are on the CPU, also on a machine with a GPU; with
+** DYNG_REQUIRE_CUDA=1 (make check-gpu) every one of them is on CUDA, and the
+** same reference holds them to the same rule.
 */
 #include "tests/test_util.h"
 #include "tests/sql_util.h"
@@ -30,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define N_NODES 48
@@ -38,6 +43,29 @@
 #define N_SOURCES 3
 
 static uint64_t g_seed;
+
+/* The run demands CUDA (DYNG_REQUIRE_CUDA set, and not to 0 or false). */
+static int on_cuda(void) {
+  const char *z = getenv("DYNG_REQUIRE_CUDA");
+  return z && *z && strcmp(z, "0") != 0 && strcasecmp(z, "false") != 0 && strcasecmp(z, "no") != 0;
+}
+
+/* A connection whose graphs go where the run says (see above). */
+static sqlite3 *open_db(const char *zPath) {
+  sqlite3 *db = sql_open(zPath);
+  if (!on_cuda()) sql_ok(db, "SELECT dyng_config('backend', 'cpu')");
+  return db;
+}
+
+/* Fails unless every loaded graph of db is on that backend. */
+static void check_backend(sqlite3 *db) {
+  const char *zSql = on_cuda() ? "SELECT count(*) FROM json_each(dyng_config('graphs')) WHERE "
+                                 "json_extract(value, '$.loaded') AND json_extract(value, '$.backend') NOT LIKE 'cuda%'"
+                               : "SELECT count(*) FROM json_each(dyng_config('graphs')) WHERE "
+                                 "json_extract(value, '$.loaded') AND json_extract(value, '$.backend') <> 'cpu'";
+  if (sql_int(db, zSql) != 0)
+    fail_msg("a graph is not on %s: %s", on_cuda() ? "CUDA" : "the CPU", sql_text(db, "SELECT dyng_config('graphs')"));
+}
 
 /* ---- the reference ------------------------------------------------------- */
 
@@ -218,7 +246,7 @@ static const char k_reloads[] = "SELECT sum(json_extract(value, '$.reloads')) FR
 ** its own (a schema change in the first database would reload its graphs,
 ** and the history would never reach them as batches). */
 static char *fresh_answers(const edge_rows *rows, int directed, const int *sources) {
-  sqlite3 *db = sql_open(":memory:");
+  sqlite3 *db = open_db(":memory:");
   sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, a REAL, b REAL); BEGIN");
   for (int i = 0; i < rows->n; i++)
     sql_ok_free(db, sqlite3_mprintf("INSERT INTO e(rowid, src, dst, a, b) VALUES (%lld, %lld, %lld, %.17g, %.17g)",
@@ -227,6 +255,7 @@ static char *fresh_answers(const edge_rows *rows, int directed, const int *sourc
   sql_ok_free(db, sqlite3_mprintf("COMMIT; CREATE VIRTUAL TABLE g USING dyng(edges=e, weights='a,b', directed=%d)",
                                   directed));
   char *z = answers(db, "g", sources);
+  check_backend(db);
   sqlite3_close(db);
   return z;
 }
@@ -236,7 +265,7 @@ static char *fresh_answers(const edge_rows *rows, int directed, const int *sourc
 static uint64_t run_history(void) {
   char zPath[] = "/tmp/dyng-same-XXXXXX";
   sql_temp_file(zPath);
-  sqlite3 *db = sql_open(zPath);
+  sqlite3 *db = open_db(zPath);
   test_rng r;
   test_rng_seed(&r, g_seed * 1000003 + 11);
   sql_ok(db, "PRAGMA journal_mode = WAL; CREATE TABLE e(src INTEGER, dst INTEGER, a REAL, b REAL)");
@@ -274,14 +303,16 @@ static uint64_t run_history(void) {
       sqlite3_free(fresh);
       /* And loaded by another connection. */
       if (round % 6 == 0) {
-        sqlite3 *db2 = sql_open(zPath);
+        sqlite3 *db2 = open_db(zPath);
         char *other = answers(db2, g, sources);
+        check_backend(db2);
         sqlite3_close(db2);
         assert_same("another connection's answers", kept, other);
         sqlite3_free(other);
       }
       sqlite3_free(kept);
     }
+    check_backend(db);
   }
   free(rows);
   /* The kept graphs met the history as batches, and their trees were
