@@ -11,7 +11,9 @@
 **   - every kept tree's dyng_sssp rows (node, dist, parent, edge) equal a
 **     brute-force reference of the tie rule (docs/sql.md, "Ties") computed
 **     here from the rows a plain SELECT reads: Bellman-Ford distances, the
-**     levels by fixed point, the smallest rowid;
+**     levels by fixed point, the smallest rowid; and every dyng_mosp path
+**     equals the path by the same rule through an ensemble built here from
+**     those reference trees;
 **   - a graph loaded afresh from a copy of the rows (in a database of its
 **     own), and (every few batches) the same graph on a second connection,
 **     give the same dyng_sssp, dyng_path and dyng_mosp rows as the graphs
@@ -30,6 +32,7 @@
 #include "tests/test_util.h"
 #include "tests/sql_util.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,15 +101,15 @@ static int side_of(const edge_rows *r, int i, int side, int *u, int *v) {
   return 1;
 }
 
-/* The tie rule by brute force: the rows "node dist parent edge" of the
-** tree from `source` in objective `obj`, by node. */
-static char *reference_rows(const edge_rows *r, int directed, int source, int obj) {
-  double dist[N_NODES];
+/* The tie rule by brute force: the tree from `source` in objective `obj`,
+** dist[x] and best[x] (the row of x's parent edge; -1 for the source and
+** unreached nodes).  Returns 0 when the source is in no row. */
+static int reference_tree(const edge_rows *r, int directed, int source, int obj, double *dist, int *best) {
   unsigned level[N_NODES];
-  int best[N_NODES], present[N_NODES] = {0};
+  int present[N_NODES] = {0};
   for (int x = 0; x < N_NODES; x++) dist[x] = INFINITY, level[x] = ~0u, best[x] = -1;
   for (int i = 0; i < r->n; i++) present[r->src[i]] = present[r->dst[i]] = 1;
-  if (!present[source]) return sqlite3_mprintf("");
+  if (!present[source]) return 0;
   dist[source] = 0;
   level[source] = 0;
   int sides = directed ? 1 : 2, u, v;
@@ -133,6 +136,21 @@ static char *reference_rows(const edge_rows *r, int directed, int source, int ob
           (best[v] < 0 || r->rowid[i] < r->rowid[best[v]]))
         best[v] = i;
 #undef TIGHT
+  for (int x = 0; x < N_NODES; x++) assert_true(x == source || isinf(dist[x]) || best[x] >= 0);
+  return 1;
+}
+
+/* The tree parent of x by row i: the edge's other end (its source if
+** directed). */
+static int parent_by(const edge_rows *r, int directed, int i, int x) {
+  return (int)(directed || r->dst[i] == x ? r->src[i] : r->dst[i]);
+}
+
+/* The rows "node dist parent edge" of reference_tree's tree, by node. */
+static char *reference_rows(const edge_rows *r, int directed, int source, int obj) {
+  double dist[N_NODES];
+  int best[N_NODES];
+  if (!reference_tree(r, directed, source, obj, dist, best)) return sqlite3_mprintf("");
   char *z = sqlite3_mprintf("");
   for (int x = 0; x < N_NODES; x++) {
     if (isinf(dist[x])) continue;
@@ -140,12 +158,58 @@ static char *reference_rows(const edge_rows *r, int directed, int source, int ob
       z = sqlite3_mprintf("%z%d %.17g - -\n", z, x, dist[x]);
     } else {
       int i = best[x];
-      assert_true(i >= 0);
-      /* The parent is the edge's other end (its source if directed). */
-      int pu = (int)(directed || r->dst[i] == x ? r->src[i] : r->dst[i]);
-      z = sqlite3_mprintf("%z%d %.17g %d %lld\n", z, x, dist[x], pu, (long long)r->rowid[i]);
+      z = sqlite3_mprintf("%z%d %.17g %d %lld\n", z, x, dist[x], parent_by(r, directed, i, x),
+                          (long long)r->rowid[i]);
     }
   }
+  return z;
+}
+
+/* The MOSP path by brute force (docs/sql.md, dyng_mosp): the ensemble of
+** both objectives' trees, one entry per distinct (parent, node, edge)
+** costing 3 - the trees that hold it; its shortest distances from the
+** source; the walk back from the target taking, into every node, the tight
+** entry of smallest rowid.  The rows "node edge" in path order. */
+static char *reference_mosp(const edge_rows *r, int directed, int source, int target) {
+  enum { K = 2, MAX_E = K * N_NODES };
+  double dist[N_NODES];
+  int best[N_NODES], eu[MAX_E], ev[MAX_E], er[MAX_E], cnt[MAX_E], n = 0;
+  for (int k = 0; k < K; k++) {
+    if (!reference_tree(r, directed, source, k, dist, best)) return sqlite3_mprintf("");
+    for (int x = 0; x < N_NODES; x++) {
+      if (best[x] < 0) continue;
+      int u = parent_by(r, directed, best[x], x), j = 0;
+      while (j < n && !(eu[j] == u && ev[j] == x && er[j] == best[x])) j++;
+      if (j == n) eu[n] = u, ev[n] = x, er[n] = best[x], cnt[n++] = 0;
+      cnt[j]++;
+    }
+  }
+  long long d[N_NODES];
+  for (int x = 0; x < N_NODES; x++) d[x] = LLONG_MAX;
+  d[source] = 0;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int j = 0; j < n; j++)
+      if (d[eu[j]] != LLONG_MAX && d[eu[j]] + K + 1 - cnt[j] < d[ev[j]]) d[ev[j]] = d[eu[j]] + K + 1 - cnt[j], changed = 1;
+  }
+  if (d[target] == LLONG_MAX) return sqlite3_mprintf("");
+  int node[N_NODES + 1], edge[N_NODES + 1], len = 0;
+  for (int v = target, e = -1;;) {
+    assert_true(len <= N_NODES);
+    node[len] = v, edge[len++] = e;
+    if (v == source) break;
+    int pick = -1;
+    for (int j = 0; j < n; j++)
+      if (ev[j] == v && d[eu[j]] != LLONG_MAX && d[eu[j]] + K + 1 - cnt[j] == d[v] &&
+          (pick < 0 || r->rowid[er[j]] < r->rowid[er[pick]]))
+        pick = j;
+    assert_true(pick >= 0);
+    e = er[pick], v = eu[pick];
+  }
+  char *z = sqlite3_mprintf("");
+  for (int i = len - 1; i >= 0; i--)
+    z = edge[i] < 0 ? sqlite3_mprintf("%z%d -\n", z, node[i])
+                    : sqlite3_mprintf("%z%d %lld\n", z, node[i], (long long)r->rowid[edge[i]]);
   return z;
 }
 
@@ -292,6 +356,15 @@ static uint64_t run_history(void) {
         for (int obj = 0; obj < 2; obj++) {
           char *got = sssp_rows(db, g, sources[i], obj), *want = reference_rows(rows, k == 0, sources[i], obj);
           assert_same(g, got, want);
+          sqlite3_free(got);
+          sqlite3_free(want);
+        }
+      for (int i = 0; i < N_SOURCES; i++)
+        for (int t = 0; t < N_NODES; t += 3) {
+          char *got = rows_of(db, sqlite3_mprintf("SELECT node, edge FROM dyng_mosp('%q', %d, %d) ORDER BY seq", g,
+                                                  sources[i], t));
+          char *want = reference_mosp(rows, k == 0, sources[i], t);
+          assert_same("a MOSP path", got, want);
           sqlite3_free(got);
           sqlite3_free(want);
         }
