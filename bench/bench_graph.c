@@ -38,7 +38,8 @@
 **               baseline_dijkstra below (lazy binary heap over a plain CSR);
 **               both must give identical distances or the program aborts;
 **               then dyng_sssp_parallel (delta-stepping on dyng_threads()
-**               threads, OMP_NUM_THREADS), which must give them too.
+**               threads, OMP_NUM_THREADS), which must give them too,
+**               and Dijkstra's parent edge for every vertex (the tie rule).
 **   sql_sssp    SELECT count(*), max(dist) FROM dyng_sssp('bench_g', ?):
 **               the first query of a source (computes the tree, on the
 **               CPU: the parallel search where it pays, then the distance
@@ -566,6 +567,7 @@ int main(int argc, char **argv) {
   if (rc) die("dyng_sssp_tree_init: %s", dyng_strerror(rc));
   double *base_dist = xmalloc((size_t)base.n_vertices * sizeof *base_dist);
   uint32_t *base_parent = xmalloc((size_t)base.n_vertices * sizeof *base_parent);
+  uint32_t *dij_edge = xmalloc(((size_t)view.n_vertices + 1) * sizeof *dij_edge);
   double *t_eng = xmalloc((size_t)runs * sizeof(double));
   double *t_base = xmalloc((size_t)runs * sizeof(double));
   double *t_par = xmalloc((size_t)runs * sizeof(double));
@@ -608,7 +610,9 @@ int main(int argc, char **argv) {
           abort();
         }
       }
-      /* The parallel search, on every thread dyng may use: the same tree. */
+      /* The parallel search, on every thread dyng may use: the same tree,
+      ** the same parent edge for every vertex (the tie rule). */
+      memcpy(dij_edge, tree.parent_edge, (size_t)view.n_vertices * sizeof *dij_edge);
       t0 = now_s();
       rc = dyng_sssp_parallel(&view, ve, 0, &tree);
       tp += now_s() - t0;
@@ -617,6 +621,12 @@ int main(int argc, char **argv) {
         if (!(tree.dist[v] == base_dist[to_base[v]])) {
           fprintf(stderr, "bench_graph: MISMATCH (parallel) source %lld node %lld: %.17g, baseline %.17g\n",
                   (long long)source[s], (long long)view.node_id[v], tree.dist[v], base_dist[to_base[v]]);
+          abort();
+        }
+      for (uint32_t v = 0; v < view.n_vertices; v++)
+        if (tree.parent_edge[v] != dij_edge[v]) {
+          fprintf(stderr, "bench_graph: TIE RULE (parallel) source %lld node %lld: edge slot %u, Dijkstra's %u\n",
+                  (long long)source[s], (long long)view.node_id[v], tree.parent_edge[v], dij_edge[v]);
           abort();
         }
     }
@@ -628,6 +638,7 @@ int main(int argc, char **argv) {
              1e3 * t_eng[r], 1e3 * t_base[r]);
   }
   dyng_sssp_tree_free(&tree);
+  free(dij_edge);
   free(base_dist);
   free(base_parent);
   free(to_base);
