@@ -38,16 +38,15 @@ void dyng_sssp_tree_free(dyng_sssp_tree *t) {
 }
 
 /* Ties (see the rule in sssp.h): an offer equal in distance wins with a
-** smaller level, or an equal level and a smaller rowid.  A vertex whose
-** level drops at its own distance (a zero-weight edge from a vertex of the
-** same distance) may have been settled already: it is pushed again and
-** settles again, so order[], which lists it twice, is rebuilt at the end
-** (by distance, then level: parents still come before their children); so
-** it is when a settled vertex takes a parent of its own distance.
-** Positive weights never do that.  A search toward a target stops before
-** every tie is known, so it leaves equal distances to the first offer
-** among tails of that same distance (ties among strictly closer tails are
-** still broken by rowid), and lists every vertex once. */
+** smaller level, or an equal level and a smaller rowid.  Vertices are taken
+** by distance, then level (see sssp_tie.h for why), so each is taken once,
+** its level and parent final, and order[] lists them in that order
+** (parents before their children).  Here that costs little: the heap's
+** entries at the distance being taken (its bucket 0) all have level 0, and
+** an offer at that same distance (a zero weight) goes to the end of a
+** first-in first-out list of levels 1, 2, ..., taken once bucket 0 is
+** empty.  A search toward a target stops when the target is taken; the
+** vertices before it are final. */
 int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
                        uint32_t target, dyng_sssp_tree *t) {
   uint32_t n = g->n_vertices;
@@ -58,7 +57,7 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
   double *dist = t->dist;
   uint32_t *parent = t->parent, *pedge = t->parent_edge, *order = t->order, *hops = t->hops;
   uint32_t n_reached = 0, tick = 0;
-  int rc = DYNG_OK, settled_again = 0, all_ties = target == DYNG_NONE;
+  int rc = DYNG_OK;
 
   for (uint32_t v = 0; v < n; v++) {
     dist[v] = INFINITY;
@@ -71,25 +70,33 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
 
   dyng__radix_heap h;
   memset(&h, 0, sizeof h);
+  dyng__level_fifo same;
+  memset(&same, 0, sizeof same);
 
   dist[source] = 0.0;
   hops[source] = 0;
   rc = dyng__heap_push(&h, dyng__key(0.0), source);
-  while (rc == DYNG_OK && h.size) {
-    dyng__item it;
-    if ((rc = dyng__heap_pop(&h, &it)) != DYNG_OK) break;
-    uint32_t u = it.vertex;
-    /* Keys of a vertex's entries do not grow (a push needs a shorter
-    ** distance, or the same one at a smaller level), so the entries whose
-    ** key is dist[u] are current and every other is stale. */
-    double du = dist[u];
-    if (it.key != dyng__key(du)) continue;
+  while (rc == DYNG_OK) {
+    uint32_t u;
+    if (h.b[0].n || same.at == same.n) {
+      if (!h.size) break;
+      dyng__item it;
+      if ((rc = dyng__heap_pop(&h, &it)) != DYNG_OK) break;
+      u = it.vertex;
+      if (it.key != dyng__key(dist[u])) continue; /* stale */
+      if (same.at == same.n) same.n = same.at = 0; /* all taken: room again */
+    } else {
+      uint64_t e = same.v[same.at++];
+      u = (uint32_t)e;
+      if (hops[u] != (uint32_t)(e >> 32)) continue; /* stale */
+    }
     if (dyng_poll_stop(g->cancel, &tick, 4095)) {
       rc = DYNG_EINTERRUPTED;
       break;
     }
     if (n_reached < n) order[n_reached++] = u;
     if (u == target) break;
+    double du = dist[u];
     uint32_t hu = hops[u];
     uint32_t begin = off[u], end = off[u] + deg[u];
     for (uint32_t p = begin; p < end; p++) {
@@ -97,25 +104,15 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
       double nd = du + w[p];
       if (nd > dist[x]) continue;
       uint32_t hx = dyng__offer_level(du, hu, nd);
-      if (nd < dist[x]) {
+      if (nd < dist[x] || hx < hops[x]) {
         dist[x] = nd;
         hops[x] = hx;
         pedge[x] = p; /* the entry; its edge and parent are found below */
-        rc = dyng__heap_push(&h, dyng__key(nd), x);
+        rc = nd == du ? dyng__fifo_push(&same, hx, x) : dyng__heap_push(&h, dyng__key(nd), x);
         if (rc) break;
-      } else if (!all_ties && nd == du) {
-        continue; /* see above */
-      } else if (hx < hops[x]) {
-        hops[x] = hx;
-        pedge[x] = p;
-        if (nd == du) { /* x may be settled: settle it again */
-          settled_again = 1;
-          if ((rc = dyng__heap_push(&h, dyng__key(nd), x)) != DYNG_OK) break;
-        }
       } else if (hx == hops[x] && x != source &&
                  dyng__edge_rank(g, ref[p] >> 1) < dyng__edge_rank(g, ref[pedge[x]] >> 1)) {
         pedge[x] = p;
-        if (nd == du) settled_again = 1; /* x may be listed before its new parent */
       }
     }
   }
@@ -133,8 +130,8 @@ int dyng_sssp_dijkstra(const dyng_graph_view *g, uint32_t source, int objective,
     parent[v] = (r & 1u) ? edst[s] : esrc[s];
   }
   t->n_reached = n_reached;
-  t->order_stale = settled_again;
+  t->order_stale = 0;
   dyng__heap_free(&h);
-  if (rc == DYNG_OK && settled_again) rc = dyng_sssp_tree_order(t);
+  dyng_free(same.v);
   return rc;
 }

@@ -55,9 +55,9 @@ static inline int dyng__beats(const dyng_graph_view *g, const dyng_sssp_tree *t,
 }
 
 /* Vertex x takes the offer of tail u through edge slot e; it goes (back)
-** into the heap unless only the edge changed (its distance and level, all
+** into the queue unless only the edge changed (its distance and level, all
 ** its children see, stay). */
-static inline int dyng__take(dyng__radix_heap *h, dyng_sssp_tree *t, uint32_t x, double d, uint32_t hx, uint32_t u,
+static inline int dyng__take(dyng__tie_queue *q, dyng_sssp_tree *t, uint32_t x, double d, uint32_t hx, uint32_t u,
                              uint32_t e, size_t *n_touched, size_t max_touched) {
   int moved = d != t->dist[x] || hx != t->hops[x];
   t->dist[x] = d;
@@ -66,7 +66,7 @@ static inline int dyng__take(dyng__radix_heap *h, dyng_sssp_tree *t, uint32_t x,
   t->parent_edge[x] = e;
   if (!moved) return DYNG_OK;
   if (++*n_touched > max_touched) return DYNG_ETOOBIG;
-  return dyng__heap_push(h, dyng__key(d), x);
+  return dyng__tq_push(q, d, hx, x);
 }
 
 /* Weight of in-entry p of vertex-side adjacency `in` (see types.h). */
@@ -93,8 +93,8 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
   const uint32_t *out_off = g->out.off, *out_deg = g->out.deg, *out_nbr = g->out.nbr,
                  *out_ref = g->out.ref;
   dyng__stack cut = {0}, work = {0};
-  dyng__radix_heap h;
-  memset(&h, 0, sizeof h);
+  dyng__tie_queue q;
+  memset(&q, 0, sizeof q);
   size_t n_touched = 0;
 
   /* 1. Cut the subtrees under removed tree edges (either direction of an
@@ -159,7 +159,7 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
     hops[v] = offer[i].level;
     parent[v] = offer[i].parent;
     pedge[v] = offer[i].edge;
-    rc = dyng__heap_push(&h, dyng__key(dist[v]), v);
+    rc = dyng__tq_push(&q, dist[v], hops[v], v);
   }
   dyng_free(offer);
   for (size_t i = 0; i < n_added && rc == DYNG_OK; i++) {
@@ -169,30 +169,28 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
       if (isinf(dist[u]) || v == t->source) continue;
       double d = dist[u] + a->w[obj];
       uint32_t hx = dyng__offer_level(dist[u], hops[u], d);
-      if (dyng__beats(g, t, v, d, hx, a->slot)) rc = dyng__take(&h, t, v, d, hx, u, a->slot, &n_touched, max_touched);
+      if (dyng__beats(g, t, v, d, hx, a->slot)) rc = dyng__take(&q, t, v, d, hx, u, a->slot, &n_touched, max_touched);
     }
   }
 
-  /* 3. Propagate: a Dijkstra over the vertices that improved.  Seeds were
-  **    pushed with keys that may be below the heap's last key only if
-  **    pushed after a pop, which never happens before this loop. */
-  while (rc == DYNG_OK && h.size) {
-    dyng__item it;
-    if ((rc = dyng__heap_pop(&h, &it)) != DYNG_OK) break;
-    uint32_t u = it.vertex;
+  /* 3. Propagate: a Dijkstra over the vertices that improved, in the tie
+  **    rule's order (sssp_tie.h).  Seeds were pushed with keys that may be
+  **    below the queue's last key only if pushed after a pop, which never
+  **    happens before this loop. */
+  uint32_t u;
+  while (rc == DYNG_OK && dyng__tq_pop(&q, dist, hops, &u, &rc)) {
     double du = dist[u];
-    if (it.key != dyng__key(du)) continue; /* stale */
     uint32_t hu = hops[u];
     for (uint32_t p = out_off[u], end = out_off[u] + out_deg[u]; p < end; p++) {
       uint32_t x = out_nbr[p];
       double nd = du + w[p];
       if (nd > dist[x] || x == t->source) continue;
       uint32_t hx = dyng__offer_level(du, hu, nd), e = out_ref[p] >> 1;
-      if (dyng__beats(g, t, x, nd, hx, e) && (rc = dyng__take(&h, t, x, nd, hx, u, e, &n_touched, max_touched)))
+      if (dyng__beats(g, t, x, nd, hx, e) && (rc = dyng__take(&q, t, x, nd, hx, u, e, &n_touched, max_touched)))
         break;
     }
   }
-  dyng__heap_free(&h);
+  dyng__tq_free(&q);
   dyng_free(cut.v);
   dyng_free(work.v);
   t->order_stale = 1;

@@ -313,6 +313,79 @@ static void test_update_past_its_budget_gives_up(void **state) {
   dyng_graph_free(g);
 }
 
+/* The stop poll of a search: called once per 4096 vertices it takes. */
+static int count_polls(void *ctx) {
+  ++*(unsigned *)ctx;
+  return 0;
+}
+
+/* Long chains of zero weights: a search takes each vertex once, and an
+** update moves each a few times at most.  Taken by distance alone (in any
+** order among equal distances), a vertex first reached along a long chain
+** was taken again each time a shorter one turned up, with its whole chain
+** after it.  A 100 x 100 grid, both ways, objective 0 all zeros,
+** objective 1 zeros but for one edge in ten; then the source's edges go
+** and zero-weight shortcuts come. */
+static void test_zero_weight_chains_take_each_vertex_once(void **state) {
+  (void)state;
+  const int side = 100, n = side * side;
+  test_rng r;
+  test_rng_seed(&r, g_seed * 1000003 + 17);
+  dyng_graph *g = NULL;
+  assert_int_equal(dyng_graph_new(&g, 2, 0), DYNG_OK);
+  int64_t rowid = 1;
+  for (int u = 0; u < n; u++)
+    for (int j = 0; j < 2; j++) {
+      int x = j ? u + side : u + 1;
+      if (j ? x >= n : x % side == 0) continue;
+      double w[2] = {0, test_rng_below(&r, 10) ? 0 : 1};
+      assert_int_equal(dyng_graph_load_edge(g, rowid++, u, x, w), DYNG_OK);
+    }
+  assert_int_equal(dyng_graph_seal(g), DYNG_OK);
+  assert_int_equal(dyng_graph_build_in(g), DYNG_OK);
+  dyng_graph_view v;
+  dyng_graph_get_view(g, &v);
+  unsigned polls = 0;
+  dyng_cancel c = {count_polls, &polls, NULL};
+  v.cancel = &c;
+  dyng_sssp_tree t[2];
+  uint32_t src;
+  assert_int_equal(dyng_graph_vertex(g, 0, &src), DYNG_OK);
+  for (int k = 0; k < 2; k++) {
+    assert_int_equal(dyng_sssp_tree_init(&t[k], v.n_vertices), DYNG_OK);
+    polls = 0;
+    assert_int_equal(dyng_sssp_dijkstra(&v, src, k, DYNG_NONE, &t[k]), DYNG_OK);
+    if (polls > (unsigned)n / 4096) fail_msg("objective %d: %u polls, the search took vertices again", k, polls);
+    verify_tree(g, &t[k], 1);
+  }
+  /* The source's two edges go (rowids 1 and 2); shortcuts of weight 0. */
+  dyng_batch *b = dyng_batch_new(2);
+  dyng_changes ch;
+  memset(&ch, 0, sizeof ch);
+  assert_int_equal(dyng_batch_delete(b, 1), DYNG_OK);
+  assert_int_equal(dyng_batch_delete(b, 2), DYNG_OK);
+  double zero[2] = {0, 0};
+  assert_int_equal(dyng_batch_insert(b, rowid++, 0, n - 1, zero), DYNG_OK);
+  for (int i = 0; i < 20; i++)
+    assert_int_equal(dyng_batch_insert(b, rowid++, (int64_t)test_rng_below(&r, (uint64_t)n),
+                                       (int64_t)test_rng_below(&r, (uint64_t)n), zero),
+                     DYNG_OK);
+  assert_int_equal(dyng_graph_apply_tracked(g, b, NULL, &ch), DYNG_OK);
+  dyng_graph_get_view(g, &v);
+  for (int k = 0; k < 2; k++) {
+    size_t touched = 0;
+    assert_int_equal(dyng_sssp_update(&v, &t[k], ch.removed, ch.n_removed, ch.added, ch.n_added, 0, &touched),
+                     DYNG_OK);
+    /* Cut once, then moved at most once per in-edge (4 on the grid). */
+    if (touched > 6 * (size_t)n) fail_msg("objective %d: %zu vertices touched of %d", k, touched, n);
+    verify_tree(g, &t[k], 1);
+    dyng_sssp_tree_free(&t[k]);
+  }
+  dyng_changes_free(&ch);
+  dyng_batch_free(b);
+  dyng_graph_free(g);
+}
+
 static void test_update_without_in_adjacency_is_einval(void **state) {
   (void)state;
   dyng_graph *g = NULL;
@@ -341,6 +414,7 @@ int main(void) {
       cmocka_unit_test(test_directed_ties_everywhere_updates_equal_recompute),
       cmocka_unit_test(test_undirected_ties_everywhere_updates_equal_recompute),
       cmocka_unit_test(test_update_past_its_budget_gives_up),
+      cmocka_unit_test(test_zero_weight_chains_take_each_vertex_once),
       cmocka_unit_test(test_update_without_in_adjacency_is_einval),
   };
   return cmocka_run_group_tests_name("sssp_dyn", tests, NULL, NULL);
