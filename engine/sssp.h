@@ -83,8 +83,8 @@ int dyng_sssp_parallel_pays(const dyng_graph_view *g);
 **      distance changes.
 **
 ** This is the dynamic SSSP template of Khanda et al. (IEEE TPDS 2022) with
-** a priority queue, so every vertex settles once (a vertex reached again
-** at its own distance with a smaller level of the tie rule settles again).
+** a priority queue ordered by (dist, level), so every vertex settles once
+** (sssp_tie.h).
 ** Every offer is weighed by (dist, level, rowid), so the parents it leaves
 ** are those of the tie rule, as from scratch.  Works for directed
 ** graphs (their in adjacency must be built) and undirected ones, weight
