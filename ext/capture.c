@@ -11,11 +11,13 @@
 ** (dyngTemplate); dyngInstallCapture fills them from the graph's definition
 ** (quoted names, the validation statements of each column, the unique-index
 ** match from options.c) and runs them.  dyngRemoveCapture drops them at
-** DROP TABLE, dyngCheckCapture checks they are still there, and
-** dyngDropStrayTriggers and dyngLogAddNonce prepare a reattach.
+** DROP TABLE, dyngCheckCapture checks they are all still there and cover
+** the table's UNIQUE constraints, and dyngDropCaptureTriggers and
+** dyngLogAddNonce prepare a reattach, which installs them all anew.
 */
 #include "ext/dyng_ext.h"
 
+#include <ctype.h>
 #include <string.h>
 
 SQLITE_EXTENSION_INIT3
@@ -228,10 +230,11 @@ int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, int bMissing, char **pzErr) {
 
 /* The capture's trigger names, after "<log>_". */
 static const char *const azCaptureTrigger[] = {"ins", "upd", "del", "rep_ins", "rep_upd"};
+#define DYNG_N_CAPTURE_TRIGGER 5
 
 int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   sqlite3_str *pSql = sqlite3_str_new(db);
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < DYNG_N_CAPTURE_TRIGGER; i++)
     sqlite3_str_appendf(pSql, "DROP TRIGGER IF EXISTS \"%w\".\"%w_%s\";", pG->zDb, pG->zLog,
                         azCaptureTrigger[i]);
   sqlite3_str_appendf(pSql, "DROP TABLE IF EXISTS \"%w\".\"%w\";", pG->zDb, pG->zLog);
@@ -247,12 +250,12 @@ int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   return rc;
 }
 
-int dyngDropStrayTriggers(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+int dyngDropCaptureTriggers(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   sqlite3_str *pSql = sqlite3_str_new(db);
   sqlite3_str_appendf(pSql, "SELECT name FROM \"%w\".sqlite_master WHERE type = 'trigger' AND "
-                            "tbl_name <> %Q COLLATE NOCASE AND name COLLATE NOCASE IN (",
-                      pG->zDb, pG->zEdges);
-  for (int i = 0; i < 5; i++)
+                            "name COLLATE NOCASE IN (",
+                      pG->zDb);
+  for (int i = 0; i < DYNG_N_CAPTURE_TRIGGER; i++)
     sqlite3_str_appendf(pSql, "%s'%q_%s'", i ? ", " : "", pG->zLog, azCaptureTrigger[i]);
   sqlite3_str_appendall(pSql, ")");
   char *zSql = sqlite3_str_finish(pSql);
@@ -278,12 +281,131 @@ int dyngDropStrayTriggers(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   return rc;
 }
 
+/* The fault of a missing capture trigger azCaptureTrigger[i]. */
+static char *dyngTriggerGone(const DyngGraph *pG, int i) {
+  return sqlite3_mprintf("trigger '%s_%s' of the change capture on its edge table '%s' is gone "
+                         "(dropped?), so writes to it would go unseen",
+                         pG->zLog, azCaptureTrigger[i], pG->zEdges);
+}
+
+/* What dyngCheckCapture found wrong with the capture, for its message (new
+** string), or NULL when nothing is.  bLog: the log table exists; azSql:
+** the SQL of each trigger of azCaptureTrigger on the edge table, NULL for
+** one that is not there; zMatch: the match of the table's UNIQUE
+** constraints as they are now (dyngUniqueMatch), "" without any. */
+static char *dyngCaptureFault(const DyngGraph *pG, int bLog, const char *const *azSql,
+                              const char *zMatch) {
+  int bUnique = zMatch && zMatch[0];
+  if (!bLog || (!azSql[0] && !azSql[1] && !azSql[2]))
+    return sqlite3_mprintf("the change capture on its edge table '%s' is gone (was the table "
+                           "dropped and created again, or rebuilt?), so writes to it would go "
+                           "unseen",
+                           pG->zEdges);
+  for (int i = 0; i < 3; i++)
+    if (!azSql[i]) return dyngTriggerGone(pG, i);
+  if (!bUnique) return NULL;
+  /* The REPLACE triggers must match the table's UNIQUE constraints as they
+  ** are now, and the AFTER triggers must turn their markers into deletes
+  ** (sql/replace.sql): a constraint added after the capture is not covered.
+  ** Older versions' REPLACE triggers log op 0, "re-read this rowid", which
+  ** needs nothing of the AFTER triggers; their match is written otherwise,
+  ** and a reattach makes them anew. */
+  int bAfterOk = strstr(azSql[0], "SET op = -1") && strstr(azSql[1], "SET op = -1");
+  if (bAfterOk || azSql[3] || azSql[4]) {
+    for (int i = 3; i < DYNG_N_CAPTURE_TRIGGER; i++)
+      if (!azSql[i]) return dyngTriggerGone(pG, i);
+  }
+  int bOld = azSql[3] && !strstr(azSql[3], "SELECT 2, rowid") &&
+             !strstr(azSql[4], "SELECT 2, rowid");
+  if (!bOld && (!bAfterOk || !strstr(azSql[3], zMatch) || !strstr(azSql[4], zMatch)))
+    return sqlite3_mprintf("its edge table '%s' has UNIQUE constraints that its change capture "
+                           "does not cover (added after the graph was created?), so rows that "
+                           "INSERT OR REPLACE removes would go unseen",
+                           pG->zEdges);
+  return NULL;
+}
+
+/* The next token of *pz: a word, a quoted name (quotes removed, doubled
+** quotes left as they are) or one other character; its start and length
+** in *pzTok / *pn, its kind in the result: 'w' word, 'n' quoted name, 's'
+** string, 'p' punctuation, 0 at the end. */
+static int dyngNextToken(const char **pz, const char **pzTok, int *pn) {
+  const char *z = *pz;
+  while (*z && isspace((unsigned char)*z)) z++;
+  int kind = 0;
+  if (!*z) {
+    *pzTok = z, *pn = 0;
+  } else if (*z == '\'' || *z == '"' || *z == '`' || *z == '[') {
+    char cEnd = *z == '[' ? ']' : *z;
+    kind = *z == '\'' ? 's' : 'n';
+    const char *zStart = ++z;
+    while (*z && (*z != cEnd || (cEnd != ']' && z[1] == cEnd))) z += *z == cEnd ? 2 : 1;
+    *pzTok = zStart, *pn = (int)(z - zStart);
+    if (*z) z++;
+  } else if (isalnum((unsigned char)*z) || *z == '_' || (unsigned char)*z >= 0x80) {
+    const char *zStart = z;
+    while (isalnum((unsigned char)*z) || *z == '_' || (unsigned char)*z >= 0x80) z++;
+    *pzTok = zStart, *pn = (int)(z - zStart), kind = 'w';
+  } else {
+    *pzTok = z++, *pn = 1, kind = 'p';
+  }
+  *pz = z;
+  return kind;
+}
+
+/* 1 when token (z, n) is the word zWord, in any case. */
+static int dyngIsWord(const char *z, int n, const char *zWord) {
+  return n == (int)strlen(zWord) && sqlite3_strnicmp(z, zWord, n) == 0;
+}
+
+/* 1 when zSql, the CREATE TRIGGER statement of a trigger, makes a BEFORE
+** trigger (written so, or by default) whose body writes into table zTable
+** (an INSERT, REPLACE, UPDATE or DELETE naming it, with or without a
+** schema): the rows it writes are logged between the REPLACE triggers'
+** markers and the AFTER trigger that looks back for them, when it runs
+** after the REPLACE triggers.  A write into another table whose own
+** triggers write into zTable is not followed. */
+static int dyngTriggerWritesBefore(const char *zSql, const char *zTable) {
+  const char *z = zSql, *zTok;
+  int n, kind, bBody = 0, bTarget = 0;
+  while ((kind = dyngNextToken(&z, &zTok, &n)) != 0) {
+    if (kind == 'w' && !bBody) {
+      if (dyngIsWord(zTok, n, "AFTER") || dyngIsWord(zTok, n, "INSTEAD")) return 0;
+      bBody = dyngIsWord(zTok, n, "BEGIN");
+      continue;
+    }
+    if (!bBody) continue;
+    if (kind == 'w' && (dyngIsWord(zTok, n, "INSERT") || dyngIsWord(zTok, n, "REPLACE") ||
+                        dyngIsWord(zTok, n, "UPDATE") || dyngIsWord(zTok, n, "DELETE"))) {
+      bTarget = 1; /* the table is the next name but for OR x, INTO, FROM */
+      continue;
+    }
+    if (!bTarget) continue;
+    if (kind == 'w' && (dyngIsWord(zTok, n, "OR") || dyngIsWord(zTok, n, "INTO") ||
+                        dyngIsWord(zTok, n, "FROM") || dyngIsWord(zTok, n, "ROLLBACK") ||
+                        dyngIsWord(zTok, n, "ABORT") || dyngIsWord(zTok, n, "FAIL") ||
+                        dyngIsWord(zTok, n, "IGNORE") || dyngIsWord(zTok, n, "REPLACE")))
+      continue;
+    if (kind == 'w' || kind == 'n') {
+      /* schema.table: the name after the dot */
+      const char *zAfter = z, *zDot;
+      int nDot;
+      if (dyngNextToken(&zAfter, &zDot, &nDot) == 'p' && *zDot == '.') {
+        z = zAfter;
+        continue;
+      }
+      if (n == (int)strlen(zTable) && sqlite3_strnicmp(zTok, zTable, n) == 0) return 1;
+    }
+    bTarget = 0;
+  }
+  return 0;
+}
+
 int dyngCheckCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   char *zSql = sqlite3_mprintf(
-      "SELECT count(*) FROM \"%w\".sqlite_master WHERE (type = 'trigger' AND tbl_name = %Q "
-      "COLLATE NOCASE AND (name = '%q_ins' COLLATE NOCASE OR name = '%q_upd' COLLATE NOCASE OR "
-      "name = '%q_del' COLLATE NOCASE)) OR (type = 'table' AND name = %Q COLLATE NOCASE)",
-      pG->zDb, pG->zEdges, pG->zLog, pG->zLog, pG->zLog, pG->zLog);
+      "SELECT type, name, sql, rowid FROM \"%w\".sqlite_master WHERE (type = 'trigger' AND "
+      "tbl_name = %Q COLLATE NOCASE) OR (type = 'table' AND name = %Q COLLATE NOCASE)",
+      pG->zDb, pG->zEdges, pG->zLog);
   if (!zSql) return SQLITE_NOMEM;
   sqlite3_stmt *pStmt = NULL;
   int rc = sqlite3_prepare_v2(db, zSql, -1, &pStmt, NULL);
@@ -293,19 +415,76 @@ int dyngCheckCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
                              pG->zDb, sqlite3_errmsg(db));
     return rc;
   }
-  int nFound = sqlite3_step(pStmt) == SQLITE_ROW ? sqlite3_column_int(pStmt, 0) : 0;
-  rc = sqlite3_finalize(pStmt);
-  if (rc != SQLITE_OK) return rc;
-  if (nFound == 4) return SQLITE_OK;
-  char *zRef = dyngGraphRef(pG);
-  *pzErr = zRef ? sqlite3_mprintf("dyng: graph '%s': the change capture on its edge table '%s' is "
-                                  "gone (was the table dropped and created again, or rebuilt?), "
-                                  "so writes to it would go unseen; SELECT dyng_update('%q', "
-                                  "'reattach') installs it again and reloads the graph",
-                                  pG->zName, pG->zEdges, zRef)
-                : NULL;
-  sqlite3_free(zRef);
-  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  char *azSql[DYNG_N_CAPTURE_TRIGGER] = {0};
+  sqlite3_int64 aRowid[DYNG_N_CAPTURE_TRIGGER] = {0};
+  /* The oldest other BEFORE trigger that writes: it runs after the REPLACE
+  ** triggers when it is older than they are (SQLite runs a table's
+  ** triggers newest first, and keeps them in the order of sqlite_master's
+  ** rowids). */
+  char *zWriter = NULL;
+  sqlite3_int64 iWriter = 0;
+  int bLog = 0;
+  size_t nLog = strlen(pG->zLog);
+  while (rc == SQLITE_OK && sqlite3_step(pStmt) == SQLITE_ROW) {
+    const char *zType = (const char *)sqlite3_column_text(pStmt, 0);
+    const char *zName = (const char *)sqlite3_column_text(pStmt, 1);
+    const char *zText = (const char *)sqlite3_column_text(pStmt, 2);
+    if (!zType || !zName) continue;
+    if (zType[0] == 't' && zType[1] == 'a') {
+      bLog = 1;
+      continue;
+    }
+    sqlite3_int64 iRowid = sqlite3_column_int64(pStmt, 3);
+    int iCapture = -1;
+    if (strlen(zName) > nLog + 1 && sqlite3_strnicmp(zName, pG->zLog, (int)nLog) == 0 &&
+        zName[nLog] == '_')
+      for (int i = 0; i < DYNG_N_CAPTURE_TRIGGER; i++)
+        if (sqlite3_stricmp(zName + nLog + 1, azCaptureTrigger[i]) == 0) iCapture = i;
+    if (iCapture >= 0 && !azSql[iCapture]) {
+      azSql[iCapture] = sqlite3_mprintf("%s", zText ? zText : "");
+      aRowid[iCapture] = iRowid;
+      if (!azSql[iCapture]) rc = SQLITE_NOMEM;
+    } else if (iCapture < 0 && zText && (!zWriter || iRowid < iWriter) &&
+               dyngTriggerWritesBefore(zText, pG->zEdges)) {
+      sqlite3_free(zWriter);
+      zWriter = sqlite3_mprintf("%s", zName);
+      iWriter = iRowid;
+      if (!zWriter) rc = SQLITE_NOMEM;
+    }
+  }
+  int rc2 = sqlite3_finalize(pStmt);
+  if (rc == SQLITE_OK) rc = rc2;
+  char *zMatch = NULL;
+  int nGroup = 0;
+  if (rc == SQLITE_OK) rc = dyngUniqueMatch(db, pG, &zMatch, &nGroup, pzErr);
+  char *zFault = NULL;
+  if (rc == SQLITE_OK) {
+    zFault = dyngCaptureFault(pG, bLog, (const char *const *)azSql, zMatch);
+    if (zFault) {
+      char *zRef = dyngGraphRef(pG);
+      *pzErr = zRef ? sqlite3_mprintf("dyng: graph '%s': %s; SELECT dyng_update('%q', "
+                                      "'reattach') installs it again and reloads the graph",
+                                      pG->zName, zFault, zRef)
+                    : NULL;
+      sqlite3_free(zRef);
+      rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+    } else if (zMatch[0] && zWriter && (iWriter < aRowid[3] || iWriter < aRowid[4])) {
+      /* The rows it writes come between the markers of the REPLACE
+      ** triggers and the AFTER trigger that looks back for them. */
+      *pzErr = sqlite3_mprintf(
+          "dyng: graph '%s': trigger '%s' on its edge table '%s' writes into it and runs after "
+          "the REPLACE triggers of its change capture, so a row that INSERT OR REPLACE "
+          "removes could go unseen; create that trigger again (DROP TRIGGER, then the same "
+          "CREATE TRIGGER) so that it runs first",
+          pG->zName, zWriter, pG->zEdges);
+      rc = *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+    }
+  }
+  sqlite3_free(zWriter);
+  sqlite3_free(zFault);
+  sqlite3_free(zMatch);
+  for (int i = 0; i < DYNG_N_CAPTURE_TRIGGER; i++) sqlite3_free(azSql[i]);
+  return rc;
 }
 
 int dyngLogAddNonce(sqlite3 *db, DyngGraph *pG, char **pzErr) {

@@ -336,14 +336,18 @@ int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, int bMissing, char **pzErr);
 ** gone, and its triggers with it). */
 int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, char **pzErr);
 
-/* Drops the capture triggers of pG that are on another table than its
-** edge table. */
-int dyngDropStrayTriggers(sqlite3 *db, DyngGraph *pG, char **pzErr);
+/* Drops the capture triggers of pG, on whatever table they are: a reattach
+** then installs them all anew, as the table is now. */
+int dyngDropCaptureTriggers(sqlite3 *db, DyngGraph *pG, char **pzErr);
 
-/* Checks that the change capture is on the edge table: its three triggers
-** on the table and the log.  A table dropped and created again, or rebuilt
-** by SQLite's CREATE-copy-DROP-RENAME procedure, has lost the triggers;
-** SQLITE_ERROR then, with a message saying how to reattach. */
+/* Checks that the whole change capture is on the edge table: the log, the
+** three AFTER triggers and, when the table has UNIQUE constraints, the two
+** REPLACE triggers matching those constraints as they are now, with AFTER
+** triggers that turn their markers into deletes.  A table dropped and
+** created again, or rebuilt by SQLite's CREATE-copy-DROP-RENAME procedure,
+** has lost the triggers; a trigger may have been dropped by hand, or a
+** UNIQUE index added after the capture.  SQLITE_ERROR then, with a message
+** saying what is wrong and how to reattach. */
 int dyngCheckCapture(sqlite3 *db, DyngGraph *pG, char **pzErr);
 
 /* A log kept from a graph created by an older version has no nonce column;

@@ -66,12 +66,13 @@ int dyngGraphReattach(DyngGraph *pG, char **pzErr) {
   }
   rc = dyngCheckEdgeTable(db, pG, 0, pzErr);
   if (rc != SQLITE_OK) return rc;
-  /* Only adds what is missing, and drops only capture triggers left on
-  ** another table: a failure half-way (out of memory, after which SQLite
-  ** runs no further statement until the caller's ends) leaves no capture
-  ** worse than it was, and the next reattach completes it.  Nothing is
-  ** dropped that a cursor could hold (SELECT dyng_update(...) FROM t). */
-  rc = dyngDropStrayTriggers(db, pG, pzErr);
+  /* The triggers are made anew from the table as it is now (a UNIQUE
+  ** index added since needs the REPLACE triggers, and AFTER triggers that
+  ** finish their work).  A failure half-way (out of memory, after which
+  ** SQLite runs no further statement until the caller's ends) leaves a
+  ** capture that dyngCheckCapture finds incomplete: the graph refuses to
+  ** answer, and the next reattach completes it.  The log table stays. */
+  rc = dyngDropCaptureTriggers(db, pG, pzErr);
   if (rc == SQLITE_OK) rc = dyngLogAddNonce(db, pG, pzErr);
   if (rc == SQLITE_OK) rc = dyngInstallCapture(db, pG, 1, pzErr);
   /* A row dyng cannot use, written while the capture was gone, fails the
@@ -142,6 +143,12 @@ static int dyngVtabInit(sqlite3 *db, void *pAux, int argc, const char *const *ar
     if (pOld) dyngGraphOrphan(pOld);
     rc = dyngCheckEdgeTable(db, pNew, 1, pzErr);
     if (rc == SQLITE_OK) rc = dyngInstallCapture(db, pNew, 0, pzErr);
+    /* The table's own triggers may keep the capture from seeing all. */
+    if (rc == SQLITE_OK && (rc = dyngCheckCapture(db, pNew, pzErr)) != SQLITE_OK) {
+      char *zIgnored = NULL;
+      dyngRemoveCapture(db, pNew, &zIgnored);
+      sqlite3_free(zIgnored);
+    }
     if (rc == SQLITE_OK) {
       pNew->pNext = pConn->pGraphs;
       pConn->pGraphs = pNew;

@@ -259,6 +259,111 @@ static void test_reattach_from_inside_other_statements(void **state) {
   sqlite3_close(db);
 }
 
+/* ---- UNIQUE constraints and the REPLACE triggers ----------------------- */
+
+/* A UNIQUE index added after the graph: the capture does not cover it, so
+** the graph refuses to answer until a reattach, which installs the REPLACE
+** triggers and AFTER triggers that use them; rows REPLACE removes are then
+** seen, by INSERT OR REPLACE and by an upsert. */
+static void test_unique_index_added_later_needs_and_gets_a_reattach(void **state) {
+  (void)state;
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL);"
+             "INSERT INTO e VALUES (0, 1, 1), (1, 2, 4);"
+             "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w);"
+             "CREATE UNIQUE INDEX eu ON e(src, dst)");
+  sql_fails(db, "SELECT count(*) FROM dyng_sssp('g', 0)",
+            "edge table 'e' has UNIQUE constraints that its change capture does not cover",
+            "SELECT dyng_update('g', 'reattach')", NULL);
+  sql_ok(db, "SELECT dyng_update('g', 'reattach')");
+  assert_int_equal(n_triggers_on(db, "e"), 5);
+  sql_ok(db, "INSERT OR REPLACE INTO e VALUES (0, 1, 9)");
+  check_graph(db, "g", ROWS_E, 0, "e");
+  assert_int_equal(sql_int(db, "SELECT edge FROM dyng_sssp('g', 0) WHERE node = 1"),
+                   sql_int(db, "SELECT rowid FROM e WHERE src = 0 AND dst = 1"));
+  sql_ok(db, "INSERT INTO e VALUES (1, 2, 2) ON CONFLICT DO UPDATE SET w = excluded.w");
+  check_graph(db, "g", ROWS_E, 0, "e");
+  /* A second UNIQUE index: not covered until reattached again. */
+  sql_ok(db, "ALTER TABLE e ADD COLUMN tag TEXT; CREATE UNIQUE INDEX et ON e(tag);"
+             "UPDATE e SET tag = 'x' WHERE src = 0");
+  sql_fails(db, "SELECT count(*) FROM g", "UNIQUE constraints that its change capture does not cover",
+            NULL);
+  sql_ok(db, "SELECT dyng_update('g', 'reattach') FROM e");
+  sql_ok(db, "INSERT OR REPLACE INTO e VALUES (2, 3, 1, 'x')");
+  check_graph(db, "g", ROWS_E, 0, "e");
+  sqlite3_close(db);
+}
+
+/* Every trigger of the capture is checked, the REPLACE ones included. */
+static void test_each_dropped_capture_trigger_is_noticed(void **state) {
+  (void)state;
+  static const char *const azTrigger[] = {"g_log_ins", "g_log_upd", "g_log_del", "g_log_rep_ins",
+                                          "g_log_rep_upd"};
+  for (int i = 0; i < 5; i++) {
+    sqlite3 *db = sql_open(":memory:");
+    sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL, UNIQUE(src, dst));"
+               "INSERT INTO e VALUES (0, 1, 1);"
+               "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)");
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM g"), 2);
+    sql_ok_free(db, sqlite3_mprintf("DROP TRIGGER %s", azTrigger[i]));
+    char *zWant = sqlite3_mprintf("trigger '%s' of the change capture on its edge table 'e' is "
+                                  "gone",
+                                  azTrigger[i]);
+    sql_fails(db, "SELECT count(*) FROM g", zWant, "SELECT dyng_update('g', 'reattach')", NULL);
+    sql_fails(db, "SELECT dyng_update('g')", zWant, NULL);
+    sqlite3_free(zWant);
+    sql_ok(db, "SELECT dyng_update('g', 'reattach')");
+    sql_ok(db, "INSERT OR REPLACE INTO e VALUES (0, 1, 9)");
+    check_graph(db, "g", ROWS_E, 0, "e");
+    sqlite3_close(db);
+  }
+}
+
+/* A BEFORE trigger of the table's own that writes rows, older than the
+** capture (so it runs after the REPLACE triggers, past the window their
+** AFTER trigger looks back at): refused with the remedy; made again, it runs
+** first and every row REPLACE removes is seen. */
+static void test_older_writing_before_trigger_is_refused_until_made_again(void **state) {
+  (void)state;
+  static const char zTrigger[] =
+      "CREATE TRIGGER fan BEFORE INSERT ON e WHEN NEW.src = 3 BEGIN "
+      "  INSERT INTO e VALUES (10, 11, 1, NULL), (12, 13, 1, NULL), (14, 15, 1, NULL),"
+      "    (16, 17, 1, NULL), (18, 19, 1, NULL), (20, 21, 1, NULL);"
+      "END;";
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL, tag UNIQUE)");
+  sql_ok(db, zTrigger);
+  sql_ok(db, "INSERT INTO e VALUES (0, 1, 1, 'a'), (1, 2, 1, 'b')");
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)",
+            "trigger 'fan' on its edge table 'e' writes into it and runs after the REPLACE",
+            "create that trigger again", NULL);
+  assert_int_equal(n_triggers_on(db, "e"), 1);
+  /* A trigger that runs before the capture's is fine, whenever it came. */
+  sql_ok(db, "DROP TRIGGER fan");
+  sql_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)");
+  sql_ok(db, zTrigger);
+  sql_ok(db, "INSERT OR REPLACE INTO e VALUES (3, 4, 7, 'a')");
+  check_graph(db, "g", ROWS_E, 0, "e");
+  /* A reattach makes the capture newer: refused again, by the reattach
+  ** itself and then by every query. */
+  sql_fails(db, "SELECT dyng_update('g', 'reattach')", "trigger 'fan'", "create that trigger again",
+            NULL);
+  sql_fails(db, "SELECT count(*) FROM g", "trigger 'fan'", "create that trigger again", NULL);
+  sql_ok_free(db, sqlite3_mprintf("DROP TRIGGER fan; %s", zTrigger));
+  sql_ok(db, "INSERT OR REPLACE INTO e VALUES (3, 5, 2, 'b')");
+  check_graph(db, "g", ROWS_E, 0, "e");
+  /* Older triggers that do not write, or run after the row, are no
+  ** concern. */
+  sql_ok(db, "DROP TRIGGER fan; CREATE TABLE t(x);"
+             "CREATE TRIGGER quiet BEFORE INSERT ON e BEGIN SELECT 'insert into e';"
+             "  INSERT INTO t VALUES (NEW.src); END;"
+             "CREATE TRIGGER later AFTER INSERT ON e BEGIN INSERT INTO t VALUES (1); END;"
+             "SELECT dyng_update('g', 'reattach')");
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM g"), sql_int(db, "SELECT count(*) FROM "
+                   "(SELECT src FROM e UNION SELECT dst FROM e)"));
+  sqlite3_close(db);
+}
+
 /* ---- the tables a graph accepts --------------------------------------- */
 
 static void test_column_that_hides_the_rowid_is_refused(void **state) {
@@ -483,6 +588,9 @@ int main(void) {
       cmocka_unit_test(test_rebuild_that_keeps_the_triggers_needs_nothing),
       cmocka_unit_test(test_drop_inside_a_transaction_is_seen),
       cmocka_unit_test(test_reattach_from_inside_other_statements),
+      cmocka_unit_test(test_unique_index_added_later_needs_and_gets_a_reattach),
+      cmocka_unit_test(test_each_dropped_capture_trigger_is_noticed),
+      cmocka_unit_test(test_older_writing_before_trigger_is_refused_until_made_again),
       cmocka_unit_test(test_column_that_hides_the_rowid_is_refused),
       cmocka_unit_test(test_generated_columns_are_read),
       cmocka_unit_test(test_create_messages_say_what_is_wrong),
