@@ -91,9 +91,10 @@ int dyng_sssp_parallel_pays(const dyng_graph_view *g);
 ** increases and decreases (a replaced edge) and parallel edges.  The
 ** result equals a computation from scratch, parents included; order[]
 ** becomes stale.
-** *pn_touched (may be NULL) gets the number of times a vertex's entry was
-** reset or improved.  With max_touched > 0 the update gives up once that
-** count passes it, returning DYNG_ETOOBIG: when a batch moves most of a
+** *pn_touched (may be NULL) gets the number of vertices whose entry (dist,
+** parent, parent_edge) differs from what it was before.  With max_touched
+** > 0 the update gives up once the number of times a vertex's entry was
+** reset or improved passes it, returning DYNG_ETOOBIG: when a batch moves most of a
 ** tree (deep trees of road networks), recomputing is cheaper.  DYNG_EINVAL
 ** when a directed graph's in adjacency is missing; after DYNG_ETOOBIG or
 ** DYNG_ENOMEM the tree must be recomputed. */

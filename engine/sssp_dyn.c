@@ -14,6 +14,7 @@
 #include "engine/sssp_tie.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 int dyng_sssp_tree_grow(dyng_sssp_tree *t, uint32_t n) {
@@ -45,6 +46,58 @@ typedef struct dyng__offer {
   uint32_t parent, edge, level;
 } dyng__offer;
 
+/* A vertex's entry as it was before the update changed it, noted at each
+** change (the first note of a vertex holds its entry from before). */
+typedef struct dyng__was {
+  double dist;
+  uint32_t v, parent, edge, seq;
+} dyng__was;
+
+/* The notes of the entries an update changed. */
+typedef struct dyng__notes {
+  dyng__was *a;
+  size_t n, cap;
+} dyng__notes;
+
+/* Notes vertex x's entry before it changes; DYNG_ENOMEM when the notes
+** cannot grow. */
+static int dyng__note(dyng__notes *w, const dyng_sssp_tree *t, uint32_t x) {
+  if (w->n == w->cap) {
+    size_t cap = w->cap ? 2 * w->cap : 256;
+    if (dyng_resize(&w->a, cap, sizeof *w->a)) return DYNG_ENOMEM;
+    w->cap = cap;
+  }
+  dyng__was *o = &w->a[w->n];
+  o->dist = t->dist[x];
+  o->v = x;
+  o->parent = t->parent[x];
+  o->edge = t->parent_edge[x];
+  o->seq = (uint32_t)w->n++;
+  return DYNG_OK;
+}
+
+static int dyng__was_cmp(const void *a, const void *b) {
+  const dyng__was *x = a, *y = b;
+  if (x->v != y->v) return x->v < y->v ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The number of noted vertices whose entry (dist, parent, edge) differs
+** now from what it was before the update.  Sorts the notes. */
+static size_t dyng__count_changed(dyng__notes *w, const dyng_sssp_tree *t) {
+  if (w->n) qsort(w->a, w->n, sizeof *w->a, dyng__was_cmp);
+  size_t n = 0;
+  for (size_t i = 0; i < w->n; i++) {
+    const dyng__was *o = &w->a[i];
+    if (i && w->a[i - 1].v == o->v) continue;
+    uint32_t v = o->v;
+    /* Distances compare by their bits: +0.0 and -0.0 never occur. */
+    n += memcmp(&o->dist, &t->dist[v], sizeof o->dist) != 0 || o->parent != t->parent[v] ||
+         o->edge != t->parent_edge[v];
+  }
+  return n;
+}
+
 /* Whether an offer (d, level hx, edge slot e) beats vertex x's entry: the
 ** tie rule's order (sssp.h) on (dist, level, rowid). */
 static inline int dyng__beats(const dyng_graph_view *g, const dyng_sssp_tree *t, uint32_t x, double d,
@@ -58,8 +111,9 @@ static inline int dyng__beats(const dyng_graph_view *g, const dyng_sssp_tree *t,
 ** into the queue unless only the edge changed (its distance and level, all
 ** its children see, stay). */
 static inline int dyng__take(dyng__tie_queue *q, dyng_sssp_tree *t, uint32_t x, double d, uint32_t hx, uint32_t u,
-                             uint32_t e, size_t *n_touched, size_t max_touched) {
+                             uint32_t e, size_t *n_touched, size_t max_touched, dyng__notes *was) {
   int moved = d != t->dist[x] || hx != t->hops[x];
+  if (dyng__note(was, t, x) != DYNG_OK) return DYNG_ENOMEM;
   t->dist[x] = d;
   t->hops[x] = hx;
   t->parent[x] = u;
@@ -95,6 +149,7 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
   dyng__stack cut = {0}, work = {0};
   dyng__tie_queue q;
   memset(&q, 0, sizeof q);
+  dyng__notes was = {0};
   size_t n_touched = 0;
 
   /* 1. Cut the subtrees under removed tree edges (either direction of an
@@ -106,6 +161,7 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
     for (int side = 0; side < (g->directed ? 1 : 2); side++) {
       uint32_t u = side ? r->dst : r->src, v = side ? r->src : r->dst;
       if (v == t->source || t->parent_edge[v] != r->slot || t->parent[v] != u) continue;
+      if ((rc = dyng__note(&was, t, v)) != DYNG_OK) break;
       parent[v] = pedge[v] = DYNG_NONE;
       rc = dyng__push(&work, v);
     }
@@ -122,6 +178,7 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
     for (uint32_t p = out_off[v], end = out_off[v] + out_deg[v]; p < end; p++) {
       uint32_t x = out_nbr[p];
       if (parent[x] != v || pedge[x] != out_ref[p] >> 1) continue;
+      if ((rc = dyng__note(&was, t, x)) != DYNG_OK) break;
       parent[x] = pedge[x] = DYNG_NONE;
       if ((rc = dyng__push(&work, x)) != DYNG_OK) break;
     }
@@ -169,7 +226,7 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
       if (isinf(dist[u]) || v == t->source) continue;
       double d = dist[u] + a->w[obj];
       uint32_t hx = dyng__offer_level(dist[u], hops[u], d);
-      if (dyng__beats(g, t, v, d, hx, a->slot)) rc = dyng__take(&q, t, v, d, hx, u, a->slot, &n_touched, max_touched);
+      if (dyng__beats(g, t, v, d, hx, a->slot)) rc = dyng__take(&q, t, v, d, hx, u, a->slot, &n_touched, max_touched, &was);
     }
   }
 
@@ -186,7 +243,7 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
       double nd = du + w[p];
       if (nd > dist[x] || x == t->source) continue;
       uint32_t hx = dyng__offer_level(du, hu, nd), e = out_ref[p] >> 1;
-      if (dyng__beats(g, t, x, nd, hx, e) && (rc = dyng__take(&q, t, x, nd, hx, u, e, &n_touched, max_touched)))
+      if (dyng__beats(g, t, x, nd, hx, e) && (rc = dyng__take(&q, t, x, nd, hx, u, e, &n_touched, max_touched, &was)))
         break;
     }
   }
@@ -194,7 +251,8 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
   dyng_free(cut.v);
   dyng_free(work.v);
   t->order_stale = 1;
-  if (pn_touched) *pn_touched = n_touched;
+  if (pn_touched) *pn_touched = rc == DYNG_OK ? dyng__count_changed(&was, t) : n_touched;
+  dyng_free(was.a);
   return rc;
 }
 

@@ -68,6 +68,7 @@ struct DyngGraph {
   /* Sync state (see dyngGraphSync in graph_vtab.c). */
   sqlite3_int64 iLogSeq;    /* last log entry the mirror reflects */
   sqlite3_int64 iDataVersion; /* file data version of zDb at the last sync */
+  int nDataVersionPrepared;   /* times SQLite prepared pDataVersion again */
   sqlite3_int64 iSchemaVersion; /* schema cookie of zDb at the last load */
   sqlite3_int64 nChanges;   /* sqlite3_total_changes() at the last sync */
   int bTentative;           /* the last sync happened inside a transaction */
@@ -183,8 +184,10 @@ DyngGraph *dyngGraphFind(DyngConn *pConn, const char *zDb, const char *zName);
 ** tells from a new one, only while pG's table is connected. */
 int dyngGraphInItsDb(const DyngGraph *pG);
 
-/* Frees the graphs whose database is gone (detached, or another attached
-** under their schema name) and that nothing uses. */
+/* Forgets the graphs whose database is gone (detached, or another attached
+** under their schema name): each leaves pConn's list and its mirror is
+** freed; the graph itself goes with the last xDisconnect of its table (a
+** prepared statement may keep it connected). */
 void dyngGraphsForgetGone(DyngConn *pConn);
 
 /* Turns an engine error code into a message naming the function and graph;

@@ -1223,6 +1223,16 @@ static int dyngSyncMirror(DyngGraph *pG, char **pzErr) {
     *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, sqlite3_errmsg(db));
     return rc;
   }
+  /* A DETACH and ATTACH of the file (another connection may have written
+  ** it in between) starts its data version anew, and makes SQLite prepare
+  ** the kept statement that reads it again: the version then says nothing. */
+  int nPrepared = pG->pDataVersion
+                      ? sqlite3_stmt_status(pG->pDataVersion, SQLITE_STMTSTATUS_REPREPARE, 0)
+                      : 0;
+  if (nPrepared != pG->nDataVersionPrepared) {
+    pG->nDataVersionPrepared = nPrepared;
+    pG->iDataVersion = -1;
+  }
   sqlite3_int64 nChanges = sqlite3_total_changes(db);
   int bQuiet = iDataVersion == pG->iDataVersion && nChanges == pG->nChanges;
   /* DDL of an open transaction moves neither counter (the data version

@@ -137,9 +137,18 @@ void dyngGraphsForgetGone(DyngConn *pConn) {
   DyngGraph **pp = &pConn->pGraphs;
   while (*pp) {
     DyngGraph *pG = *pp;
-    if (pG->nRef == 0 && !pG->bBusy && !dyngGraphInItsDb(pG)) {
+    if (!pG->bBusy && !dyngGraphInItsDb(pG)) {
       *pp = pG->pNext;
-      dyngGraphFree(pG);
+      pG->pNext = NULL;
+      if (pG->nRef == 0) {
+        dyngGraphFree(pG);
+      } else {
+        /* A statement prepared before the DETACH still holds the graph's
+        ** table: the mirror goes now, the rest at the last xDisconnect. */
+        dyngGraphReleaseStmts(pG);
+        dyngGraphDropMirror(pG);
+        pG->bOrphan = 1;
+      }
     } else {
       pp = &pG->pNext;
     }
