@@ -40,6 +40,11 @@ int dyng_threads(void) {
   return n > 0 ? n : 1;
 }
 
+/* The chunk this thread took last, and of which team: it is finished when
+** the thread comes back for another (or the team's loop ends). */
+static _Thread_local const dyng_team *tl_team;
+static _Thread_local uint32_t tl_taken;
+
 void dyng_team_init(dyng_team *t, uint32_t n_items, uint32_t chunk, int max_threads,
                     const dyng_cancel *cancel) {
   if (!chunk) chunk = 1;
@@ -52,8 +57,20 @@ void dyng_team_init(dyng_team *t, uint32_t n_items, uint32_t chunk, int max_thre
   t->n_items = n_items;
   t->chunk = chunk;
   atomic_init(&t->next, 0);
+  atomic_init(&t->done, 0);
   atomic_init(&t->rc, DYNG_OK);
   t->cancel = cancel;
+}
+
+/* After the loop: the last chunk of each thread that ran it to its end
+** (taken, then no other found) is finished; a failure or a stop leaves
+** the chunks it cut short uncounted.  The progress hears the final count. */
+static int dyng__team_end(dyng_team *t) {
+  int rc = atomic_load(&t->rc);
+  if (rc == DYNG_OK) atomic_store(&t->done, t->n_items);
+  if (t->cancel && t->cancel->progress)
+    t->cancel->progress(t->cancel->ctx, atomic_load(&t->done), t->n_items);
+  return rc;
 }
 
 int dyng_team_run(dyng_team *t, void (*fn)(void *ctx, int thread), void *ctx) {
@@ -65,16 +82,26 @@ int dyng_team_run(dyng_team *t, void (*fn)(void *ctx, int thread), void *ctx) {
       ** over are taken by those that run. */
       int me = omp_get_thread_num();
       if (me < t->n_threads) fn(ctx, me);
+      tl_team = NULL, tl_taken = 0;
     }
-    return atomic_load(&t->rc);
+    return dyng__team_end(t);
   }
 #endif
   t->n_threads = 1;
   fn(ctx, 0);
-  return atomic_load(&t->rc);
+  tl_team = NULL, tl_taken = 0;
+  return dyng__team_end(t);
+}
+
+/* Counts this thread's last chunk of team t as finished. */
+static void dyng__team_finished(dyng_team *t) {
+  if (tl_team == t && tl_taken) atomic_fetch_add_explicit(&t->done, tl_taken, memory_order_relaxed);
+  tl_team = NULL;
+  tl_taken = 0;
 }
 
 int dyng_team_take(dyng_team *t, uint32_t *begin, uint32_t *end) {
+  dyng__team_finished(t);
   if (atomic_load_explicit(&t->rc, memory_order_relaxed) != DYNG_OK) return 0;
   uint32_t b = atomic_load_explicit(&t->next, memory_order_relaxed);
   do {
@@ -83,6 +110,8 @@ int dyng_team_take(dyng_team *t, uint32_t *begin, uint32_t *end) {
                                                   memory_order_relaxed, memory_order_relaxed));
   *begin = b;
   *end = t->n_items - b < t->chunk ? t->n_items : b + t->chunk;
+  tl_team = t;
+  tl_taken = *end - b;
   return 1;
 }
 
@@ -95,10 +124,9 @@ int dyng_team_fail(dyng_team *t, int rc) {
 int dyng_team_check(dyng_team *t, int thread) {
   int rc = atomic_load_explicit(&t->rc, memory_order_relaxed);
   if (rc != DYNG_OK || thread != 0) return rc;
-  if (t->cancel && t->cancel->progress) {
-    uint32_t done = atomic_load_explicit(&t->next, memory_order_relaxed);
-    t->cancel->progress(t->cancel->ctx, done < t->n_items ? done : t->n_items, t->n_items);
-  }
+  if (t->cancel && t->cancel->progress)
+    t->cancel->progress(t->cancel->ctx, atomic_load_explicit(&t->done, memory_order_relaxed),
+                        t->n_items);
   if (t->cancel && t->cancel->should_stop && t->cancel->should_stop(t->cancel->ctx))
     return dyng_team_fail(t, DYNG_EINTERRUPTED);
   return DYNG_OK;

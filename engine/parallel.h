@@ -40,6 +40,7 @@ typedef struct dyng_team {
   uint32_t n_items;          /* items 0 .. n_items - 1 */
   uint32_t chunk;            /* items handed out at a time */
   _Atomic uint32_t next;     /* the first item not handed out */
+  _Atomic uint32_t done;     /* items whose chunk its thread finished */
   _Atomic int rc;            /* the first failure; DYNG_OK while none */
   const dyng_cancel *cancel; /* may be NULL */
 } dyng_team;

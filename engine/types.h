@@ -58,8 +58,8 @@ typedef struct dyng_cancel {
   int (*should_stop)(void *ctx); /* nonzero: stop now */
   void *ctx;                     /* passed to should_stop and progress */
   /* May be NULL; else called with should_stop, on the calling thread, with
-  ** how many of a loop's items were handed out so far and how many there
-  ** are (0 and 0 when the computation is not such a loop). */
+  ** how many of a loop's items are finished so far and how many there are
+  ** (0 and 0 when the computation is not such a loop). */
   void (*progress)(void *ctx, uint64_t done, uint64_t total);
 } dyng_cancel;
 

@@ -250,11 +250,11 @@ int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, char **pzErr) {
   return rc;
 }
 
-int dyngDropCaptureTriggers(sqlite3 *db, DyngGraph *pG, char **pzErr) {
+int dyngDropCaptureTriggers(sqlite3 *db, DyngGraph *pG, int bAll, char **pzErr) {
   sqlite3_str *pSql = sqlite3_str_new(db);
   sqlite3_str_appendf(pSql, "SELECT name FROM \"%w\".sqlite_master WHERE type = 'trigger' AND "
-                            "name COLLATE NOCASE IN (",
-                      pG->zDb);
+                            "(%d OR tbl_name <> %Q COLLATE NOCASE) AND name COLLATE NOCASE IN (",
+                      pG->zDb, bAll, pG->zEdges);
   for (int i = 0; i < DYNG_N_CAPTURE_TRIGGER; i++)
     sqlite3_str_appendf(pSql, "%s'%q_%s'", i ? ", " : "", pG->zLog, azCaptureTrigger[i]);
   sqlite3_str_appendall(pSql, ")");

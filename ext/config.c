@@ -134,7 +134,10 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
   json_object_set_new(pRoot, "progress", json_boolean(pConn->bProgress));
   json_object_set_new(pRoot, "cache_mb", json_real((double)pConn->pool.limit / (1 << 20)));
   json_object_set_new(pRoot, "cache_bytes", json_integer(pConn->pool.bytes));
-  json_object_set_new(pRoot, "max_ms", pConn->nMaxMs < 0 ? json_null() : json_integer(pConn->nMaxMs));
+  json_object_set_new(pRoot, "max_ms",
+                      pConn->rMaxMs < 0 ? json_null()
+                      : pConn->rMaxMs == floor(pConn->rMaxMs) ? json_integer((json_int_t)pConn->rMaxMs)
+                                                               : json_real(pConn->rMaxMs));
   json_object_set_new(pRoot, "interrupt_check", json_string(dyngInterruptCheck()));
   json_object_set_new(pRoot, "max_graph_mb", json_real((double)pConn->nMaxGraphBytes / (1 << 20)));
   json_object_set_new(pRoot, "graphs", pGraphs);
@@ -144,14 +147,18 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
 /* dyng_config(key, value) changes a setting of this connection: backend,
 ** progress, cache_mb (the memory of kept shortest-path trees), max_ms (the
 ** time a query's computation may take; not set at first) and
-** max_graph_mb (the memory of one graph's mirror). */
+** max_graph_mb (the memory of one graph's mirror).  A NULL value puts the
+** setting back as a new connection has it. */
 static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey,
                          sqlite3_value *pVal) {
+  int bNull = sqlite3_value_type(pVal) == SQLITE_NULL;
   if (sqlite3_stricmp(zKey, "backend") == 0) {
-    int ePref = 0;
-    if (sqlite3_value_type(pVal) != SQLITE_TEXT ||
-        !dyngBackendPrefParse((const char *)sqlite3_value_text(pVal), &ePref)) {
-      sqlite3_result_error(ctx, "dyng_config: backend must be 'auto', 'cpu' or 'cuda'", -1);
+    int ePref = DYNG_BACKEND_AUTO;
+    if (!bNull && (sqlite3_value_type(pVal) != SQLITE_TEXT ||
+                   !dyngBackendPrefParse((const char *)sqlite3_value_text(pVal), &ePref))) {
+      sqlite3_result_error(ctx, "dyng_config: backend must be 'auto', 'cpu' or 'cuda' ('gpu' "
+                                "says the same), or NULL for the default, 'auto'",
+                           -1);
       return 0;
     }
     if (ePref != pConn->eBackendPref) {
@@ -164,9 +171,10 @@ static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey
   }
   if (sqlite3_stricmp(zKey, "progress") == 0) {
     int t = sqlite3_value_numeric_type(pVal);
-    sqlite3_int64 x = sqlite3_value_int64(pVal);
-    if (t != SQLITE_INTEGER || (x != 0 && x != 1)) {
-      sqlite3_result_error(ctx, "dyng_config: progress must be 0 or 1", -1);
+    sqlite3_int64 x = bNull ? 0 : sqlite3_value_int64(pVal);
+    if (!bNull && (t != SQLITE_INTEGER || (x != 0 && x != 1))) {
+      sqlite3_result_error(ctx, "dyng_config: progress must be 0 or 1, or NULL for the default, 0",
+                           -1);
       return 0;
     }
     pConn->bProgress = (int)x;
@@ -176,16 +184,16 @@ static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey
     int bMs = sqlite3_stricmp(zKey, "max_ms") == 0;
     int t = sqlite3_value_numeric_type(pVal);
     double x = sqlite3_value_double(pVal);
-    if ((t != SQLITE_INTEGER && t != SQLITE_FLOAT) || !(x >= 0) || x > 1e12) {
+    if (!bNull && ((t != SQLITE_INTEGER && t != SQLITE_FLOAT) || !(x >= 0) || x > 1e12)) {
       sqlite3_result_error(ctx, bMs ? "dyng_config: max_ms must be a number of milliseconds from 0 "
-                                      "(no limit) to 1e12"
+                                      "(no limit) to 1e12, or NULL for not set"
                                     : "dyng_config: max_graph_mb must be a number of MiB from 0 "
-                                      "(no limit) to 1e12",
+                                      "(no limit) to 1e12, or NULL for the default, 0",
                            -1);
       return 0;
     }
-    if (bMs) pConn->nMaxMs = (sqlite3_int64)ceil(x);
-    else pConn->nMaxGraphBytes = (sqlite3_int64)ceil(x * (1 << 20));
+    if (bMs) pConn->rMaxMs = bNull ? -1 : x;
+    else pConn->nMaxGraphBytes = bNull ? 0 : (sqlite3_int64)ceil(x * (1 << 20));
     return 1;
   }
   if (sqlite3_stricmp(zKey, "cache_mb") != 0) {
@@ -196,9 +204,11 @@ static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey
     return 0;
   }
   int t = sqlite3_value_numeric_type(pVal);
-  double mb = sqlite3_value_double(pVal);
-  if ((t != SQLITE_INTEGER && t != SQLITE_FLOAT) || !(mb >= 0) || mb > 1e9) {
-    sqlite3_result_error(ctx, "dyng_config: cache_mb must be a number of MiB from 0 to 1e9", -1);
+  double mb = bNull ? DYNG_DEFAULT_CACHE_MB : sqlite3_value_double(pVal);
+  if (!bNull && ((t != SQLITE_INTEGER && t != SQLITE_FLOAT) || !(mb >= 0) || mb > 1e9)) {
+    sqlite3_result_error(ctx, "dyng_config: cache_mb must be a number of MiB from 0 to 1e9, or "
+                              "NULL for the default, 256",
+                         -1);
     return 0;
   }
   pConn->pool.limit = (int64_t)(mb * (1 << 20));
@@ -226,26 +236,30 @@ static int dyngSqlNames(const char *zSql, const char *zFunc) {
 ** statements that are running: a CHECK constraint runs inside an INSERT or
 ** UPDATE, and a direct call is written in the statement's own text.  So a
 ** call is refused (1, with SQLite's "unsafe use" error set on ctx) while a
-** statement that writes is running whose text does not name zFunc.  (A
-** statement prepared with the legacy sqlite3_prepare has no text to read:
-** its calls pass.)
+** statement that writes is running whose text does not name zFunc and no
+** running statement names it.  A writing statement left half-read (an
+** INSERT ... RETURNING whose rows are still being read) then does not
+** refuse the calls of the statements that follow.  (A statement prepared
+** with the legacy sqlite3_prepare has no text to read: its calls pass.)
 */
 int dyngRefuseFromSchema(sqlite3_context *ctx, const char *zFunc) {
   sqlite3 *db = sqlite3_context_db_handle(ctx);
+  int bForeignWrite = 0;
   for (sqlite3_stmt *p = sqlite3_next_stmt(db, NULL); p; p = sqlite3_next_stmt(db, p)) {
-    if (!sqlite3_stmt_busy(p) || sqlite3_stmt_readonly(p)) continue;
+    if (!sqlite3_stmt_busy(p)) continue;
     const char *zSql = sqlite3_sql(p);
-    if (!zSql || dyngSqlNames(zSql, zFunc)) continue;
-    char *zMsg = sqlite3_mprintf("unsafe use of %s(): only top-level SQL may call it, and this call "
-                                 "comes from the schema of a table the statement writes (a CHECK "
-                                 "constraint)",
-                                 zFunc);
-    if (zMsg) sqlite3_result_error(ctx, zMsg, -1);
-    else sqlite3_result_error_nomem(ctx);
-    sqlite3_free(zMsg);
-    return 1;
+    if (!zSql || dyngSqlNames(zSql, zFunc)) return 0;
+    if (!sqlite3_stmt_readonly(p)) bForeignWrite = 1;
   }
-  return 0;
+  if (!bForeignWrite) return 0;
+  char *zMsg = sqlite3_mprintf("unsafe use of %s(): only top-level SQL may call it, and this call "
+                               "comes from the schema of a table the statement writes (a CHECK "
+                               "constraint)",
+                               zFunc);
+  if (zMsg) sqlite3_result_error(ctx, zMsg, -1);
+  else sqlite3_result_error_nomem(ctx);
+  sqlite3_free(zMsg);
+  return 1;
 }
 
 /* dyng_config() returns the report; dyng_config(key) one top-level entry of

@@ -154,7 +154,7 @@ int sqlite3_dyng_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
   pConn->db = db;
   dyng_mirror_pool_init(&pConn->pool, (int64_t)DYNG_DEFAULT_CACHE_MB << 20);
   dyngWatchHooks(pConn);
-  pConn->nMaxMs = -1; /* not set: DYNG_DEFAULT_MAX_MS where it applies */
+  pConn->rMaxMs = -1; /* not set: DYNG_DEFAULT_MAX_MS where it applies */
   pConn->eBackendPref = DYNG_BACKEND_AUTO;
 
   /* The graph module owns pConn: its destructor frees it, also when the

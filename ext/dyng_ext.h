@@ -127,9 +127,9 @@ struct DyngConn {
   struct DyngTake *pTake;   /* the log read in progress, fed by dyng__log() */
   dyng_mirror_pool pool;    /* the kept trees' budget (cache_mb) and clocks,
                                shared by the graphs' mirrors */
-  sqlite3_int64 nMaxMs;     /* max_ms: time a query's computation may take
-                               (0: no limit; -1, at first: not set, see
-                               DYNG_DEFAULT_MAX_MS) */
+  double rMaxMs;            /* max_ms: time a query's computation may take
+                               (0: no limit; -1, at first and after NULL:
+                               not set, see DYNG_DEFAULT_MAX_MS) */
   sqlite3_int64 nMaxGraphBytes; /* max_graph_mb: memory one graph's mirror
                                may take (0: no limit) */
 };
@@ -219,8 +219,11 @@ typedef struct DyngProgress {
 void dyngProgressStart(DyngProgress *p, const DyngConn *pConn, const char *zWhat, const char *zUnit);
 /* done of total (total 0: unknown) so far; prints when it is time. */
 void dyngProgressTick(DyngProgress *p, sqlite3_int64 done, sqlite3_int64 total);
-/* The closing line, when anything was reported. */
-void dyngProgressEnd(DyngProgress *p, sqlite3_int64 done);
+/* The closing line, when anything was reported: "done, N units in T s",
+** or with zStopped ("interrupted", say) "stopped (zStopped) after done of
+** total units (P%) in T s" (total 0: unknown). */
+void dyngProgressEnd(DyngProgress *p, sqlite3_int64 done, sqlite3_int64 total,
+                     const char *zStopped);
 
 /* ---- watch.c ---------------------------------------------------------- */
 
@@ -238,10 +241,12 @@ typedef struct DyngWatch {
                                prepared at the first poll */
   int bNoProbe;             /* it could not be prepared */
   double tStart, tEnd;      /* dyngNowMs() at the start; the deadline (0: none) */
-  sqlite3_int64 nLimitMs;   /* the budget it runs under (0: none) */
+  double rLimitMs;          /* the budget it runs under (0: none) */
   int bDefaultLimit;        /* that budget is DYNG_DEFAULT_MAX_MS, max_ms unset */
   int eStop;                /* DYNG_STOP_...; 0 while running */
   int bProgress;            /* progress is reported */
+  sqlite3_int64 nDone, nTotal; /* the last progress the engine reported */
+  int bHeard;               /* it reported some */
   DyngProgress progress;
   dyng_cancel cancel;       /* hand this to the engine */
 } DyngWatch;
@@ -339,9 +344,10 @@ int dyngInstallCapture(sqlite3 *db, DyngGraph *pG, int bMissing, char **pzErr);
 ** gone, and its triggers with it). */
 int dyngRemoveCapture(sqlite3 *db, DyngGraph *pG, char **pzErr);
 
-/* Drops the capture triggers of pG, on whatever table they are: a reattach
-** then installs them all anew, as the table is now. */
-int dyngDropCaptureTriggers(sqlite3 *db, DyngGraph *pG, char **pzErr);
+/* Drops the capture triggers of pG that are on another table than its
+** edge table, or with bAll all of them, wherever they are (a reattach then
+** installs them anew, as the table is now). */
+int dyngDropCaptureTriggers(sqlite3 *db, DyngGraph *pG, int bAll, char **pzErr);
 
 /* Checks that the whole change capture is on the edge table: the log, the
 ** three AFTER triggers and, when the table has UNIQUE constraints, the two

@@ -66,13 +66,20 @@ int dyngGraphReattach(DyngGraph *pG, char **pzErr) {
   }
   rc = dyngCheckEdgeTable(db, pG, 0, pzErr);
   if (rc != SQLITE_OK) return rc;
-  /* The triggers are made anew from the table as it is now (a UNIQUE
-  ** index added since needs the REPLACE triggers, and AFTER triggers that
-  ** finish their work).  A failure half-way (out of memory, after which
-  ** SQLite runs no further statement until the caller's ends) leaves a
-  ** capture that dyngCheckCapture finds incomplete: the graph refuses to
-  ** answer, and the next reattach completes it.  The log table stays. */
-  rc = dyngDropCaptureTriggers(db, pG, pzErr);
+  /* A capture that is whole and up to date keeps its triggers: only what
+  ** is missing is added, and capture triggers left on another table are
+  ** dropped, so a failure half-way (out of memory, after which SQLite runs
+  ** no further statement until the caller's ends) leaves no capture worse
+  ** than it was.  One that is incomplete or out of date (a UNIQUE index
+  ** added since needs the REPLACE triggers, and AFTER triggers that finish
+  ** their work) is made anew from the table as it is now; a failure
+  ** half-way leaves it incomplete, the graph refusing to answer, and the
+  ** next reattach completes it.  The log table stays. */
+  char *zFault = NULL;
+  rc = dyngCheckCapture(db, pG, &zFault);
+  sqlite3_free(zFault);
+  if (rc == SQLITE_OK || rc == SQLITE_ERROR)
+    rc = dyngDropCaptureTriggers(db, pG, rc == SQLITE_ERROR, pzErr);
   if (rc == SQLITE_OK) rc = dyngLogAddNonce(db, pG, pzErr);
   if (rc == SQLITE_OK) rc = dyngInstallCapture(db, pG, 1, pzErr);
   /* A row dyng cannot use, written while the capture was gone, fails the

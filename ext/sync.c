@@ -259,6 +259,16 @@ int dyngResolveEdgeTable(DyngGraph *pG) {
 
 /* ---- reading rows ------------------------------------------------------ */
 
+/* r in the fewest significant digits (15 to 17) that read back as r, into
+** z (32 bytes); returns z. */
+static const char *dyngShortestReal(double r, char *z) {
+  for (int nDigit = 15; nDigit <= 17; nDigit++) {
+    snprintf(z, 32, "%.*g", nDigit, r);
+    if (strtod(z, NULL) == r) break;
+  }
+  return z;
+}
+
 /* Describes a value for an error message; the result is from sqlite3_mprintf. */
 static char *dyngDescribeValue(sqlite3_value *v) {
   switch (sqlite3_value_type(v)) {
@@ -266,12 +276,15 @@ static char *dyngDescribeValue(sqlite3_value *v) {
     return sqlite3_mprintf("NULL");
   case SQLITE_INTEGER:
     return sqlite3_mprintf("%lld", sqlite3_value_int64(v));
-  case SQLITE_FLOAT:
-    return sqlite3_mprintf("%!.17g", sqlite3_value_double(v));
+  case SQLITE_FLOAT: {
+    char zVal[32];
+    return sqlite3_mprintf("%s", dyngShortestReal(sqlite3_value_double(v), zVal));
+  }
   case SQLITE_TEXT:
     return sqlite3_mprintf("text '%.40s'", (const char *)sqlite3_value_text(v));
   default:
-    return sqlite3_mprintf("a blob of %d bytes", sqlite3_value_bytes(v));
+    return sqlite3_mprintf("a blob of %d byte%s", sqlite3_value_bytes(v),
+                           sqlite3_value_bytes(v) == 1 ? "" : "s");
   }
 }
 
@@ -304,9 +317,9 @@ static int dyngReadEdge(const DyngGraph *pG, sqlite3_value **apVal, sqlite3_int6
       /* The triggers' rule (ext/graph_vtab.c dyngAppendChecks), for rows
       ** written past them: before the graph existed, or by hand. */
       if ((t == SQLITE_INTEGER || t == SQLITE_FLOAT) && w > DYNG_MAX_WEIGHT && !isinf(w)) {
-        /* All 17 digits: SQLite's printf would round this to 1.0e+298. */
+        /* SQLite's printf would round 1.0000000000000001e+298 to 1.0e+298. */
         char zVal[32];
-        snprintf(zVal, sizeof zVal, "%.17g", w);
+        dyngShortestReal(w, zVal);
         *pzErr = sqlite3_mprintf("dyng: %s.%s must be at most 1e298 so that path lengths stay finite "
                                  "(rowid %lld has %s)",
                                  pG->zEdges, pG->azWeight[k], iRowid, zVal);
@@ -374,7 +387,7 @@ typedef struct DyngLoad {
   int erc;              /* first engine error */
   int bOverBudget;      /* stopped: past max_graph_mb */
   sqlite3_int64 nDone;  /* rows handed over */
-  sqlite3_int64 nAbout; /* rows expected (max - min rowid + 1) */
+  sqlite3_int64 nAbout; /* rows expected at most (dyngLoadPrepare) */
   DyngProgress progress;
 } DyngLoad;
 
@@ -491,15 +504,26 @@ static int dyngLoadPosition(DyngGraph *pG, int bCreate, DyngLoadPos *p, char **p
   return SQLITE_OK;
 }
 
+/* The fewest bytes a row of the edge table takes in its database file: a
+** cell pointer, the payload size, the rowid and a record header of three
+** columns whose values (0 and 1) live in the header alone. */
+#define DYNG_MIN_ROW_BYTES 7
+
 /* Prepares "SELECT count(dyng__load(rowid, src, dst, w...)) FROM edges"
-** into *ppStmt, and into *pnRow the span of its rowids (max - min + 1). */
+** into *ppStmt, and into *pnRow a bound on its rows that costs no scan:
+** the span of its rowids (max - min + 1), and no more rows than the
+** database file could hold.  Sparse rowids (two rows, 1 and 100000000)
+** make the span useless; the file's size does not. */
 static int dyngLoadPrepare(DyngGraph *pG, sqlite3_stmt **ppStmt, sqlite3_int64 *pnRow, char **pzErr) {
   sqlite3 *db = pG->pConn->db;
   /* Each of max() and min() alone is one seek to an end of the b-tree;
   ** "max(rowid) - min(rowid)" in one SELECT would scan the whole table. */
-  char *zCount = sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - "
-                                 "(SELECT min(rowid) FROM \"%w\".\"%w\") + 1",
-                                 pG->zDb, pG->zEdges, pG->zDb, pG->zEdges);
+  char *zCount = sqlite3_mprintf("SELECT min((SELECT max(rowid) FROM \"%w\".\"%w\") - "
+                                 "(SELECT min(rowid) FROM \"%w\".\"%w\") + 1, "
+                                 "(SELECT page_count FROM pragma_page_count(%Q)) * "
+                                 "(SELECT page_size FROM pragma_page_size(%Q)) / %d + 1)",
+                                 pG->zDb, pG->zEdges, pG->zDb, pG->zEdges, pG->zDb, pG->zDb,
+                                 DYNG_MIN_ROW_BYTES);
   if (!zCount) return SQLITE_NOMEM;
   int rc = dyngQueryInt(db, zCount, pnRow);
   sqlite3_free(zCount);
@@ -529,8 +553,8 @@ static int dyngLoadRows(DyngGraph *pG, sqlite3_stmt *pStmt, dyng_graph *pGraph, 
   sqlite3 *db = pG->pConn->db;
   dyng_loader *pLoader = NULL;
   int rc = SQLITE_OK;
-  /* max - min + 1 bounds the row count when rowids are dense; do not trust
-  ** it beyond a sane size for sparse rowids. */
+  /* The bound is the row count when rowids are dense; room beyond 64M
+  ** edges grows as they come. */
   int erc = DYNG_OK;
   if (nRow > 0 && pG->pConn->nMaxGraphBytes <= 0)
     erc = dyng_graph_reserve(pGraph, (size_t)(nRow < 64 * 1024 * 1024 ? nRow : 64 * 1024 * 1024));
@@ -549,7 +573,8 @@ static int dyngLoadRows(DyngGraph *pG, sqlite3_stmt *pStmt, dyng_graph *pGraph, 
     pG->pConn->pLoad = &load;
     rc = sqlite3_step(pStmt);
     pG->pConn->pLoad = pOuter;
-    dyngProgressEnd(&load.progress, load.nDone);
+    dyngProgressEnd(&load.progress, load.nDone, load.nDone,
+                    rc == SQLITE_ROW ? NULL : rc == SQLITE_INTERRUPT ? "interrupted" : "failed");
     sqlite3_free(zWhat);
     if (rc == SQLITE_ROW) {
       erc = dyng_loader_finish(pLoader);

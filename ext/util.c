@@ -61,11 +61,21 @@ void dyngProgressTick(DyngProgress *p, sqlite3_int64 done, sqlite3_int64 total) 
   fflush(stderr);
 }
 
-void dyngProgressEnd(DyngProgress *p, sqlite3_int64 done) {
+void dyngProgressEnd(DyngProgress *p, sqlite3_int64 done, sqlite3_int64 total,
+                     const char *zStopped) {
   if (!p->bReported) return;
-  char zDone[32];
+  char zDone[32], zTotal[32];
+  double s = (dyngNowMs() - p->t0) / 1e3;
   dyngShortCount((double)done, zDone);
-  fprintf(stderr, "dyng: %s: done, %s %s in %.1f s\n", p->zWhat, zDone, p->zUnit, (dyngNowMs() - p->t0) / 1e3);
+  dyngShortCount((double)total, zTotal);
+  if (!zStopped)
+    fprintf(stderr, "dyng: %s: done, %s %s in %.1f s\n", p->zWhat, zDone, p->zUnit, s);
+  else if (total > 0)
+    fprintf(stderr, "dyng: %s: stopped (%s) after %s of %s %s (%.0f%%) in %.1f s\n", p->zWhat,
+            zStopped, zDone, zTotal, p->zUnit, 100.0 * (double)done / (double)total, s);
+  else
+    fprintf(stderr, "dyng: %s: stopped (%s) after %s %s in %.1f s\n", p->zWhat, zStopped, zDone,
+            p->zUnit, s);
   fflush(stderr);
 }
 

@@ -77,6 +77,9 @@ static int dyngWatchShouldStop(void *ctx) {
 
 static void dyngWatchProgress(void *ctx, uint64_t done, uint64_t total) {
   DyngWatch *w = ctx;
+  w->nDone = (sqlite3_int64)done;
+  w->nTotal = (sqlite3_int64)total;
+  w->bHeard = 1;
   if (w->bProgress) dyngProgressTick(&w->progress, (sqlite3_int64)done, (sqlite3_int64)total);
 }
 
@@ -84,13 +87,13 @@ void dyngWatchBegin(DyngWatch *w, DyngConn *pConn, int bCombinatorial) {
   memset(w, 0, sizeof *w);
   w->pConn = pConn;
   w->tStart = dyngNowMs();
-  if (pConn->nMaxMs >= 0) {
-    w->nLimitMs = pConn->nMaxMs;
+  if (pConn->rMaxMs >= 0) {
+    w->rLimitMs = pConn->rMaxMs;
   } else if (bCombinatorial) {
-    w->nLimitMs = DYNG_DEFAULT_MAX_MS;
+    w->rLimitMs = DYNG_DEFAULT_MAX_MS;
     w->bDefaultLimit = 1;
   }
-  if (w->nLimitMs > 0) w->tEnd = w->tStart + (double)w->nLimitMs;
+  if (w->rLimitMs > 0) w->tEnd = w->tStart + w->rLimitMs;
   w->xIsInterrupted = dyngIsInterruptedRoutine();
   w->cancel.should_stop = dyngWatchShouldStop;
   w->cancel.ctx = w;
@@ -103,7 +106,12 @@ void dyngWatchProgressStart(DyngWatch *w, const char *zWhat, const char *zUnit) 
 }
 
 void dyngWatchEnd(DyngWatch *w, sqlite3_int64 nDone) {
-  if (w->bProgress) dyngProgressEnd(&w->progress, nDone);
+  /* Stopped, it finished what the engine last said it had. */
+  if (w->bProgress && w->eStop)
+    dyngProgressEnd(&w->progress, w->bHeard ? w->nDone : 0, w->bHeard ? w->nTotal : nDone,
+                    w->eStop == DYNG_STOP_BUDGET ? "over max_ms" : "interrupted");
+  else if (w->bProgress)
+    dyngProgressEnd(&w->progress, nDone, nDone, NULL);
   w->bProgress = 0;
   sqlite3_finalize(w->pProbe);
   w->pProbe = NULL;
@@ -112,8 +120,8 @@ void dyngWatchEnd(DyngWatch *w, sqlite3_int64 nDone) {
 int dyngWatchError(const DyngWatch *w, const char *zFunc, char **pzErr) {
   if (w->eStop == DYNG_STOP_BUDGET) {
     *pzErr = sqlite3_mprintf("%s: stopped after %.0f ms, over this connection's max_ms budget of "
-                             "%lld ms (%sdyng_config('max_ms', 0) lifts it)",
-                             zFunc, dyngNowMs() - w->tStart, w->nLimitMs,
+                             "%g ms (%sdyng_config('max_ms', 0) lifts it)",
+                             zFunc, dyngNowMs() - w->tStart, w->rLimitMs,
                              w->bDefaultLimit ? "the default; " : "");
     return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
   }

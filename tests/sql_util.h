@@ -102,6 +102,13 @@ static inline char *sql_text(sqlite3 *db, const char *zSql) {
   return zOut;
 }
 
+/* sql_text of SQL made by sqlite3_mprintf, freeing it. */
+static inline char *sql_text_free(sqlite3 *db, char *zSql) {
+  char *z = sql_text(db, zSql);
+  sqlite3_free(zSql);
+  return z;
+}
+
 /* Makes zTemplate ("/tmp/...-XXXXXX") the name of a new empty file. */
 static inline void sql_temp_file(char *zTemplate) {
   int fd = mkstemp(zTemplate);

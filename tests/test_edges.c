@@ -1,6 +1,7 @@
 /*
 ** tests/test_edges.c: what dyng reports about its own work, and graphs in
-** attached databases whose file is detached and attached again.
+** attached databases whose file is detached and attached again, and the
+** room a load takes.
 **
 ** dyng_update's `touched` against the rows of the tree before and after
 ** (read back through dyng_sssp), a detached database's graph leaving the
@@ -12,6 +13,7 @@
 #include "tests/sql_util.h"
 
 #include <math.h>
+#include <unistd.h>
 
 /* ---- touched ------------------------------------------------------------ */
 
@@ -225,6 +227,156 @@ static void test_file_attached_again_answers_from_its_log_rollback_journal(void 
   detach_and_attach_again("delete");
 }
 
+/* ---- sizing a load ------------------------------------------------------ */
+
+/* memory_bytes of graph zName (dyng_config('graphs')). */
+static sqlite3_int64 graph_bytes(sqlite3 *db, const char *zName) {
+  return sql_int_free(db, sqlite3_mprintf("SELECT json_extract(value, '$.memory_bytes') FROM "
+                                          "json_each(dyng_config('graphs')) WHERE "
+                                          "json_extract(value, '$.name') = %Q",
+                                          zName));
+}
+
+/* A load reserves room by what the table can hold, not by the span of its
+** rowids: two rows at rowids 1 and 100000000 are a small graph, and rows
+** spread thinly over their rowids take about what the same rows packed do
+** (100000 rows over rowids 1 .. 10000000 took 48 times as much). */
+static void test_sparse_rowids_do_not_inflate_a_load(void **state) {
+  (void)state;
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL);"
+             "INSERT INTO e(rowid, src, dst, w) VALUES (1, 1, 2, 1), (100000000, 2, 3, 1);"
+             "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)");
+  assert_true(graph_bytes(db, "g") < 1024 * 1024);
+  sql_ok(db, "CREATE TABLE s(src INTEGER, dst INTEGER);"
+             "WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < 19999)"
+             "  INSERT INTO s(rowid, src, dst) SELECT i * 500 + 1, i, i + 1 FROM c;"
+             "CREATE TABLE d(src INTEGER, dst INTEGER); INSERT INTO d SELECT src, dst FROM s;"
+             "CREATE VIRTUAL TABLE gs USING dyng(edges=s); CREATE VIRTUAL TABLE gd USING dyng(edges=d)");
+  sqlite3_int64 nSparse = graph_bytes(db, "gs"), nDense = graph_bytes(db, "gd");
+  /* Room that grows as rows come doubles: up to twice what is used. */
+  if (nSparse > 3 * nDense)
+    fail_msg("sparse rowids: %lld bytes, the same rows packed: %lld", nSparse, nDense);
+  /* A budget the graph fits in is not refused for room it never used. */
+  sql_ok_free(db, sqlite3_mprintf("SELECT dyng_config('max_graph_mb', %lld)",
+                                  nDense * 3 / (1024 * 1024) + 1));
+  sql_ok(db, "INSERT INTO s VALUES (1, 5)");
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM dyng_sssp('gs', 0) WHERE node = 5"), 1);
+  sql_ok(db, "SELECT dyng_update('gs', 'reload')");
+  sqlite3_close(db);
+}
+
+/* ---- calls beside a half-read statement --------------------------------- */
+
+/* An INSERT ... RETURNING whose rows are still being read is a writing
+** statement that is running: top-level calls of dyng_config and dyng_update
+** still pass, and a CHECK constraint that calls them is still refused. */
+static void test_half_read_writing_statement_does_not_refuse_top_level_calls(void **state) {
+  (void)state;
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER); INSERT INTO e VALUES (1, 2);"
+             "CREATE VIRTUAL TABLE g USING dyng(edges=e); CREATE TABLE t(x)");
+  sqlite3_stmt *p = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO t VALUES (1), (2) RETURNING x", -1, &p, NULL),
+                   SQLITE_OK);
+  assert_int_equal(sqlite3_step(p), SQLITE_ROW);
+  sql_ok(db, "SELECT dyng_config()");
+  sql_ok(db, "SELECT dyng_config('max_ms')");
+  sql_ok(db, "SELECT dyng_config('max_ms', 5000)");
+  sql_ok(db, "INSERT INTO e VALUES (2, 3)");
+  sql_ok(db, "SELECT dyng_update('g')");
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM g"), 3);
+  assert_int_equal(sqlite3_step(p), SQLITE_ROW);
+  /* The planted call, while the half-read statement still runs. */
+  sql_ok(db, "CREATE TABLE planted(x CHECK (dyng_update('g') IS NOT NULL))");
+  sql_fails(db, "INSERT INTO planted VALUES (1)", "unsafe use of dyng_update()", NULL);
+  assert_int_equal(sqlite3_step(p), SQLITE_DONE);
+  sqlite3_finalize(p);
+  sql_fails(db, "INSERT INTO planted VALUES (1)", "unsafe use of dyng_update()", NULL);
+  sqlite3_close(db);
+}
+
+/* ---- progress of a stopped computation ---------------------------------- */
+
+/* With progress on, a cycle count that max_ms stops says so on stderr, with
+** how far it got, and never "done". */
+static void test_progress_of_a_stopped_count_says_it_stopped(void **state) {
+  (void)state;
+  char zLog[] = "/tmp/dyng-edges-stderr-XXXXXX";
+  int fd = mkstemp(zLog);
+  assert_true(fd >= 0);
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER);"
+             "WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < 59999)"
+             "  INSERT INTO e SELECT abs(random()) % 3000, abs(random()) % 3000 FROM c;"
+             "CREATE VIRTUAL TABLE g USING dyng(edges=e, directed=0)");
+  sql_ok(db, "SELECT dyng_config('progress', 1), dyng_config('max_ms', 3000)");
+  fflush(stderr);
+  int fdErr = dup(2);
+  assert_true(fdErr >= 0 && dup2(fd, 2) == 2);
+  sql_fails(db, "SELECT dyng_cycle_count('g', 6)", "over this connection's max_ms budget", NULL);
+  fflush(stderr);
+  dup2(fdErr, 2);
+  close(fdErr);
+  char zOut[4096] = "";
+  ssize_t n = pread(fd, zOut, sizeof zOut - 1, 0);
+  close(fd);
+  unlink(zLog);
+  assert_true(n > 0);
+  zOut[n] = 0;
+  if (!strstr(zOut, "counting 6-cycles of graph 'g': stopped (over max_ms) after ") ||
+      strstr(zOut, "done"))
+    fail_msg("progress said:\n%s", zOut);
+  sqlite3_close(db);
+}
+
+/* ---- settings ------------------------------------------------------------- */
+
+/* max_ms keeps its fraction; NULL puts every setting back as a new
+** connection has it (compared with a new connection's report). */
+static void test_settings_keep_fractions_and_null_restores_defaults(void **state) {
+  (void)state;
+  sqlite3 *db = sql_open(":memory:"), *fresh = sql_open(":memory:");
+  sql_ok(db, "SELECT dyng_config('max_ms', 7.5)");
+  assert_int_equal(sql_int(db, "SELECT dyng_config('max_ms') = '7.5'"), 1);
+  static const char *const azKey[] = {"max_ms", "max_graph_mb", "cache_mb", "progress", "backend"};
+  static const char *const azSet[] = {"250", "64", "3", "1", "'cpu'"};
+  for (int i = 0; i < 5; i++) {
+    char *zWant = sql_text_free(fresh, sqlite3_mprintf("SELECT dyng_config(%Q)", azKey[i]));
+    sql_ok_free(db, sqlite3_mprintf("SELECT dyng_config(%Q, %s)", azKey[i], azSet[i]));
+    char *zSet = sql_text_free(db, sqlite3_mprintf("SELECT dyng_config(%Q)", azKey[i]));
+    if (strcmp(zSet, zWant) == 0) fail_msg("%s: setting %s changed nothing", azKey[i], azSet[i]);
+    sql_ok_free(db, sqlite3_mprintf("SELECT dyng_config(%Q, NULL)", azKey[i]));
+    char *zGot = sql_text_free(db, sqlite3_mprintf("SELECT dyng_config(%Q)", azKey[i]));
+    if (strcmp(zGot, zWant) != 0)
+      fail_msg("%s after NULL: %s, a new connection has %s", azKey[i], zGot, zWant);
+    sqlite3_free(zWant);
+    sqlite3_free(zSet);
+    sqlite3_free(zGot);
+  }
+  sqlite3_close(fresh);
+  sqlite3_close(db);
+}
+
+/* The values a refused row has are written as they are: -1e299 is
+** negative, not too large; 4.5e300 in its shortest form; one byte. */
+static void test_refused_values_are_described_as_they_are(void **state) {
+  (void)state;
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL); INSERT INTO e VALUES (1, 2, 4.5e300)");
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)", "(rowid 1 has 4.5e+300)",
+            NULL);
+  sql_ok(db, "UPDATE e SET w = -1e299");
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)",
+            "must be a finite number >= 0 (rowid 1 has -1e+299)", NULL);
+  sql_ok(db, "UPDATE e SET w = x'00'");
+  sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)", "(rowid 1 has a blob of 1 "
+            "byte)", NULL);
+  sql_ok(db, "UPDATE e SET w = 1; CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)");
+  sql_fails(db, "INSERT INTO e VALUES (2, 3, -1e299)", "(got a negative number)", NULL);
+  sqlite3_close(db);
+}
+
 int main(void) {
   test_seed();
   const struct CMUnitTest tests[] = {
@@ -232,6 +384,11 @@ int main(void) {
       cmocka_unit_test(test_touched_matches_the_rows_through_random_batches),
       cmocka_unit_test(test_file_attached_again_answers_from_its_log_wal),
       cmocka_unit_test(test_file_attached_again_answers_from_its_log_rollback_journal),
+      cmocka_unit_test(test_sparse_rowids_do_not_inflate_a_load),
+      cmocka_unit_test(test_half_read_writing_statement_does_not_refuse_top_level_calls),
+      cmocka_unit_test(test_progress_of_a_stopped_count_says_it_stopped),
+      cmocka_unit_test(test_settings_keep_fractions_and_null_restores_defaults),
+      cmocka_unit_test(test_refused_values_are_described_as_they_are),
   };
   return cmocka_run_group_tests_name("edges", tests, NULL, NULL);
 }

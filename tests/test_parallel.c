@@ -155,6 +155,50 @@ static void test_team_stops_when_cancel_asks(void **state) {
   free(j.taken);
 }
 
+/* The progress a team reports counts the items of finished chunks (a
+** chunk is finished when its thread comes back for another, or the loop
+** runs to its end), never those merely handed out: a stop leaves the chunk
+** a thread holds uncounted.  One thread, chunks of 10; the stop comes while
+** the chunk from 30 is held (40 handed out), and the last report, after
+** the loop, says 30. */
+typedef struct progress_seen {
+  uint64_t done, total;
+  int n_calls;
+  const dyng_team *team;
+} progress_seen;
+
+static void note_progress(void *ctx, uint64_t done, uint64_t total) {
+  progress_seen *s = ctx;
+  s->done = done, s->total = total, s->n_calls++;
+}
+
+static int stop_once_40_taken(void *ctx) {
+  progress_seen *s = ctx;
+  return atomic_load(&((dyng_team *)s->team)->next) >= 40;
+}
+
+static void test_team_progress_counts_finished_items(void **state) {
+  (void)state;
+  progress_seen seen = {0};
+  dyng_cancel cancel = {stop_once_40_taken, &seen, note_progress};
+  count_job j = {.fail_at = UINT32_MAX};
+  seen.team = &j.team;
+  int rc;
+  run_count(&j, 100, 10, 1, &cancel, &rc);
+  assert_int_equal(rc, DYNG_EINTERRUPTED);
+  assert_true(seen.n_calls >= 2);
+  assert_int_equal(seen.total, 100);
+  assert_int_equal(seen.done, 30);
+  free(j.taken);
+  /* Run to its end, every item is finished. */
+  dyng_cancel quiet = {NULL, &seen, note_progress};
+  count_job k = {.fail_at = UINT32_MAX};
+  run_count(&k, 100, 10, 0, &quiet, &rc);
+  assert_int_equal(rc, DYNG_OK);
+  assert_int_equal(seen.done, 100);
+  free(k.taken);
+}
+
 static void test_poll_stop_asks_once_per_period(void **state) {
   (void)state;
   int calls = 0;
@@ -274,6 +318,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_parallel_ranges_cover_every_item_once, teardown),
       cmocka_unit_test_teardown(test_team_stops_at_the_first_failure, teardown),
       cmocka_unit_test_teardown(test_team_stops_when_cancel_asks, teardown),
+      cmocka_unit_test_teardown(test_team_progress_counts_finished_items, teardown),
       cmocka_unit_test_teardown(test_poll_stop_asks_once_per_period, teardown),
       cmocka_unit_test_teardown(test_radix_sort_matches_a_stable_qsort, teardown),
       cmocka_unit_test_teardown(test_radix_sort_is_the_same_on_one_thread, teardown),

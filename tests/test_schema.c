@@ -344,17 +344,18 @@ static void test_older_writing_before_trigger_is_refused_until_made_again(void *
   sql_ok(db, zTrigger);
   sql_ok(db, "INSERT OR REPLACE INTO e VALUES (3, 4, 7, 'a')");
   check_graph(db, "g", ROWS_E, 0, "e");
-  /* A reattach makes the capture newer: refused again, by the reattach
-  ** itself and then by every query. */
+  /* A REPLACE trigger made again by a reattach is newer than it: refused
+  ** again, by the reattach itself and then by every query. */
+  sql_ok(db, "DROP TRIGGER g_log_rep_ins");
   sql_fails(db, "SELECT dyng_update('g', 'reattach')", "trigger 'fan'", "create that trigger again",
             NULL);
   sql_fails(db, "SELECT count(*) FROM g", "trigger 'fan'", "create that trigger again", NULL);
   sql_ok_free(db, sqlite3_mprintf("DROP TRIGGER fan; %s", zTrigger));
   sql_ok(db, "INSERT OR REPLACE INTO e VALUES (3, 5, 2, 'b')");
   check_graph(db, "g", ROWS_E, 0, "e");
-  /* Older triggers that do not write, or run after the row, are no
-  ** concern. */
-  sql_ok(db, "DROP TRIGGER fan; CREATE TABLE t(x);"
+  /* Older triggers that do not write into the table, or run after the
+  ** row, are no concern. */
+  sql_ok(db, "DROP TRIGGER fan; DROP TRIGGER g_log_rep_upd; CREATE TABLE t(x);"
              "CREATE TRIGGER quiet BEFORE INSERT ON e BEGIN SELECT 'insert into e';"
              "  INSERT INTO t VALUES (NEW.src); END;"
              "CREATE TRIGGER later AFTER INSERT ON e BEGIN INSERT INTO t VALUES (1); END;"
