@@ -244,6 +244,139 @@ class Runner:
         return got
 
 
+# ---- the plain-SQL removal of a graph (docs/sql.md) ----------------------
+
+REMOVAL_HEADING = "Removing a graph without dyng"
+
+# Definitions of the graph `net` as SQLite stores them: the text from the
+# table's name on, as it was written.  The removal must take every one.
+REMOVAL_TAKES = [
+    "CREATE VIRTUAL TABLE net USING dyng(edges=roads, weights=length)",
+    "CREATE VIRTUAL TABLE net USING  dyng(edges=roads, weights=length)",
+    "CREATE VIRTUAL TABLE net\n\tUSING\tdyng\n  (edges=roads, weights=length)",
+    "CREATE VIRTUAL TABLE net using DYNG(edges=roads, weights=length)",
+    "CREATE VIRTUAL TABLE NET UsInG dYnG (edges=roads)",
+    "CREATE VIRTUAL TABLE \"net\" USING \"dyng\"(edges=roads, weights=length)",
+    "CREATE VIRTUAL TABLE [net]/* the graph */USING/**/[Dyng] (edges=roads)",
+    "CREATE VIRTUAL TABLE main.`net` -- the graph\nUSING -- its module\n'dyng'(edges=roads)",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS net USING `dyng` (edges=roads)",
+]
+
+# Virtual tables named `net` of other modules, some of them planted in the
+# schema (the module does not exist): the removal must leave every one.
+REMOVAL_LEAVES = [
+    ("create", "CREATE VIRTUAL TABLE net USING fts5(\"USING dyng\")"),
+    ("create", "CREATE VIRTUAL TABLE net /* USING dyng */ USING fts5(a)"),
+    ("plant", "CREATE VIRTUAL TABLE net USING dyngx(edges=roads)"),
+    ("plant", "CREATE VIRTUAL TABLE net USING  dyng_old (edges=roads)"),
+    ("plant", "CREATE VIRTUAL TABLE net USING \"dyng\"\"\"(edges=roads)"),
+    ("plant", "CREATE VIRTUAL TABLE net USING 'dyng-v0'(edges=roads)"),
+]
+
+
+def sql_quote(s):
+    return "'" + s.replace("'", "''") + "'"
+
+
+def check_removal(doc_blocks, runner):
+    """Runs the removal SQL of docs/sql.md, as the doc shows it, without dyng
+    on databases holding each definition above; diagnostics or []."""
+    blocks = [b for b in doc_blocks if b.lang == "sql" and b.heading == REMOVAL_HEADING]
+    if not blocks:
+        return ["docs/sql.md: no ```sql block under '%s'" % REMOVAL_HEADING]
+    removal = "\n".join(blocks[0].lines) + "\n"
+    r = runner()
+    problems = []
+    for i, (how, definition) in enumerate([("take", d) for d in REMOVAL_TAKES] + REMOVAL_LEAVES):
+        path = os.path.join(r.scratch, "removal-%d.db" % i)
+        setup = ("CREATE TABLE roads(src INTEGER NOT NULL, dst INTEGER NOT NULL, length REAL);\n"
+                 "INSERT INTO roads VALUES (1, 2, 4), (2, 3, 1), (1, 3, 7);\n")
+        if how == "take":
+            setup = ".load ./dyng\n" + setup + definition + ";\n"
+        elif how == "create":
+            setup += definition + ";\n"
+        else:
+            setup += ("PRAGMA writable_schema = ON;\n"
+                      "INSERT INTO sqlite_master VALUES ('table', 'net', 'net', 0, %s);\n"
+                      "PRAGMA writable_schema = RESET;\n" % sql_quote(definition))
+        got = trim(r.run(["sqlite3", path], stdin=setup + "SELECT 'made', count(*) FROM sqlite_master;\n"))
+        if len(got) != 1 or not got[0].startswith("made|"):
+            problems.append("%r: could not make the database: %s" % (definition, " / ".join(got)))
+            continue
+        got = trim(r.run(["sqlite3", path], stdin=removal))
+        if got:
+            problems.append("%r: the removal printed %s" % (definition, " / ".join(got)))
+        if how == "take":
+            want = ["names|0", "ok", "rows|3", "free|CREATE TABLE net(x)"]
+            check = ("SELECT 'names', count(*) FROM sqlite_master WHERE name LIKE 'net%';\n"
+                     "PRAGMA integrity_check;\n"
+                     "INSERT INTO roads VALUES (3, 4, -1);\n"
+                     "SELECT 'rows', count(*) - 1 FROM roads;\n"
+                     "CREATE TABLE net(x);\n"
+                     "SELECT 'free', sql FROM sqlite_master WHERE name LIKE 'net%';\n")
+            what = "the graph, its log and triggers gone, the name free, the rows kept"
+        else:
+            want = ["kept|" + definition.split("\n")[0]]
+            check = "SELECT 'kept', sql FROM sqlite_master WHERE name = 'net' COLLATE NOCASE;\n"
+            what = "the other virtual table kept"
+        got = trim(r.run(["sqlite3", path], stdin=check))
+        if got != want:
+            problems.append("%r: expected %s (%s), got %s" % (definition, " / ".join(want), what,
+                                                               " / ".join(got)))
+    if problems:
+        problems.insert(0, "the SQL at %s:" % blocks[0].where())
+    return problems
+
+
+# ---- tables ----------------------------------------------------------------
+
+TABLE_DELIMITER = re.compile(r"^\|(\s*:?-+:?\s*\|)+\s*$")
+
+
+def check_tables(path):
+    """Every markdown table of a doc in one piece: each run of lines that
+    start with '|' begins with a header row and a delimiter row (else it
+    renders as text), and no line of text sits between the rows of what
+    reads as one table.  Diagnostics or []."""
+    with open(os.path.join(SRCDIR, path), encoding="utf-8") as f:
+        text = f.read().split("\n")
+    problems, fence, in_comment, run = [], None, False, []
+    prev_table_end = None  # line of the last row of the previous table run
+    gap = []               # the lines since then
+
+    def end_run():
+        if len(run) < 2 or not TABLE_DELIMITER.match(run[1][1].strip()):
+            problems.append("%s:%d: %d line(s) starting with '|' without a header and a '| --- |' "
+                            "row above them: they render as text, not as a table%s"
+                            % (path, run[0][0], len(run),
+                               " (the table at line %d is split by the text at line %d)"
+                               % (prev_table_end, gap[0][0]) if prev_table_end and gap else ""))
+
+    for n, line in enumerate(text + [""], 1):
+        m = FENCE.match(line)
+        if fence is None and not in_comment and m:
+            fence = m.group(2)
+        elif fence is not None:
+            if line.strip() == fence:
+                fence = None
+            continue
+        if in_comment or line.lstrip().startswith("<!--"):
+            in_comment = "-->" not in line
+            continue
+        if line.startswith("|"):
+            run.append((n, line))
+            continue
+        if run:
+            end_run()
+            prev_table_end, gap, run = run[-1][0], [], []
+        if line.strip():
+            gap.append((n, line))
+        elif gap:
+            # A blank line after text: what follows is no longer the table's.
+            prev_table_end, gap = None, []
+    return problems
+
+
 def main():
     shell = os.environ.get("SQLITE3_SHELL") or shutil.which("sqlite3") or ""
     if shell == "no" or not (os.path.isfile(shell) and os.access(shell, os.X_OK)):
@@ -300,6 +433,14 @@ def main():
                     return diff(shown.where, [mask_line(l) for l in trim(shown.lines)],
                                 [mask_line(l) for l in got])
             checks.append((name, check))
+        checks.append(("%s: every table in one piece" % doc, lambda doc=doc: check_tables(doc)))
+        if doc == "docs/sql.md":
+            checks.append(("%s: %s, for every way SQLite reads the module name" % (doc, REMOVAL_HEADING),
+                           lambda blocks=blocks, runner=runner: check_removal(blocks, runner)))
+    for doc in sorted(os.listdir(os.path.join(SRCDIR, "docs"))):
+        if doc.endswith(".md") and "docs/" + doc not in docs and not sys.argv[1:]:
+            checks.append(("docs/%s: every table in one piece" % doc,
+                           lambda doc=doc: check_tables("docs/" + doc)))
     print("1..%d" % len(checks))
     failed = 0
     for i, (name, check) in enumerate(checks, 1):
