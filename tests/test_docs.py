@@ -31,6 +31,14 @@
 #     `openmp`, `sanitizers`, `threads` and `interrupt_check` (the keys
 #     themselves must match).
 #
+# Besides the examples: every markdown table of docs/*.md and README.md must
+# be in one piece (a header and a delimiter row above its rows, no text
+# between them); the SQL of docs/sql.md that removes a graph without dyng,
+# taken from the doc, must remove graphs defined every way SQLite reads a
+# module name and leave other modules' tables; and every key dyng_config()
+# reports, and every backend name dyng_config('backend', …) accepts, must
+# be in docs/sql.md.
+#
 # A failure prints the differences with the doc's file and line:
 # `-docs/sql.md:123: shown` for a line the doc shows, `+ got` for what the
 # shell printed instead.
@@ -328,6 +336,111 @@ def check_removal(doc_blocks, runner):
     return problems
 
 
+# ---- dyng_config (docs/sql.md) ---------------------------------------------
+
+CONFIG_HEADING = "dyng_config"
+
+# Values dyng_config('backend', …) might take; each one it accepts must be
+# named in the doc's `backend` item.
+BACKEND_CANDIDATES = ["auto", "cpu", "cuda", "gpu", "tpu", "cuda13", "none", "host", "device"]
+
+
+def section_lines(path, heading):
+    """The lines of a doc's section `## heading`, up to the next `## `."""
+    with open(os.path.join(SRCDIR, path), encoding="utf-8") as f:
+        text = f.read().split("\n")
+    out, inside = [], False
+    for line in text:
+        if line.startswith("## "):
+            inside = line[3:].strip() == heading
+            continue
+        if inside:
+            out.append(line)
+    return out
+
+
+def key_tables(lines):
+    """The keys named in the first cells of the section's `| key | type |
+    meaning |` tables, one set per table."""
+    tables, cur = [], None
+    for line in lines:
+        if re.match(r"^\|\s*key\s*\|\s*type\s*\|", line):
+            cur = set()
+            tables.append(cur)
+        elif cur is not None and line.startswith("|"):
+            cur.update(re.findall(r"`([^`]+)`", line.split("|")[1]))
+        elif not line.startswith("|"):
+            cur = None
+    return tables
+
+
+def json_keys(value, prefix=""):
+    """The keys of a JSON object, those of the objects in it as
+    `outer.inner` (the doc lists those instead of the outer key)."""
+    out = []
+    for k, v in value.items():
+        if isinstance(v, dict) and v and not prefix:
+            out += json_keys(v, k + ".")
+        else:
+            out.append(prefix + k)
+    return out
+
+
+def check_config(runner):
+    """Every key dyng_config() reports (top level, the objects in it, and a
+    graph's) is in the doc's key tables, and every value dyng_config accepts
+    for `backend` is named in its item.  Diagnostics or []."""
+    lines = section_lines("docs/sql.md", CONFIG_HEADING)
+    tables = key_tables(lines)
+    if len(tables) < 2:
+        return ["docs/sql.md: the %s section has %d key tables, expected 2 (connection, graph)"
+                % (CONFIG_HEADING, len(tables))]
+    r = runner()
+    problems = []
+    # DYNG_CPU_ONLY with a value that is not a boolean: what a run reports then.
+    script = (".load ./dyng\nCREATE TABLE e(src INTEGER, dst INTEGER, w REAL);\n"
+              "INSERT INTO e VALUES (1, 2, 3);\n"
+              "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w);\n"
+              "SELECT count(*) FROM dyng_sssp('g', 1);\nSELECT dyng_cycle_count('g', 3);\n"
+              "SELECT dyng_config();\n")
+    for env in ([], ["DYNG_CPU_ONLY=maybe"]):
+        got = trim(r.run(["env"] + env + ["sqlite3"], stdin=script))
+        try:
+            config = json.loads(got[-1])
+        except (ValueError, IndexError):
+            problems.append("dyng_config() with %s printed %s" % (env or "no setting", " / ".join(got)))
+            continue
+        for key in json_keys(config):
+            if key not in tables[0]:
+                problems.append("docs/sql.md (%s): dyng_config() reports `%s`%s; its key table does not "
+                                "list it" % (CONFIG_HEADING, key, " with " + env[0] if env else ""))
+        for graph in config.get("graphs", []):
+            for key in graph:
+                if key not in tables[1]:
+                    problems.append("docs/sql.md (%s): a graph's entry has `%s`; the per-graph table "
+                                    "does not list it" % (CONFIG_HEADING, key))
+    item, inside = [], False
+    for line in lines:
+        if line.startswith("- "):
+            inside = line.startswith("- `backend`")
+        elif not line.startswith(" "):
+            inside = False
+        if inside:
+            item.append(line)
+    named = set(v.lower() for v in re.findall(r"'([A-Za-z0-9_]+)'", " ".join(item)))
+    for value in BACKEND_CANDIDATES:
+        got = trim(r.run(["sqlite3"], stdin=".load ./dyng\nSELECT dyng_config('backend', '%s') ->> '$';\n"
+                                            % value))
+        accepted = not any("error" in l.lower() for l in got)
+        if accepted and value not in named:
+            problems.append("docs/sql.md (%s): dyng_config('backend', '%s') is accepted; the `backend` "
+                            "item names only %s" % (CONFIG_HEADING, value, ", ".join(sorted(named))))
+        if not accepted and value in named:
+            problems.append("docs/sql.md (%s): the `backend` item names '%s', which dyng_config refuses: %s"
+                            % (CONFIG_HEADING, value, " / ".join(got)))
+    return problems
+
+
 # ---- tables ----------------------------------------------------------------
 
 TABLE_DELIMITER = re.compile(r"^\|(\s*:?-+:?\s*\|)+\s*$")
@@ -437,6 +550,8 @@ def main():
         if doc == "docs/sql.md":
             checks.append(("%s: %s, for every way SQLite reads the module name" % (doc, REMOVAL_HEADING),
                            lambda blocks=blocks, runner=runner: check_removal(blocks, runner)))
+            checks.append(("%s: every key and backend value of dyng_config documented" % doc,
+                           lambda runner=runner: check_config(runner)))
     for doc in sorted(os.listdir(os.path.join(SRCDIR, "docs"))):
         if doc.endswith(".md") and "docs/" + doc not in docs and not sys.argv[1:]:
             checks.append(("docs/%s: every table in one piece" % doc,
