@@ -2,11 +2,26 @@
 ** engine/pareto.c: multi-objective label setting (see pareto.h).
 **
 ** Labels live in one growing array: costs (k doubles each), vertex,
-** predecessor label and the edge slot that led here.  A binary heap of
-** label indices orders them lexicographically by cost.  Each vertex keeps
-** the list of its permanent labels (linked through `next`); dominance checks
-** walk that list, and a new label is also dropped at once when the target's
-** permanent labels dominate it (no extension of it can join the front).
+** predecessor label, the edge slot that led here and the tie level.  A
+** binary heap of label indices orders them lexicographically by cost, then
+** by the tie rule (below).  Each vertex keeps the list of its permanent
+** labels (linked through `next`); dominance checks walk that list, and a
+** new label is also dropped at once when the target's permanent labels
+** dominate it (no extension of it can join the front).
+**
+** Ties.  Of the labels of one vertex with one cost vector, the first to
+** leave the heap becomes permanent and the others are dropped; so the heap
+** breaks ties by the rule of dyng_sssp's parents (engine/sssp.h), on the
+** labels' keys (cost, level, rowid of the last edge, cost of the label it
+** extends): a label whose cost its predecessor's is not (the edge added
+** something) has level 0, one that its edge left unchanged its
+** predecessor's level + 1.  A label's key is never below that of the label
+** it extends, so labels leave the heap in key order, and every candidate
+** for a (vertex, cost) is in the heap before the first of them leaves it:
+** the one that stays is the smallest rowid among the edges from a strictly
+** cheaper label, else the fewest steps that add nothing, then the smallest
+** rowid.  Which path represents a cost vector then depends on the graph's
+** edges alone, not on the order of its adjacency (its history).
 */
 #include "engine/pareto.h"
 #include "engine/error.h"
@@ -21,6 +36,9 @@ typedef struct dyng__labels {
   uint32_t *pred;     /* label it extends, DYNG_NONE at the source */
   uint32_t *edge;     /* slot from the predecessor's vertex */
   uint32_t *next;     /* next permanent label of the same vertex */
+  uint32_t *level;    /* tie level: 0 when the edge added to the cost, else
+                         the predecessor's + 1 */
+  const int64_t *rowid; /* per edge slot: its rowid (the graph's) */
   size_t n, cap;
 } dyng__labels;
 
@@ -31,7 +49,7 @@ static int dyng__labels_grow(dyng__labels *L) {
   if (dyng_resize(&L->cost, cap * (size_t)L->k, sizeof *L->cost) ||
       dyng_resize(&L->vertex, cap, sizeof *L->vertex) ||
       dyng_resize(&L->pred, cap, sizeof *L->pred) || dyng_resize(&L->edge, cap, sizeof *L->edge) ||
-      dyng_resize(&L->next, cap, sizeof *L->next))
+      dyng_resize(&L->next, cap, sizeof *L->next) || dyng_resize(&L->level, cap, sizeof *L->level))
     return DYNG_ENOMEM;
   L->cap = cap;
   return DYNG_OK;
@@ -44,6 +62,22 @@ static int dyng__lex(const double *a, const double *b, int k) {
     if (a[i] > b[i]) return 1;
   }
   return 0;
+}
+
+/* -1, 0, 1: labels a and b in the heap's order: cost, then the tie rule
+** (level, rowid of the last edge, cost of the label extended; the source's
+** label, the only one without an edge, has cost 0 and level 0 and comes
+** first).  0 only for labels that make the same path. */
+static int dyng__label_cmp(const dyng__labels *L, uint32_t a, uint32_t b) {
+  int k = L->k;
+  int c = dyng__lex(L->cost + (size_t)a * k, L->cost + (size_t)b * k, k);
+  if (c) return c;
+  if (L->level[a] != L->level[b]) return L->level[a] < L->level[b] ? -1 : 1;
+  if (L->pred[a] == DYNG_NONE || L->pred[b] == DYNG_NONE)
+    return (L->pred[a] != DYNG_NONE) - (L->pred[b] != DYNG_NONE);
+  int64_t ra = L->rowid[L->edge[a]], rb = L->rowid[L->edge[b]];
+  if (ra != rb) return ra < rb ? -1 : 1;
+  return dyng__lex(L->cost + (size_t)L->pred[a] * k, L->cost + (size_t)L->pred[b] * k, k);
 }
 
 /* 1 when a dominates or equals b (a <= b in every objective). */
@@ -68,10 +102,9 @@ typedef struct dyng__lheap {
 static int dyng__lheap_push(dyng__lheap *h, const dyng__labels *L, uint32_t x) {
   if (h->n == h->cap && dyng_grow((void **)&h->a, &h->cap, h->n + 1, sizeof *h->a)) return DYNG_ENOMEM;
   size_t i = h->n++;
-  const double *cx = L->cost + (size_t)x * L->k;
   while (i > 0) {
     size_t p = (i - 1) / 2;
-    if (dyng__lex(L->cost + (size_t)h->a[p] * L->k, cx, L->k) <= 0) break;
+    if (dyng__label_cmp(L, h->a[p], x) <= 0) break;
     h->a[i] = h->a[p];
     i = p;
   }
@@ -82,14 +115,11 @@ static int dyng__lheap_push(dyng__lheap *h, const dyng__labels *L, uint32_t x) {
 static uint32_t dyng__lheap_pop(dyng__lheap *h, const dyng__labels *L) {
   uint32_t top = h->a[0], last = h->a[--h->n];
   size_t i = 0;
-  const double *cl = L->cost + (size_t)last * L->k;
   for (;;) {
     size_t c = 2 * i + 1;
     if (c >= h->n) break;
-    if (c + 1 < h->n &&
-        dyng__lex(L->cost + (size_t)h->a[c + 1] * L->k, L->cost + (size_t)h->a[c] * L->k, L->k) < 0)
-      c++;
-    if (dyng__lex(L->cost + (size_t)h->a[c] * L->k, cl, L->k) >= 0) break;
+    if (c + 1 < h->n && dyng__label_cmp(L, h->a[c + 1], h->a[c]) < 0) c++;
+    if (dyng__label_cmp(L, h->a[c], last) >= 0) break;
     h->a[i] = h->a[c];
     i = c;
   }
@@ -118,6 +148,7 @@ int dyng_pareto_front(const dyng_graph_view *g, uint32_t source, uint32_t target
   dyng__labels L;
   memset(&L, 0, sizeof L);
   L.k = k;
+  L.rowid = g->edge_rowid;
   dyng__lheap h;
   memset(&h, 0, sizeof h);
   uint32_t *head = dyng_malloc((size_t)n * sizeof *head); /* permanent labels per vertex */
@@ -129,6 +160,7 @@ int dyng_pareto_front(const dyng_graph_view *g, uint32_t source, uint32_t target
   for (uint32_t v = 0; v < n; v++) head[v] = DYNG_NONE;
   for (int j = 0; j < k; j++) L.cost[j] = 0.0;
   L.vertex[0] = source, L.pred[0] = L.edge[0] = L.next[0] = DYNG_NONE;
+  L.level[0] = 0;
   L.n = 1;
   rc = dyng__lheap_push(&h, &L, 0);
   while (rc == DYNG_OK && h.n) {
@@ -158,6 +190,9 @@ int dyng_pareto_front(const dyng_graph_view *g, uint32_t source, uint32_t target
       L.pred[z] = x;
       L.edge[z] = g->out.ref[p] >> 1;
       L.next[z] = DYNG_NONE;
+      /* An edge that left every objective as it was (weight 0, or lost to
+      ** rounding) adds a step to the tie level. */
+      L.level[z] = dyng__lex(c, L.cost + (size_t)x * k, k) ? 0 : L.level[x] + 1;
       if ((rc = dyng__lheap_push(&h, &L, (uint32_t)z)) != DYNG_OK) break;
     }
   }
@@ -211,5 +246,6 @@ done:
   dyng_free(L.pred);
   dyng_free(L.edge);
   dyng_free(L.next);
+  dyng_free(L.level);
   return rc;
 }

@@ -7,8 +7,13 @@
 ** dominated by one that leaves later; it becomes permanent unless a
 ** permanent label of its vertex (or of the target) dominates or equals it,
 ** and extends along every out-edge.  The target's permanent labels are the
-** front: one path per distinct non-dominated cost vector.  The number of
-** labels can grow exponentially with the graph, so it is bounded.
+** front: one path per distinct non-dominated cost vector.  Where several
+** paths share a cost vector, the one kept follows the tie rule of
+** engine/sssp.h on cost vectors (smallest rowid among the edges from a
+** strictly cheaper label, else fewest steps that add nothing, then smallest
+** rowid), so the front is a function of the graph's edges (their ends,
+** weights and rowids) alone, whatever the order of its adjacency.  The
+** number of labels can grow exponentially with the graph, so it is bounded.
 */
 #ifndef DYNG_PARETO_H
 #define DYNG_PARETO_H

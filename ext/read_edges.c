@@ -13,8 +13,10 @@
 **   dimacs  (.gr) "c ..." comments, one "p sp N M", then "a u v w" arcs
 **   mtx     (.mtx) MatrixMarket coordinate: "%%MatrixMarket matrix
 **           coordinate real|integer|pattern general|symmetric", '%'
-**           comments, the size line, then "i j [v]"; a symmetric file gives
-**           each off-diagonal entry both ways (both rows carry its line)
+**           comments, the size line "rows columns entries", then
+**           "i j [v]", exactly `entries` of them, 1 <= i <= rows and
+**           1 <= j <= columns; a symmetric file gives each off-diagonal
+**           entry both ways (both rows carry its line)
 **   csv/tsv (.csv, .tsv) a header, then one edge per row; the columns named
 **           src/source/from, dst/target/to and weight/w/cost/length (any
 **           case) are used, else the first three
@@ -23,7 +25,9 @@
 ** (a field more than the format has included) is an error naming the file,
 ** the line and what was expected; so is a weight that is not a decimal
 ** number or whose magnitude is above 1e298 (DYNG_MAX_WEIGHT, the largest a
-** graph takes; a negative weight is returned, for SQL to transform).  A
+** graph takes; a negative weight is returned, for SQL to transform), and a
+** MatrixMarket entry that its size line does not allow (an index out of
+** range, an entry more, or fewer entries than it says).  A
 ** path left out is an error naming it.  The function reads files, so it is
 ** SQLITE_DIRECTONLY: a trigger, view or schema of a database someone else
 ** wrote cannot call it.
@@ -79,6 +83,9 @@ typedef struct DyngReadCursor {
   int bWeight;
   /* MatrixMarket: the header seen, symmetric, pattern; a mirrored entry due. */
   int bHeader, bSymmetric, bPattern, bMirror;
+  /* MatrixMarket: the size line (its line, rows, columns, entries) and the
+  ** entries read so far. */
+  sqlite3_int64 iSizeLine, nRows, nCols, nEntries, nSeen;
   /* CSV/TSV: the header seen, its number of fields and the columns used. */
   int nCol, iSrc, iDst, iW;
 } DyngReadCursor;
@@ -429,11 +436,15 @@ static int dyngMtxHeader(DyngReadCursor *c, const char *z, const char *zs, sqlit
   sqlite3_int64 nr, nc, nz;
   const char *q = zs;
   if (!dyngParseInt(q, &q, &nr, 0) || !dyngParseInt(dyngSkipSpace(q), &q, &nc, 0) ||
-      !dyngParseInt(dyngSkipSpace(q), &q, &nz, 0) || *dyngSkipSpace(q))
+      !dyngParseInt(dyngSkipSpace(q), &q, &nz, 0) || *dyngSkipSpace(q) || nr < 0 || nc < 0 || nz < 0)
     return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected the size line '<rows> <columns> "
                            "<entries>', got '%.40s'",
                         c->zPath, line, z);
   c->bHeader = 1;
+  c->iSizeLine = line;
+  c->nRows = nr;
+  c->nCols = nc;
+  c->nEntries = nz;
   return LINE_SKIP;
 }
 
@@ -448,7 +459,33 @@ static int dyngMtxLine(DyngReadCursor *c, const char *z, const char *zs, sqlite3
   if (e <= 0 || c->bWeight == c->bPattern)
     return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected '<row> <column>%s', got '%.40s'",
                         c->zPath, line, c->bPattern ? "" : " <value>", z);
+  if (++c->nSeen > c->nEntries)
+    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: an entry more than the %lld that the size line "
+                           "(line %lld) declares",
+                        c->zPath, line, c->nEntries, c->iSizeLine);
+  if (c->src < 1 || c->src > c->nRows)
+    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: row %lld is outside 1..%lld, the rows of the size "
+                           "line (line %lld)",
+                        c->zPath, line, c->src, c->nRows, c->iSizeLine);
+  if (c->dst < 1 || c->dst > c->nCols)
+    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: column %lld is outside 1..%lld, the columns of the "
+                           "size line (line %lld)",
+                        c->zPath, line, c->dst, c->nCols, c->iSizeLine);
   c->bMirror = c->bSymmetric && c->src != c->dst;
+  return SQLITE_OK;
+}
+
+/* At the end of a MatrixMarket file: it had its size line, and as many
+** entries as that declared. */
+static int dyngMtxEnd(DyngReadCursor *c) {
+  if (!c->bHeader)
+    return dyngReadFail(c, "dyng_read_edges: '%s': the file ends before its size line '<rows> <columns> "
+                           "<entries>'",
+                        c->zPath);
+  if (c->nSeen < c->nEntries)
+    return dyngReadFail(c, "dyng_read_edges: '%s': %lld entries, fewer than the %lld that the size line "
+                           "(line %lld) declares",
+                        c->zPath, c->nSeen, c->nEntries, c->iSizeLine);
   return SQLITE_OK;
 }
 
@@ -518,6 +555,7 @@ static int dyngReadEdge(DyngReadCursor *c) {
   for (;;) {
     char *z = dyngReaderLine(c, &rc);
     if (!z) {
+      if (rc == SQLITE_OK && c->fmt == FMT_MTX) rc = dyngMtxEnd(c);
       if (rc == SQLITE_OK) c->bEof = 1;
       return rc;
     }

@@ -31,6 +31,14 @@
 #     `openmp`, `sanitizers`, `threads` and `interrupt_check` (the keys
 #     themselves must match).
 #
+# Besides the examples: every markdown table of docs/*.md and README.md must
+# be in one piece (a header and a delimiter row above its rows, no text
+# between them); the SQL of docs/sql.md that removes a graph without dyng,
+# taken from the doc, must remove graphs defined every way SQLite reads a
+# module name and leave other modules' tables; and every key dyng_config()
+# reports, and every backend name dyng_config('backend', …) accepts, must
+# be in docs/sql.md.
+#
 # A failure prints the differences with the doc's file and line:
 # `-docs/sql.md:123: shown` for a line the doc shows, `+ got` for what the
 # shell printed instead.
@@ -244,6 +252,252 @@ class Runner:
         return got
 
 
+# ---- the plain-SQL removal of a graph (docs/sql.md) ----------------------
+
+REMOVAL_HEADING = "Removing a graph without dyng"
+
+# Definitions of the graph `net` as SQLite stores them: the text from the
+# table's name on, as it was written.  The removal must take every one.
+REMOVAL_TAKES = [
+    "CREATE VIRTUAL TABLE net USING dyng(edges=roads, weights=length)",
+    "CREATE VIRTUAL TABLE net USING  dyng(edges=roads, weights=length)",
+    "CREATE VIRTUAL TABLE net\n\tUSING\tdyng\n  (edges=roads, weights=length)",
+    "CREATE VIRTUAL TABLE net using DYNG(edges=roads, weights=length)",
+    "CREATE VIRTUAL TABLE NET UsInG dYnG (edges=roads)",
+    "CREATE VIRTUAL TABLE \"net\" USING \"dyng\"(edges=roads, weights=length)",
+    "CREATE VIRTUAL TABLE [net]/* the graph */USING/**/[Dyng] (edges=roads)",
+    "CREATE VIRTUAL TABLE main.`net` -- the graph\nUSING -- its module\n'dyng'(edges=roads)",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS net USING `dyng` (edges=roads)",
+]
+
+# Virtual tables named `net` of other modules, some of them planted in the
+# schema (the module does not exist): the removal must leave every one.
+REMOVAL_LEAVES = [
+    ("create", "CREATE VIRTUAL TABLE net USING fts5(\"USING dyng\")"),
+    ("create", "CREATE VIRTUAL TABLE net /* USING dyng */ USING fts5(a)"),
+    ("plant", "CREATE VIRTUAL TABLE net USING dyngx(edges=roads)"),
+    ("plant", "CREATE VIRTUAL TABLE net USING  dyng_old (edges=roads)"),
+    ("plant", "CREATE VIRTUAL TABLE net USING \"dyng\"\"\"(edges=roads)"),
+    ("plant", "CREATE VIRTUAL TABLE net USING 'dyng-v0'(edges=roads)"),
+]
+
+
+def sql_quote(s):
+    return "'" + s.replace("'", "''") + "'"
+
+
+def check_removal(doc_blocks, runner):
+    """Runs the removal SQL of docs/sql.md, as the doc shows it, without dyng
+    on databases holding each definition above; diagnostics or []."""
+    blocks = [b for b in doc_blocks if b.lang == "sql" and b.heading == REMOVAL_HEADING]
+    if not blocks:
+        return ["docs/sql.md: no ```sql block under '%s'" % REMOVAL_HEADING]
+    removal = "\n".join(blocks[0].lines) + "\n"
+    r = runner()
+    problems = []
+    for i, (how, definition) in enumerate([("take", d) for d in REMOVAL_TAKES] + REMOVAL_LEAVES):
+        path = os.path.join(r.scratch, "removal-%d.db" % i)
+        setup = ("CREATE TABLE roads(src INTEGER NOT NULL, dst INTEGER NOT NULL, length REAL);\n"
+                 "INSERT INTO roads VALUES (1, 2, 4), (2, 3, 1), (1, 3, 7);\n")
+        if how == "take":
+            setup = ".load ./dyng\n" + setup + definition + ";\n"
+        elif how == "create":
+            setup += definition + ";\n"
+        else:
+            setup += ("PRAGMA writable_schema = ON;\n"
+                      "INSERT INTO sqlite_master VALUES ('table', 'net', 'net', 0, %s);\n"
+                      "PRAGMA writable_schema = RESET;\n" % sql_quote(definition))
+        got = trim(r.run(["sqlite3", path], stdin=setup + "SELECT 'made', count(*) FROM sqlite_master;\n"))
+        if how == "create" and any("no such module" in l for l in got):
+            # A shell without that module: the definition planted instead.
+            os.unlink(path)
+            setup = ("CREATE TABLE roads(src INTEGER NOT NULL, dst INTEGER NOT NULL, length REAL);\n"
+                     "PRAGMA writable_schema = ON;\n"
+                     "INSERT INTO sqlite_master VALUES ('table', 'net', 'net', 0, %s);\n"
+                     "PRAGMA writable_schema = RESET;\n" % sql_quote(definition))
+            got = trim(r.run(["sqlite3", path], stdin=setup + "SELECT 'made', count(*) FROM sqlite_master;\n"))
+        if len(got) != 1 or not got[0].startswith("made|"):
+            problems.append("%r: could not make the database: %s" % (definition, " / ".join(got)))
+            continue
+        got = trim(r.run(["sqlite3", path], stdin=removal))
+        if got:
+            problems.append("%r: the removal printed %s" % (definition, " / ".join(got)))
+        if how == "take":
+            want = ["names|0", "ok", "rows|3", "free|CREATE TABLE net(x)"]
+            check = ("SELECT 'names', count(*) FROM sqlite_master WHERE name LIKE 'net%';\n"
+                     "PRAGMA integrity_check;\n"
+                     "INSERT INTO roads VALUES (3, 4, -1);\n"
+                     "SELECT 'rows', count(*) - 1 FROM roads;\n"
+                     "CREATE TABLE net(x);\n"
+                     "SELECT 'free', sql FROM sqlite_master WHERE name LIKE 'net%';\n")
+            what = "the graph, its log and triggers gone, the name free, the rows kept"
+        else:
+            want = ["kept|" + definition.split("\n")[0]]
+            check = "SELECT 'kept', sql FROM sqlite_master WHERE name = 'net' COLLATE NOCASE;\n"
+            what = "the other virtual table kept"
+        got = trim(r.run(["sqlite3", path], stdin=check))
+        if got != want:
+            problems.append("%r: expected %s (%s), got %s" % (definition, " / ".join(want), what,
+                                                               " / ".join(got)))
+    if problems:
+        problems.insert(0, "the SQL at %s:" % blocks[0].where())
+    return problems
+
+
+# ---- dyng_config (docs/sql.md) ---------------------------------------------
+
+CONFIG_HEADING = "dyng_config"
+
+# Values dyng_config('backend', …) might take; each one it accepts must be
+# named in the doc's `backend` item.
+BACKEND_CANDIDATES = ["auto", "cpu", "cuda", "gpu", "tpu", "cuda13", "none", "host", "device"]
+
+
+def section_lines(path, heading):
+    """The lines of a doc's section `## heading`, up to the next `## `."""
+    with open(os.path.join(SRCDIR, path), encoding="utf-8") as f:
+        text = f.read().split("\n")
+    out, inside = [], False
+    for line in text:
+        if line.startswith("## "):
+            inside = line[3:].strip() == heading
+            continue
+        if inside:
+            out.append(line)
+    return out
+
+
+def key_tables(lines):
+    """The keys named in the first cells of the section's `| key | type |
+    meaning |` tables, one set per table."""
+    tables, cur = [], None
+    for line in lines:
+        if re.match(r"^\|\s*key\s*\|\s*type\s*\|", line):
+            cur = set()
+            tables.append(cur)
+        elif cur is not None and line.startswith("|"):
+            cur.update(re.findall(r"`([^`]+)`", line.split("|")[1]))
+        elif not line.startswith("|"):
+            cur = None
+    return tables
+
+
+def json_keys(value, prefix=""):
+    """The keys of a JSON object, those of the objects in it as
+    `outer.inner` (the doc lists those instead of the outer key)."""
+    out = []
+    for k, v in value.items():
+        if isinstance(v, dict) and v and not prefix:
+            out += json_keys(v, k + ".")
+        else:
+            out.append(prefix + k)
+    return out
+
+
+def check_config(runner):
+    """Every key dyng_config() reports (top level, the objects in it, and a
+    graph's) is in the doc's key tables, and every value dyng_config accepts
+    for `backend` is named in its item.  Diagnostics or []."""
+    lines = section_lines("docs/sql.md", CONFIG_HEADING)
+    tables = key_tables(lines)
+    if len(tables) < 2:
+        return ["docs/sql.md: the %s section has %d key tables, expected 2 (connection, graph)"
+                % (CONFIG_HEADING, len(tables))]
+    r = runner()
+    problems = []
+    # DYNG_CPU_ONLY with a value that is not a boolean: what a run reports then.
+    script = (".load ./dyng\nCREATE TABLE e(src INTEGER, dst INTEGER, w REAL);\n"
+              "INSERT INTO e VALUES (1, 2, 3);\n"
+              "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w);\n"
+              "SELECT count(*) FROM dyng_sssp('g', 1);\nSELECT dyng_cycle_count('g', 3);\n"
+              "SELECT dyng_config();\n")
+    for env in ([], ["DYNG_CPU_ONLY=maybe"]):
+        got = trim(r.run(["env"] + env + ["sqlite3"], stdin=script))
+        try:
+            config = json.loads(got[-1])
+        except (ValueError, IndexError):
+            problems.append("dyng_config() with %s printed %s" % (env or "no setting", " / ".join(got)))
+            continue
+        for key in json_keys(config):
+            if key not in tables[0]:
+                problems.append("docs/sql.md (%s): dyng_config() reports `%s`%s; its key table does not "
+                                "list it" % (CONFIG_HEADING, key, " with " + env[0] if env else ""))
+        for graph in config.get("graphs", []):
+            for key in graph:
+                if key not in tables[1]:
+                    problems.append("docs/sql.md (%s): a graph's entry has `%s`; the per-graph table "
+                                    "does not list it" % (CONFIG_HEADING, key))
+    item, inside = [], False
+    for line in lines:
+        if line.startswith("- "):
+            inside = line.startswith("- `backend`")
+        elif not line.startswith(" "):
+            inside = False
+        if inside:
+            item.append(line)
+    named = set(v.lower() for v in re.findall(r"'([A-Za-z0-9_]+)'", " ".join(item)))
+    for value in BACKEND_CANDIDATES:
+        got = trim(r.run(["sqlite3"], stdin=".load ./dyng\nSELECT dyng_config('backend', '%s') ->> '$';\n"
+                                            % value))
+        accepted = not any("error" in l.lower() for l in got)
+        if accepted and value not in named:
+            problems.append("docs/sql.md (%s): dyng_config('backend', '%s') is accepted; the `backend` "
+                            "item names only %s" % (CONFIG_HEADING, value, ", ".join(sorted(named))))
+        if not accepted and value in named:
+            problems.append("docs/sql.md (%s): the `backend` item names '%s', which dyng_config refuses: %s"
+                            % (CONFIG_HEADING, value, " / ".join(got)))
+    return problems
+
+
+# ---- tables ----------------------------------------------------------------
+
+TABLE_DELIMITER = re.compile(r"^\|(\s*:?-+:?\s*\|)+\s*$")
+
+
+def check_tables(path):
+    """Every markdown table of a doc in one piece: each run of lines that
+    start with '|' begins with a header row and a delimiter row (else it
+    renders as text), and no line of text sits between the rows of what
+    reads as one table.  Diagnostics or []."""
+    with open(os.path.join(SRCDIR, path), encoding="utf-8") as f:
+        text = f.read().split("\n")
+    problems, fence, in_comment, run = [], None, False, []
+    prev_table_end = None  # line of the last row of the previous table run
+    gap = []               # the lines since then
+
+    def end_run():
+        if len(run) < 2 or not TABLE_DELIMITER.match(run[1][1].strip()):
+            problems.append("%s:%d: %d line(s) starting with '|' without a header and a '| --- |' "
+                            "row above them: they render as text, not as a table%s"
+                            % (path, run[0][0], len(run),
+                               " (the table at line %d is split by the text at line %d)"
+                               % (prev_table_end, gap[0][0]) if prev_table_end and gap else ""))
+
+    for n, line in enumerate(text + [""], 1):
+        m = FENCE.match(line)
+        if fence is None and not in_comment and m:
+            fence = m.group(2)
+        elif fence is not None:
+            if line.strip() == fence:
+                fence = None
+            continue
+        if in_comment or line.lstrip().startswith("<!--"):
+            in_comment = "-->" not in line
+            continue
+        if line.startswith("|"):
+            run.append((n, line))
+            continue
+        if run:
+            end_run()
+            prev_table_end, gap, run = run[-1][0], [], []
+        if line.strip():
+            gap.append((n, line))
+        elif gap:
+            # A blank line after text: what follows is no longer the table's.
+            prev_table_end, gap = None, []
+    return problems
+
+
 def main():
     shell = os.environ.get("SQLITE3_SHELL") or shutil.which("sqlite3") or ""
     if shell == "no" or not (os.path.isfile(shell) and os.access(shell, os.X_OK)):
@@ -300,6 +554,16 @@ def main():
                     return diff(shown.where, [mask_line(l) for l in trim(shown.lines)],
                                 [mask_line(l) for l in got])
             checks.append((name, check))
+        checks.append(("%s: every table in one piece" % doc, lambda doc=doc: check_tables(doc)))
+        if doc == "docs/sql.md":
+            checks.append(("%s: %s, for every way SQLite reads the module name" % (doc, REMOVAL_HEADING),
+                           lambda blocks=blocks, runner=runner: check_removal(blocks, runner)))
+            checks.append(("%s: every key and backend value of dyng_config documented" % doc,
+                           lambda runner=runner: check_config(runner)))
+    for doc in sorted(os.listdir(os.path.join(SRCDIR, "docs"))):
+        if doc.endswith(".md") and "docs/" + doc not in docs and not sys.argv[1:]:
+            checks.append(("docs/%s: every table in one piece" % doc,
+                           lambda doc=doc: check_tables("docs/" + doc)))
     print("1..%d" % len(checks))
     failed = 0
     for i, (name, check) in enumerate(checks, 1):

@@ -171,38 +171,53 @@ except sqlite3.OperationalError as e:
     check("a second SQLite library is refused", "another SQLite library" in str(e), str(e))
 
 # A graph removed by a connection that never loads dyng, with the plain SQL
-# of docs/sql.md ("Removing a graph without dyng"): DROP TABLE needs the
-# module on this SQLite too.
-path = tempfile.mktemp(prefix="dyng-drop-", suffix=".db")
-w = apsw.Connection(path)
-w.enable_load_extension(True)
-w.load_extension(ext)
-w.execute("CREATE TABLE e(src INTEGER NOT NULL, dst INTEGER NOT NULL, w REAL, UNIQUE(src, dst));"
-          "INSERT INTO e VALUES (1, 2, 1), (2, 3, 2);"
-          "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)")
-w.close()
-p = apsw.Connection(path)
-try:
-    p.execute("DROP TABLE g")
-    check("DROP TABLE of a graph needs dyng", False, "it dropped")
-except apsw.SQLError as e:
-    check("DROP TABLE of a graph needs dyng", "no such module: dyng" in str(e), str(e))
-p.execute("DROP TRIGGER IF EXISTS g_log_ins; DROP TRIGGER IF EXISTS g_log_upd;"
-          "DROP TRIGGER IF EXISTS g_log_del; DROP TRIGGER IF EXISTS g_log_rep_ins;"
-          "DROP TRIGGER IF EXISTS g_log_rep_upd; DROP TABLE IF EXISTS g_log;"
-          "PRAGMA writable_schema = ON;"
-          "DELETE FROM sqlite_master WHERE type = 'table' AND name = 'g'"
-          "  AND sql LIKE 'CREATE VIRTUAL TABLE%USING dyng%';"
-          "PRAGMA writable_schema = RESET")
-names = [r[0] for r in p.execute("SELECT name FROM sqlite_master ORDER BY name")]
-p.execute("INSERT INTO e VALUES (3, 4, -1)")
-p.close()
-p = apsw.Connection(path)
-check("plain SQL removes the graph without dyng",
-      names == ["e", "sqlite_autoindex_e_1"] and one(p, "PRAGMA integrity_check") == "ok"
-      and one(p, "SELECT count(*) FROM e") == 3, repr(names))
-p.close()
-os.unlink(path)
+# of docs/sql.md ("Removing a graph without dyng"), read from the doc: DROP
+# TABLE needs the module on this SQLite too, and the SQL must take the
+# graph however its definition spells the module name, and leave another
+# module's table named like it.
+def doc_removal_sql():
+    srcdir = os.environ.get("DYNG_SRCDIR") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(srcdir, "docs", "sql.md"), encoding="utf-8") as f:
+        text = f.read()
+    section = text[text.index("### Removing a graph without dyng"):]
+    block = section[section.index("```sql\n") + len("```sql\n"):]
+    return block[:block.index("\n```")]
+
+
+removal = doc_removal_sql()
+for definition, takes in [("CREATE VIRTUAL TABLE net USING dyng(edges=e, weights=w)", True),
+                          ("CREATE VIRTUAL TABLE \"net\"\n  using/* dyng */DYNG (edges=e, weights=w)", True),
+                          ("CREATE VIRTUAL TABLE net USING fts5(\"USING dyng\")", False)]:
+    path = tempfile.mktemp(prefix="dyng-drop-", suffix=".db")
+    w = apsw.Connection(path)
+    w.enable_load_extension(True)
+    w.load_extension(ext)
+    w.execute("CREATE TABLE e(src INTEGER NOT NULL, dst INTEGER NOT NULL, w REAL, UNIQUE(src, dst));"
+              "INSERT INTO e VALUES (1, 2, 1), (2, 3, 2);" + definition)
+    w.close()
+    p = apsw.Connection(path)
+    if takes:
+        try:
+            p.execute("DROP TABLE net")
+            check("DROP TABLE of a graph needs dyng", False, "it dropped")
+        except apsw.SQLError as e:
+            check("DROP TABLE of a graph needs dyng", "no such module: dyng" in str(e).lower(), str(e))
+    p.execute(removal)
+    names = [r[0] for r in p.execute("SELECT name FROM sqlite_master ORDER BY name")]
+    if takes:
+        p.execute("INSERT INTO e VALUES (3, 4, -1)")
+    p.close()
+    p = apsw.Connection(path)
+    if takes:
+        check("plain SQL removes the graph without dyng: %r" % definition,
+              names == ["e", "sqlite_autoindex_e_1"] and one(p, "PRAGMA integrity_check") == "ok"
+              and one(p, "SELECT count(*) FROM e") == 3, repr(names))
+    else:
+        check("plain SQL leaves another module's table: %r" % definition,
+              [r[0] for r in p.execute("SELECT sql FROM sqlite_master WHERE name = 'net'")] == [definition],
+              repr(names))
+    p.close()
+    os.unlink(path)
 
 print("1..%d" % len(results))
 print("# SQLite %s (APSW %s) next to the system's %s" % (apsw.sqlitelibversion(), apsw.apswversion(),

@@ -182,6 +182,40 @@ static void test_malformed_lines_name_file_line_and_expectation(void **state) {
   sqlite3_close(db);
 }
 
+/* The size line of a MatrixMarket file is a promise: the entries must be as
+** many as it says, and each row and column index within its rows and
+** columns; a file that breaks it fails naming the line, and a file that ends
+** before its size line fails too. */
+static void test_matrix_market_entries_must_fit_the_size_line(void **state) {
+  (void)state;
+  sqlite3 *db = sql_open(":memory:");
+  const char *p = write_file("few.mtx", "%%MatrixMarket matrix coordinate real general\n% c\n3 3 3\n1 2 1\n2 3 1\n");
+  expect_error(db, p, NULL, "few.mtx': 2 entries, fewer than the 3 that the size line (line 3) declares", NULL);
+  p = write_file("none.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n%\n");
+  expect_error(db, p, NULL, "none.mtx': 0 entries, fewer than the 1 that the size line (line 2) declares", NULL);
+  p = write_file("many.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1\n\n2 1 1\n");
+  expect_error(db, p, NULL, "many.mtx' line 5: an entry more than the 1 that the size line (line 2) declares",
+               NULL);
+  p = write_file("row.mtx", "%%MatrixMarket matrix coordinate real general\n3 4 2\n1 4 1\n4 1 1\n");
+  expect_error(db, p, NULL, "row.mtx' line 4: row 4 is outside 1..3, the rows of the size line (line 2)", NULL);
+  p = write_file("col.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 4 2\n1 4\n2 5\n");
+  expect_error(db, p, NULL, "col.mtx' line 4: column 5 is outside 1..4, the columns of the size line (line 2)",
+               NULL);
+  p = write_file("zero.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 1\n0 1\n");
+  expect_error(db, p, NULL, "zero.mtx' line 3: row 0 is outside 1..3", NULL);
+  p = write_file("neg.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 -3 1\n1 1\n");
+  expect_error(db, p, NULL, "neg.mtx' line 2: expected the size line '<rows> <columns> <entries>'", NULL);
+  p = write_file("nosize.mtx", "%%MatrixMarket matrix coordinate real general\n% only comments\n");
+  expect_error(db, p, NULL, "nosize.mtx': the file ends before its size line '<rows> <columns> <entries>'", NULL);
+  /* A symmetric file counts its entries, not the edges they give. */
+  p = write_file("sym.mtx", "%%MatrixMarket matrix coordinate integer symmetric\n3 3 2\n2 1 5\n3 3 1\n");
+  check_file(db, p, NULL, "2 1 5 3;1 2 5 3;3 3 1 4;");
+  /* An empty matrix is a size line with 0 entries. */
+  p = write_file("empty.mtx", "%%MatrixMarket matrix coordinate real general\n0 0 0\n");
+  check_file(db, p, NULL, "");
+  sqlite3_close(db);
+}
+
 /* A line with a field more than its format has, and a weight that is not a
 ** decimal number (strtod would take hexadecimal, inf and nan), fail naming
 ** the line; so does a weight above 1e298, the largest a graph takes, from
@@ -404,6 +438,7 @@ int main(void) {
       cmocka_unit_test(test_matrix_market),
       cmocka_unit_test(test_csv_and_tsv),
       cmocka_unit_test(test_malformed_lines_name_file_line_and_expectation),
+      cmocka_unit_test(test_matrix_market_entries_must_fit_the_size_line),
       cmocka_unit_test(test_extra_fields_and_unusable_weights_are_errors),
       cmocka_unit_test(test_arguments_and_trust),
       cmocka_unit_test(test_random_files_round_trip_into_a_graph),

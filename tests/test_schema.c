@@ -16,6 +16,9 @@
 #include "tests/sql_util.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* ---- the reference ----------------------------------------------------- */
 
@@ -516,19 +519,34 @@ static void test_create_messages_say_what_is_wrong(void **state) {
 
 /* ---- a graph removed without dyng --------------------------------------- */
 
-/* The plain SQL of docs/sql.md ("Removing a graph without dyng") for graph
-** g: its triggers, its log, then its own row in the schema. */
-static const char zRemoveWithoutDyng[] =
-    "DROP TRIGGER IF EXISTS g_log_ins;"
-    "DROP TRIGGER IF EXISTS g_log_upd;"
-    "DROP TRIGGER IF EXISTS g_log_del;"
-    "DROP TRIGGER IF EXISTS g_log_rep_ins;"
-    "DROP TRIGGER IF EXISTS g_log_rep_upd;"
-    "DROP TABLE IF EXISTS g_log;"
-    "PRAGMA writable_schema = ON;"
-    "DELETE FROM sqlite_master WHERE type = 'table' AND name = 'g'"
-    "  AND sql LIKE 'CREATE VIRTUAL TABLE%USING dyng%';"
-    "PRAGMA writable_schema = RESET;";
+/* The plain SQL of docs/sql.md ("Removing a graph without dyng"), read from
+** the doc (its first ```sql block there), for graph net: its triggers, its
+** log, then its own row in the schema.  New; sqlite3_free it. */
+static char *doc_removal_sql(void) {
+  const char *zDir = getenv("DYNG_SRCDIR");
+  char zPath[600];
+  snprintf(zPath, sizeof zPath, "%s/docs/sql.md", zDir ? zDir : ".");
+  FILE *f = fopen(zPath, "rb");
+  assert_non_null(f);
+  sqlite3_str *pText = sqlite3_str_new(NULL);
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) sqlite3_str_append(pText, buf, (int)n);
+  fclose(f);
+  char *zDoc = sqlite3_str_finish(pText);
+  assert_non_null(zDoc);
+  const char *zAt = strstr(zDoc, "### Removing a graph without dyng");
+  assert_non_null(zAt);
+  zAt = strstr(zAt, "```sql\n");
+  assert_non_null(zAt);
+  zAt += strlen("```sql\n");
+  const char *zEnd = strstr(zAt, "\n```");
+  assert_non_null(zEnd);
+  char *zSql = sqlite3_mprintf("%.*s", (int)(zEnd - zAt), zAt);
+  sqlite3_free(zDoc);
+  assert_non_null(zSql);
+  return zSql;
+}
 
 static void test_graph_removed_by_a_program_without_dyng(void **state) {
   (void)state;
@@ -539,21 +557,23 @@ static void test_graph_removed_by_a_program_without_dyng(void **state) {
              "INSERT INTO e VALUES (0, 1, 4), (1, 2, 1), (0, 2, 9)");
   char *zSchemaBefore =
       sql_text(db, "SELECT group_concat(type || ' ' || name, ', ') FROM sqlite_master");
-  sql_ok(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)");
+  sql_ok(db, "CREATE VIRTUAL TABLE net USING dyng(edges=e, weights=w)");
   assert_int_equal(n_triggers_on(db, "e"), 5);
-  check_graph(db, "g", ROWS_E, 0, "e");
+  check_graph(db, "net", ROWS_E, 0, "e");
   sqlite3_close(db);
 
   /* A program that never loads dyng: DROP TABLE cannot reach the module,
   ** and the triggers still refuse rows; the plain SQL removes it all. */
   db = sql_open_plain(zPath);
-  sql_fails(db, "DROP TABLE g", "no such module: dyng", NULL);
+  sql_fails(db, "DROP TABLE net", "no such module: dyng", NULL);
   sql_fails(db, "INSERT INTO e VALUES (2, 3, -1)", "e.w must be a finite number >= 0", NULL);
   char *zRows = sql_text(db, "SELECT group_concat(rowid || ':' || src || '-' || dst || '=' || w) "
                              "FROM e");
-  sql_ok(db, zRemoveWithoutDyng);
+  char *zRemove = doc_removal_sql();
+  sql_ok(db, zRemove);
+  sqlite3_free(zRemove);
   /* The connection that ran it sees the change at once. */
-  assert_int_equal(sql_int(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'g%'"), 0);
+  assert_int_equal(sql_int(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'net%'"), 0);
   sqlite3_close(db);
   db = sql_open_plain(zPath);
   char *zCheck = sql_text(db, "PRAGMA integrity_check");
@@ -571,8 +591,8 @@ static void test_graph_removed_by_a_program_without_dyng(void **state) {
 
   /* With dyng again, the name is free for a new graph. */
   db = sql_open(zPath);
-  sql_ok(db, "DELETE FROM e WHERE w < 0; CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)");
-  check_graph(db, "g", ROWS_E, 0, "e");
+  sql_ok(db, "DELETE FROM e WHERE w < 0; CREATE VIRTUAL TABLE net USING dyng(edges=e, weights=w)");
+  check_graph(db, "net", ROWS_E, 0, "e");
   sqlite3_close(db);
   sqlite3_free(zSchemaBefore);
   sqlite3_free(zSchemaAfter);
