@@ -297,9 +297,10 @@ static const char *dyngFieldEnd(const char *z, char sep) {
 static int dyngWeightFail(DyngReadCursor *c, sqlite3_int64 line, const char *zField, char sep, int eWeight) {
   int n = (int)(dyngFieldEnd(zField, sep) - zField);
   if (eWeight == WEIGHT_TOO_LARGE)
-    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: weight '%.*s' is larger than 1e298, the largest "
+    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: weight '%.*s' is %s than %s1e298, the %s "
                            "weight a graph takes",
-                        c->zPath, line, n < 40 ? n : 40, zField);
+                        c->zPath, line, n < 40 ? n : 40, zField, zField[0] == '-' ? "less" : "larger",
+                        zField[0] == '-' ? "-" : "", zField[0] == '-' ? "least" : "largest");
   return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: weight '%.*s' is not a decimal number", c->zPath, line,
                       n < 40 ? n : 40, zField);
 }

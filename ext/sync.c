@@ -260,12 +260,14 @@ int dyngResolveEdgeTable(DyngGraph *pG) {
 /* ---- reading rows ------------------------------------------------------ */
 
 /* r in the fewest significant digits (15 to 17) that read back as r, into
-** z (32 bytes); returns z. */
+** z (32 bytes), with ".0" after a whole number so it reads as a real, as
+** SQLite prints one; returns z. */
 static const char *dyngShortestReal(double r, char *z) {
   for (int nDigit = 15; nDigit <= 17; nDigit++) {
     snprintf(z, 32, "%.*g", nDigit, r);
     if (strtod(z, NULL) == r) break;
   }
+  if (!strpbrk(z, ".eEn")) strcat(z, ".0");
   return z;
 }
 
