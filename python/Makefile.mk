@@ -19,7 +19,7 @@ wheels: dyng.so $(DYNG_CUDA_PLUGINS:.la=.so) dyng-cuda-eula
 	  *) echo "make wheels: DYNG_WHEELS_REQUIRE names CUDA $$m, which configure did not take" >&2; exit 1;; \
 	  esac; done
 	$(AM_V_at)rm -rf $(distdir) && $(MAKE) $(AM_MAKEFLAGS) distdir >/dev/null
-	$(PYTHON_WITH_EXTENSIONS) $(srcdir)/python/dyng_wheels.py $(WHEELHOUSE) --srcdir $(srcdir) \
+	STRIP='$(STRIP)' $(PYTHON_WITH_EXTENSIONS) $(srcdir)/python/dyng_wheels.py $(WHEELHOUSE) --srcdir $(srcdir) \
 	  --builddir . --plugins "$(DYNG_WHEEL_PLUGINS)" --distdir $(distdir) || { rm -rf $(distdir); exit 1; }
 	$(AM_V_at)rm -rf $(distdir)
 .PHONY: wheels

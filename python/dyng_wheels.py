@@ -14,6 +14,8 @@
 V is AC_INIT's version in configure.ac, the one source of the version.  A
 wheel is a zip of the package's files and a dist-info folder (METADATA,
 WHEEL, RECORD with each file's sha256; the licences); nothing is fetched.
+Every .so goes in stripped (`strip --strip-unneeded`: no debug
+information; the build folder's .libs/ keeps the objects as built).
 The plugin wheels put their .so into the same dyng/ folder as dyng.so,
 where dyng.so looks for plugins (ext/backends.c), and require dyng==V; the
 core names them as the extras dyng[cu13] and dyng[cu12], pinned to ==V.
@@ -166,13 +168,28 @@ def read(path):
         return f.read()
 
 
+def stripped(path):
+    """The bytes of the ELF object at path without its debug information and
+    local symbols (`strip --strip-unneeded`; $STRIP, default strip): what a
+    wheel ships.  The build folder keeps the object as it was built, for a
+    debugger."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, os.path.basename(path))
+        strip = os.environ.get("STRIP") or "strip"
+        r = subprocess.run([strip, "--strip-unneeded", "-o", out, path],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            sys.exit("dyng_wheels: %s --strip-unneeded %s failed: %s" % (strip, path, r.stdout.strip()))
+        return read(out)
+
+
 def core_wheel(outdir, srcdir, builddir, version, tag="py3-none-linux_x86_64"):
     so = os.path.join(builddir, ".libs", "dyng.so")
     if not os.path.isfile(so):
         sys.exit("dyng_wheels: %s is missing; run make first" % so)
     init = read(os.path.join(srcdir, "python", "dyng", "__init__.py")).replace(
         b"@VERSION@", version.encode())
-    files = [("dyng/__init__.py", init, False), ("dyng/dyng.so", read(so), True)]
+    files = [("dyng/__init__.py", init, False), ("dyng/dyng.so", stripped(so), True)]
     licences = [(n, read(os.path.join(srcdir, n))) for n in ("LICENSE", "THIRD_PARTY_LICENSES")]
     return write_wheel(outdir, "dyng", version, tag, files, core_metadata(srcdir, version), licences)
 
@@ -183,7 +200,7 @@ def plugin_wheel(outdir, srcdir, builddir, version, major, tag="py3-none-linux_x
     for f in (so, eula):
         if not os.path.isfile(f):
             sys.exit("dyng_wheels: %s is missing; run make first" % f)
-    files = [("dyng/dyng_cuda%s.so" % major, read(so), True)]
+    files = [("dyng/dyng_cuda%s.so" % major, stripped(so), True)]
     licences = [(n, read(os.path.join(srcdir, n))) for n in ("LICENSE", "THIRD_PARTY_LICENSES")]
     licences.append((os.path.basename(eula), read(eula)))
     return write_wheel(outdir, "dyng-cu%s" % major, version, tag, files,

@@ -26,9 +26,11 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import zipfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 srcdir = os.environ.get("DYNG_SRCDIR") or os.path.dirname(here)
@@ -123,6 +125,28 @@ for w in wheels:
        "auditwheel show %s: the tag is the one auditwheel reports%s" % (name, " (%s)" % tag.group(1) if tag else ""),
        r.stdout + r.stderr)
     summary("%s: %s" % (name, " ".join(r.stdout.split())[:400].split(" This constrains")[0]))
+
+# --- The files in the packages ---------------------------------------------------
+def elf_sections(data):
+    """The section names of a 64-bit little-endian ELF object (its bytes)."""
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    strtab = headers[shstrndx][4]
+    return [data[strtab + h[0]:data.index(b"\0", strtab + h[0])].decode() for h in headers]
+
+
+for w in wheels:
+    name = os.path.basename(w)
+    with zipfile.ZipFile(w) as z:
+        names = z.namelist()
+        elves = {n: z.read(n) for n in names if z.read(n)[:4] == b"\x7fELF"}
+    debug = ["%s (%s)" % (n, ", ".join(s for s in elf_sections(d) if s.startswith(".debug")))
+             for n, d in sorted(elves.items()) if any(s.startswith(".debug") for s in elf_sections(d))]
+    ok(elves and not debug, "%s: its %d ELF objects are stripped (no .debug_* section)" % (name, len(elves)),
+       "with debug information: %s" % debug)
+
+
 
 # --- The check run in each venv ---------------------------------------------------
 CHECK = r'''
