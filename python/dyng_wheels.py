@@ -25,7 +25,8 @@ every Python 3.
 The wheels are first written with the tag linux_x86_64, then `auditwheel
 repair` copies the libraries dyng.so links that are not part of the
 manylinux baseline (Jansson and GNU OpenMP; zlib is part of it) into
-dyng.libs/, under names of their own, points
+dyng.libs/, under names of their own (their licence texts, from the build
+machine's packages, are in the dist-info's licenses/), points
 dyng.so's RUNPATH there and gives each wheel the manylinux tag of the
 symbol versions its files use.  The plugins link only the C and C++
 runtimes, so repair only retags them.  --no-repair keeps linux_x86_64
@@ -183,7 +184,34 @@ def stripped(path):
         return read(out)
 
 
-def core_wheel(outdir, srcdir, builddir, version, tag="py3-none-linux_x86_64"):
+# The libraries `auditwheel repair` copies into dyng.libs/ (those dyng.so
+# links beyond the manylinux baseline), each with the licence texts of the
+# build machine's package it is copied from (Debian's copyright files; GCC's
+# names the GPL-3 text, which Debian keeps apart).  They go into the core
+# wheel's dist-info, under licenses/; repair() refuses a bundled library
+# that is not listed here.
+BUNDLED_LICENCES = {
+    "libgomp": [("licenses/libgomp1-copyright", "/usr/share/doc/libgomp1/copyright"),
+                ("licenses/GPL-3", "/usr/share/common-licenses/GPL-3")],
+    "libjansson": [("licenses/libjansson4-copyright", "/usr/share/doc/libjansson4/copyright")],
+}
+
+
+def bundled_licences():
+    """[(name in the dist-info, bytes)] for every library of BUNDLED_LICENCES."""
+    out = []
+    for lib, texts in sorted(BUNDLED_LICENCES.items()):
+        for name, path in texts:
+            if not os.path.isfile(path):
+                sys.exit("dyng_wheels: %s, the licence of the %s that auditwheel bundles, is missing"
+                         % (path, lib))
+            out.append((name, read(path)))
+    return out
+
+
+def core_wheel(outdir, srcdir, builddir, version, tag="py3-none-linux_x86_64", bundles=False):
+    """The core wheel; bundles: auditwheel will copy the libraries of
+    BUNDLED_LICENCES into it, so their licences go in too."""
     so = os.path.join(builddir, ".libs", "dyng.so")
     if not os.path.isfile(so):
         sys.exit("dyng_wheels: %s is missing; run make first" % so)
@@ -191,6 +219,8 @@ def core_wheel(outdir, srcdir, builddir, version, tag="py3-none-linux_x86_64"):
         b"@VERSION@", version.encode())
     files = [("dyng/__init__.py", init, False), ("dyng/dyng.so", stripped(so), True)]
     licences = [(n, read(os.path.join(srcdir, n))) for n in ("LICENSE", "THIRD_PARTY_LICENSES")]
+    if bundles:
+        licences += bundled_licences()
     return write_wheel(outdir, "dyng", version, tag, files, core_metadata(srcdir, version), licences)
 
 
@@ -254,6 +284,13 @@ def repair(auditwheel, wheel, outdir):
     made = sorted(set(os.listdir(outdir)) - before)
     if len(made) != 1:
         sys.exit("dyng_wheels: auditwheel repair %s wrote %s" % (os.path.basename(wheel), made))
+    with zipfile.ZipFile(os.path.join(outdir, made[0])) as z:
+        libs = [n.split("/")[-1] for n in z.namelist() if re.match(r"[^/]+\.libs/[^/]+$", n)]
+    unlicensed = [n for n in libs if n.split("-")[0] not in BUNDLED_LICENCES]
+    if unlicensed:
+        os.remove(os.path.join(outdir, made[0]))
+        sys.exit("dyng_wheels: auditwheel bundled %s, whose licence BUNDLED_LICENCES does not "
+                 "name" % ", ".join(unlicensed))
     return os.path.join(outdir, made[0])
 
 
@@ -278,7 +315,7 @@ def main():
         if old.endswith((".whl", ".tar.gz")) and old.split("-")[0] in ("dyng", "dyng_cu12", "dyng_cu13"):
             os.remove(os.path.join(a.outdir, old))
     with tempfile.TemporaryDirectory() as tmp:
-        raw = [core_wheel(tmp, a.srcdir, a.builddir, version)]
+        raw = [core_wheel(tmp, a.srcdir, a.builddir, version, bundles=bool(auditwheel))]
         for major in a.plugins.split():
             raw.append(plugin_wheel(tmp, a.srcdir, a.builddir, version, major))
         for w in raw:

@@ -141,11 +141,31 @@ for w in wheels:
     with zipfile.ZipFile(w) as z:
         names = z.namelist()
         elves = {n: z.read(n) for n in names if z.read(n)[:4] == b"\x7fELF"}
+        info = [n for n in names if re.match(r"[^/]+\.dist-info/[^/]+$", n)][0].split("/")[0]
+        third_party = z.read(info + "/THIRD_PARTY_LICENSES").decode()
+        licences = {n[len(info) + 1:]: z.read(n).decode("utf-8", "replace")
+                    for n in names if n.startswith(info + "/licenses/")}
     debug = ["%s (%s)" % (n, ", ".join(s for s in elf_sections(d) if s.startswith(".debug")))
              for n, d in sorted(elves.items()) if any(s.startswith(".debug") for s in elf_sections(d))]
     ok(elves and not debug, "%s: its %d ELF objects are stripped (no .debug_* section)" % (name, len(elves)),
        "with debug information: %s" % debug)
-
+    # What auditwheel bundled: each library with its licence, and named in
+    # THIRD_PARTY_LICENSES.
+    for lib in sorted(n for n in names if re.match(r"[^/]+\.libs/[^/]+$", n)):
+        stem = os.path.basename(lib).split("-")[0]
+        texts = [t for n, t in licences.items() if n.startswith("licenses/" + stem)]
+        if stem == "libgomp":  # the exception is in GCC's copyright file, the GPL-3 apart
+            gpl = "GNU GENERAL PUBLIC LICENSE" in licences.get("licenses/GPL-3", "")
+            texts = [t for t in texts if gpl and "GCC RUNTIME LIBRARY EXCEPTION" in t]
+        ok(texts and stem in third_party and lib.split("/")[0] + "/" in third_party,
+           "%s: bundles %s with its licence text (%s/licenses/) and THIRD_PARTY_LICENSES names it"
+           % (name, os.path.basename(lib), info), "licences: %s" % sorted(licences))
+    m = re.match(r"dyng_cu(\d+)-", name)
+    if m:
+        eula = info + "/CUDA-EULA-%s.txt" % m.group(1)
+        ok(eula in names and "libcudart_static.a" in third_party,
+           "%s: carries the CUDA EULA for its static CUDA runtime, which THIRD_PARTY_LICENSES names" % name,
+           names)
 
 
 # --- The check run in each venv ---------------------------------------------------
