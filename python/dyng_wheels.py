@@ -73,7 +73,8 @@ are there; otherwise dyng runs on the CPU and `SELECT dyng_config()` says
 why.  The plugin carries NVIDIA's CUDA runtime, linked statically (its
 licence, the CUDA Toolkit End User License Agreement, is CUDA-EULA-{major}.txt
 in this package's dist-info folder); it needs no CUDA package from pip, only
-the NVIDIA driver.
+the NVIDIA driver.  docs/backends.md in dyng's sdist, dyng-{version}.tar.gz,
+documents the backends.
 
 Version {version} of this package works only with version {version} of dyng.
 """
@@ -104,11 +105,18 @@ def dist_name(name):
     return re.sub(r"[-_.]+", "_", name).lower()
 
 
+def project_url(name, version):
+    """dyng has no web site: the one page of its own is the package index's,
+    which lists the version's files, the sdist with the documentation among
+    them (python/README.md says so)."""
+    return "Download, https://pypi.org/project/%s/%s/#files" % (name, version)
+
+
 def metadata(name, version, summary, description, requires=(), extras=(), classifiers=(),
              license_text="MIT"):
     lines = ["Metadata-Version: 2.1", "Name: " + name, "Version: " + version,
              "Summary: " + summary, "Author: the dyng authors", "License: " + license_text,
-             "Platform: Linux"]
+             "Project-URL: " + project_url(name, version), "Platform: Linux"]
     lines += ["Classifier: " + c for c in classifiers]
     lines.append("Requires-Python: >=3.8")
     for r in requires:

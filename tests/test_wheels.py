@@ -29,6 +29,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tarfile
 import tempfile
 import zipfile
 
@@ -167,6 +168,38 @@ for w in wheels:
            "%s: carries the CUDA EULA for its static CUDA runtime, which THIRD_PARTY_LICENSES names" % name,
            names)
 
+
+def description_of(meta):
+    """METADATA's headers (name -> [values]) and its description."""
+    head, _, body = meta.partition("\n\n")
+    headers = {}
+    for line in head.splitlines():
+        k, _, v = line.partition(": ")
+        headers.setdefault(k, []).append(v)
+    return headers, body
+
+
+if sdists:
+    with tarfile.open(sdists[0]) as t:
+        sdist_files = set(n.split("/", 1)[1] for n in t.getnames() if "/" in n)
+        pkg_info = t.extractfile("dyng-%s/PKG-INFO" % version).read().decode()
+    for w in wheels + sdists:
+        name = os.path.basename(w)
+        if w.endswith(".whl"):
+            with zipfile.ZipFile(w) as z:
+                meta = z.read([n for n in z.namelist() if n.endswith(".dist-info/METADATA")][0]).decode()
+        else:
+            meta = pkg_info
+        headers, body = description_of(meta)
+        urls = headers.get("Project-URL", [])
+        # The files the description points at: the sdist must hold them.
+        named = sorted(set(re.findall(r"\b((?:docs|examples)/[\w./-]+\.\w+|README\.md|CHANGELOG\.md)", body)))
+        missing = [f for f in named if f not in sdist_files]
+        ok(urls and all(re.match(r"[^,]{1,32}, https://", u) for u in urls) and not missing
+           and "the project's " not in body,
+           "%s: METADATA has a Project-URL (%s) and its description names files the sdist holds (%s)"
+           % (name, "; ".join(urls) or "none", ", ".join(named) or "none"),
+           "missing from the sdist: %s" % missing)
 
 # --- The check run in each venv ---------------------------------------------------
 CHECK = r'''
