@@ -9,7 +9,8 @@ WHEELHOUSE = wheelhouse
 DYNG_WHEELS_REQUIRE =
 DYNG_WHEEL_PLUGINS = $(foreach t,$(DYNG_CUDA_TOOLKITS),$(firstword $(subst :, ,$(t))))
 
-EXTRA_DIST += pyproject.toml python/dyng_wheels.py python/dyng/__init__.py python/README.md
+EXTRA_DIST += pyproject.toml python/dyng_wheels.py python/dyng/__init__.py python/README.md \
+	python/_dyng_finder.py python/dyng.pth
 
 wheels: dyng.so $(DYNG_CUDA_PLUGINS:.la=.so) dyng-cuda-eula
 	@for m in 13 12; do case ' $(DYNG_WHEEL_PLUGINS) ' in *" $$m "*) ;; \

@@ -6,7 +6,7 @@
 
 `make wheels` runs it (python/Makefile.mk).  It writes into OUTDIR:
 
-  dyng-V-py3-none-PLAT.whl       dyng/__init__.py, dyng/dyng.so
+  dyng-V-py3-none-PLAT.whl       dyng/__init__.py, dyng/dyng.so, _dyng_finder.py, dyng.pth
   dyng_cu13-V-py3-none-PLAT.whl  dyng/dyng_cuda13.so (for each --plugins major)
   dyng_cu12-V-py3-none-PLAT.whl  dyng/dyng_cuda12.so
   dyng-V.tar.gz                  the sdist: --distdir (`make distdir`) plus PKG-INFO
@@ -20,7 +20,10 @@ The plugin wheels put their .so into the same dyng/ folder as dyng.so,
 where dyng.so looks for plugins (ext/backends.c), and require dyng==V; the
 core names them as the extras dyng[cu13] and dyng[cu12], pinned to ==V.
 dyng.so is not a Python extension module, so one py3-none wheel serves
-every Python 3.
+every Python 3.  A dyng.so in the current folder would hide the package
+from `import dyng` (Python looks there first and takes any dyng.so for an
+extension module); dyng.pth installs python/_dyng_finder.py, which looks
+past such a file.
 
 The wheels are first written with the tag linux_x86_64, then `auditwheel
 repair` copies the libraries dyng.so links that are not part of the
@@ -226,6 +229,9 @@ def core_wheel(outdir, srcdir, builddir, version, tag="py3-none-linux_x86_64", b
     init = read(os.path.join(srcdir, "python", "dyng", "__init__.py")).replace(
         b"@VERSION@", version.encode())
     files = [("dyng/__init__.py", init, False), ("dyng/dyng.so", stripped(so), True)]
+    # Beside the package: the finder that keeps a dyng.so of the current
+    # folder from hiding it, and the .pth line that installs it at startup.
+    files += [(n, read(os.path.join(srcdir, "python", n)), False) for n in ("_dyng_finder.py", "dyng.pth")]
     licences = [(n, read(os.path.join(srcdir, n))) for n in ("LICENSE", "THIRD_PARTY_LICENSES")]
     if bundles:
         licences += bundled_licences()

@@ -331,9 +331,30 @@ def exercise(label, py, majors):
     summary("%s: graph on %s%s" % (label, backend, " (plugins: %s)" % reasons if reasons else ""))
 
 
+def shadowed(label, py):
+    """import dyng from a folder that holds a dyng.so, as a user has who keeps
+    one there for the sqlite3 shell's `.load ./dyng`: Python puts that folder
+    first on sys.path, and takes a dyng.so for an extension module."""
+    folder = os.path.join(work, "with-dyng.so")
+    os.makedirs(folder, exist_ok=True)
+    built = os.path.join(builddir, ".libs", "dyng.so")
+    r = run([py, "-c", "import dyng; print(dyng.loadable_path())"], cwd=work)
+    shutil.copyfile(built if os.path.isfile(built) else r.stdout.strip(), os.path.join(folder, "dyng.so"))
+    code = ("import sqlite3, dyng; con = sqlite3.connect(':memory:'); dyng.load(con); "
+            "print(dyng.loadable_path()); print(con.execute('SELECT dyng_version()').fetchone()[0])")
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    r = run([py, "-c", code], env=env, cwd=folder)
+    out = r.stdout.split()
+    ok(r.returncode == 0 and len(out) == 2 and out[0].startswith(os.path.dirname(os.path.dirname(py)))
+       and out[1] == version,
+       "%s: import dyng and dyng.load(conn) from a folder holding a dyng.so" % label, r.stdout + r.stderr)
+
+
 py = venv("core", "dyng")
 if py:
     exercise("dyng", py, [])
+    shadowed("dyng", py)
 for major in plugins:
     py = venv("cu%d" % major, "dyng[cu%d]" % major)
     if py:
