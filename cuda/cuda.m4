@@ -14,6 +14,11 @@
 # the .cu files; LIBDIR holds libcudart_static.a; KIND (nvcc or clang) says
 # how COMPILER is driven; ROOT is the toolkit's folder (its licence).  The
 # AM_CONDITIONAL DYNG_CUDA says whether any plugin is built.
+#
+# DYNG_CUDA_SUMMARY, called after AC_OUTPUT, prints which of the CUDA lines
+# (dyng_cuda13.so, dyng_cuda12.so, and any other major taken) will be built
+# and, for each that will not, why and what would build it; the same lines
+# go to config.log as "summary: dyng_cudaMAJOR.so: yes (...)" or "no (...)".
 
 # dyng_cuda_probe: tries the toolkit of the compiler driver $dyng_tk_nvcc
 # with the compute capabilities $dyng_cuda_arch_list (ascending, space
@@ -257,6 +262,9 @@ dyng_cuda_add () {
       AC_MSG_ERROR([$dyng_tk_name is CUDA $dyng_tk_major too: one toolkit per CUDA major])
   esac
   dyng_cuda_majors="$dyng_cuda_majors $dyng_tk_major"
+  AS_IF([test "x$dyng_tk_kind" = xclang],
+    [dyng_s="$dyng_tk_compiler with $dyng_tk_root"], [dyng_s="$dyng_tk_nvcc"])
+  eval "dyng_cuda_built_$dyng_tk_major=\"CUDA $dyng_tk_major, runtime $dyng_tk_runtime, \$dyng_s, archs $dyng_tk_arch\""
   DYNG_CUDA_TOOLKITS="$DYNG_CUDA_TOOLKITS${DYNG_CUDA_TOOLKITS:+ }$dyng_tk_major:$dyng_tk_runtime:$dyng_tk_arch:$dyng_tk_compiler:$dyng_tk_libdir:$dyng_tk_kind:$dyng_tk_root"
   AS_IF([test "x$dyng_tk_kind" = xclang],
     [AC_MSG_RESULT([$dyng_tk_compiler with $dyng_tk_root (CUDA $dyng_tk_major, runtime $dyng_tk_runtime, archs $dyng_tk_arch)])],
@@ -310,9 +318,12 @@ AS_CASE([$with_cuda],
     fi],
   [dyng_tk_nvcc=$with_cuda/bin/nvcc])
 AC_MSG_CHECKING([for the CUDA toolkit of the backend plugin])
+dyng_cuda_why_main=
 if test "x$with_cuda" = xno; then
+  dyng_cuda_why_main="--with-cuda=no"
   AC_MSG_RESULT([no (--with-cuda=no)])
 elif test -z "$dyng_tk_nvcc"; then
+  dyng_cuda_why_main="no nvcc on PATH, in \$CUDA_HOME, \$CUDA_PATH or /usr/local/cuda"
   AS_IF([test "x$with_cuda" = xcheck], [AC_MSG_RESULT([no])],
     [AC_MSG_ERROR([--with-cuda: nvcc not found on PATH, in \$CUDA_HOME, \$CUDA_PATH or /usr/local/cuda])])
 else
@@ -320,6 +331,7 @@ else
   if test -z "$dyng_tk_error"; then
     dyng_cuda_add
   elif test "x$with_cuda" = xcheck; then
+    dyng_cuda_why_main=$dyng_tk_error
     AC_MSG_RESULT([no])
     AC_MSG_WARN([$dyng_tk_error: no CUDA plugin is built])
   else
@@ -350,4 +362,49 @@ rm -rf conftest.cuda
 
 AC_SUBST([DYNG_CUDA_TOOLKITS])
 AM_CONDITIONAL([DYNG_CUDA], [test -n "$DYNG_CUDA_TOOLKITS"])
+])
+
+# DYNG_CUDA_SUMMARY: the block at the end of configure's output (see the
+# head of this file).  The reason a line is not built: what the main
+# toolkit's search found instead, and how that line is built (CUDA 12 by
+# clang with a root made from PyPI's wheels, cuda/README.md).
+AC_DEFUN([DYNG_CUDA_SUMMARY], [
+dyng_cuda_root12="${XDG_CACHE_HOME:-$HOME/.cache}/dyng/cuda-12.9"
+dyng_cuda_lines=13
+for dyng_m in 12 $dyng_cuda_majors; do
+  case " $dyng_cuda_lines " in *" $dyng_m "*) ;; *) dyng_cuda_lines="$dyng_cuda_lines $dyng_m";; esac
+done
+AS_ECHO([""])
+AS_ECHO(["CUDA plugins (cuda/README.md):"])
+for dyng_m in $dyng_cuda_lines; do
+  eval "dyng_s=\$dyng_cuda_built_$dyng_m"
+  if test -n "$dyng_s"; then
+    dyng_s="yes ($dyng_s)"
+  else
+    if test -n "$dyng_cuda_why_main"; then
+      dyng_s=$dyng_cuda_why_main
+    else
+      dyng_s="the toolkit --with-cuda found is CUDA `echo $dyng_cuda_majors | cut -d' ' -f1`, and no --with-cuda-extra gave CUDA $dyng_m"
+    fi
+    case $with_cuda:$dyng_m in
+      no:*) ;;
+      *:12)
+        dyng_s="$dyng_s; CUDA 12 needs --with-cuda-extra=clang:DIR, DIR a CUDA root made by cuda/toolkit-from-wheels.sh"
+        if test -d "$dyng_cuda_root12"; then
+          dyng_s="$dyng_s ($dyng_cuda_root12 is one, made by .ci/install-deps)"
+        else
+          dyng_s="$dyng_s (.ci/install-deps makes one in $dyng_cuda_root12; it is not there)"
+        fi
+        case $CUDA_CLANG in
+          /*) test -x "$CUDA_CLANG";;
+          *) command -v "$CUDA_CLANG" >/dev/null 2>&1;;
+        esac || dyng_s="$dyng_s, and CUDA_CLANG=$CUDA_CLANG, which is not installed";;
+      *)
+        dyng_s="$dyng_s; --with-cuda=DIR or --with-cuda-extra=DIR naming a CUDA $dyng_m toolkit builds it";;
+    esac
+    dyng_s="no ($dyng_s)"
+  fi
+  AS_ECHO(["  dyng_cuda$dyng_m.so: $dyng_s"])
+  _AS_ECHO_LOG([summary: dyng_cuda$dyng_m.so: $dyng_s])
+done
 ])

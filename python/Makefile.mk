@@ -9,7 +9,8 @@ WHEELHOUSE = wheelhouse
 DYNG_WHEELS_REQUIRE =
 DYNG_WHEEL_PLUGINS = $(foreach t,$(DYNG_CUDA_TOOLKITS),$(firstword $(subst :, ,$(t))))
 
-EXTRA_DIST += pyproject.toml python/dyng_wheels.py python/dyng/__init__.py python/README.md
+EXTRA_DIST += pyproject.toml python/dyng_wheels.py python/dyng/__init__.py python/README.md \
+	python/_dyng_finder.py python/dyng.pth
 
 wheels: dyng.so $(DYNG_CUDA_PLUGINS:.la=.so) dyng-cuda-eula
 	@for m in 13 12; do case ' $(DYNG_WHEEL_PLUGINS) ' in *" $$m "*) ;; \
@@ -19,7 +20,7 @@ wheels: dyng.so $(DYNG_CUDA_PLUGINS:.la=.so) dyng-cuda-eula
 	  *) echo "make wheels: DYNG_WHEELS_REQUIRE names CUDA $$m, which configure did not take" >&2; exit 1;; \
 	  esac; done
 	$(AM_V_at)rm -rf $(distdir) && $(MAKE) $(AM_MAKEFLAGS) distdir >/dev/null
-	$(PYTHON_WITH_EXTENSIONS) $(srcdir)/python/dyng_wheels.py $(WHEELHOUSE) --srcdir $(srcdir) \
+	STRIP='$(STRIP)' $(PYTHON_WITH_EXTENSIONS) $(srcdir)/python/dyng_wheels.py $(WHEELHOUSE) --srcdir $(srcdir) \
 	  --builddir . --plugins "$(DYNG_WHEEL_PLUGINS)" --distdir $(distdir) || { rm -rf $(distdir); exit 1; }
 	$(AM_V_at)rm -rf $(distdir)
 .PHONY: wheels

@@ -6,7 +6,7 @@
 
 `make wheels` runs it (python/Makefile.mk).  It writes into OUTDIR:
 
-  dyng-V-py3-none-PLAT.whl       dyng/__init__.py, dyng/dyng.so
+  dyng-V-py3-none-PLAT.whl       dyng/__init__.py, dyng/dyng.so, _dyng_finder.py, dyng.pth
   dyng_cu13-V-py3-none-PLAT.whl  dyng/dyng_cuda13.so (for each --plugins major)
   dyng_cu12-V-py3-none-PLAT.whl  dyng/dyng_cuda12.so
   dyng-V.tar.gz                  the sdist: --distdir (`make distdir`) plus PKG-INFO
@@ -14,16 +14,22 @@
 V is AC_INIT's version in configure.ac, the one source of the version.  A
 wheel is a zip of the package's files and a dist-info folder (METADATA,
 WHEEL, RECORD with each file's sha256; the licences); nothing is fetched.
+Every .so goes in stripped (`strip --strip-unneeded`: no debug
+information; the build folder's .libs/ keeps the objects as built).
 The plugin wheels put their .so into the same dyng/ folder as dyng.so,
 where dyng.so looks for plugins (ext/backends.c), and require dyng==V; the
 core names them as the extras dyng[cu13] and dyng[cu12], pinned to ==V.
 dyng.so is not a Python extension module, so one py3-none wheel serves
-every Python 3.
+every Python 3.  A dyng.so in the current folder would hide the package
+from `import dyng` (Python looks there first and takes any dyng.so for an
+extension module); dyng.pth installs python/_dyng_finder.py, which looks
+past such a file.
 
 The wheels are first written with the tag linux_x86_64, then `auditwheel
 repair` copies the libraries dyng.so links that are not part of the
 manylinux baseline (Jansson and GNU OpenMP; zlib is part of it) into
-dyng.libs/, under names of their own, points
+dyng.libs/, under names of their own (their licence texts, from the build
+machine's packages, are in the dist-info's licenses/), points
 dyng.so's RUNPATH there and gives each wheel the manylinux tag of the
 symbol versions its files use.  The plugins link only the C and C++
 runtimes, so repair only retags them.  --no-repair keeps linux_x86_64
@@ -70,7 +76,8 @@ are there; otherwise dyng runs on the CPU and `SELECT dyng_config()` says
 why.  The plugin carries NVIDIA's CUDA runtime, linked statically (its
 licence, the CUDA Toolkit End User License Agreement, is CUDA-EULA-{major}.txt
 in this package's dist-info folder); it needs no CUDA package from pip, only
-the NVIDIA driver.
+the NVIDIA driver.  docs/backends.md in dyng's sdist, dyng-{version}.tar.gz,
+documents the backends.
 
 Version {version} of this package works only with version {version} of dyng.
 """
@@ -101,11 +108,18 @@ def dist_name(name):
     return re.sub(r"[-_.]+", "_", name).lower()
 
 
+def project_url(name, version):
+    """dyng has no web site: the one page of its own is the package index's,
+    which lists the version's files, the sdist with the documentation among
+    them (python/README.md says so)."""
+    return "Download, https://pypi.org/project/%s/%s/#files" % (name, version)
+
+
 def metadata(name, version, summary, description, requires=(), extras=(), classifiers=(),
              license_text="MIT"):
     lines = ["Metadata-Version: 2.1", "Name: " + name, "Version: " + version,
              "Summary: " + summary, "Author: the dyng authors", "License: " + license_text,
-             "Platform: Linux"]
+             "Project-URL: " + project_url(name, version), "Platform: Linux"]
     lines += ["Classifier: " + c for c in classifiers]
     lines.append("Requires-Python: >=3.8")
     for r in requires:
@@ -166,14 +180,61 @@ def read(path):
         return f.read()
 
 
-def core_wheel(outdir, srcdir, builddir, version, tag="py3-none-linux_x86_64"):
+def stripped(path):
+    """The bytes of the ELF object at path without its debug information and
+    local symbols (`strip --strip-unneeded`; $STRIP, default strip): what a
+    wheel ships.  The build folder keeps the object as it was built, for a
+    debugger."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, os.path.basename(path))
+        strip = os.environ.get("STRIP") or "strip"
+        r = subprocess.run([strip, "--strip-unneeded", "-o", out, path],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            sys.exit("dyng_wheels: %s --strip-unneeded %s failed: %s" % (strip, path, r.stdout.strip()))
+        return read(out)
+
+
+# The libraries `auditwheel repair` copies into dyng.libs/ (those dyng.so
+# links beyond the manylinux baseline), each with the licence texts of the
+# build machine's package it is copied from (Debian's copyright files; GCC's
+# names the GPL-3 text, which Debian keeps apart).  They go into the core
+# wheel's dist-info, under licenses/; repair() refuses a bundled library
+# that is not listed here.
+BUNDLED_LICENCES = {
+    "libgomp": [("licenses/libgomp1-copyright", "/usr/share/doc/libgomp1/copyright"),
+                ("licenses/GPL-3", "/usr/share/common-licenses/GPL-3")],
+    "libjansson": [("licenses/libjansson4-copyright", "/usr/share/doc/libjansson4/copyright")],
+}
+
+
+def bundled_licences():
+    """[(name in the dist-info, bytes)] for every library of BUNDLED_LICENCES."""
+    out = []
+    for lib, texts in sorted(BUNDLED_LICENCES.items()):
+        for name, path in texts:
+            if not os.path.isfile(path):
+                sys.exit("dyng_wheels: %s, the licence of the %s that auditwheel bundles, is missing"
+                         % (path, lib))
+            out.append((name, read(path)))
+    return out
+
+
+def core_wheel(outdir, srcdir, builddir, version, tag="py3-none-linux_x86_64", bundles=False):
+    """The core wheel; bundles: auditwheel will copy the libraries of
+    BUNDLED_LICENCES into it, so their licences go in too."""
     so = os.path.join(builddir, ".libs", "dyng.so")
     if not os.path.isfile(so):
         sys.exit("dyng_wheels: %s is missing; run make first" % so)
     init = read(os.path.join(srcdir, "python", "dyng", "__init__.py")).replace(
         b"@VERSION@", version.encode())
-    files = [("dyng/__init__.py", init, False), ("dyng/dyng.so", read(so), True)]
+    files = [("dyng/__init__.py", init, False), ("dyng/dyng.so", stripped(so), True)]
+    # Beside the package: the finder that keeps a dyng.so of the current
+    # folder from hiding it, and the .pth line that installs it at startup.
+    files += [(n, read(os.path.join(srcdir, "python", n)), False) for n in ("_dyng_finder.py", "dyng.pth")]
     licences = [(n, read(os.path.join(srcdir, n))) for n in ("LICENSE", "THIRD_PARTY_LICENSES")]
+    if bundles:
+        licences += bundled_licences()
     return write_wheel(outdir, "dyng", version, tag, files, core_metadata(srcdir, version), licences)
 
 
@@ -183,7 +244,7 @@ def plugin_wheel(outdir, srcdir, builddir, version, major, tag="py3-none-linux_x
     for f in (so, eula):
         if not os.path.isfile(f):
             sys.exit("dyng_wheels: %s is missing; run make first" % f)
-    files = [("dyng/dyng_cuda%s.so" % major, read(so), True)]
+    files = [("dyng/dyng_cuda%s.so" % major, stripped(so), True)]
     licences = [(n, read(os.path.join(srcdir, n))) for n in ("LICENSE", "THIRD_PARTY_LICENSES")]
     licences.append((os.path.basename(eula), read(eula)))
     return write_wheel(outdir, "dyng-cu%s" % major, version, tag, files,
@@ -237,6 +298,13 @@ def repair(auditwheel, wheel, outdir):
     made = sorted(set(os.listdir(outdir)) - before)
     if len(made) != 1:
         sys.exit("dyng_wheels: auditwheel repair %s wrote %s" % (os.path.basename(wheel), made))
+    with zipfile.ZipFile(os.path.join(outdir, made[0])) as z:
+        libs = [n.split("/")[-1] for n in z.namelist() if re.match(r"[^/]+\.libs/[^/]+$", n)]
+    unlicensed = [n for n in libs if n.split("-")[0] not in BUNDLED_LICENCES]
+    if unlicensed:
+        os.remove(os.path.join(outdir, made[0]))
+        sys.exit("dyng_wheels: auditwheel bundled %s, whose licence BUNDLED_LICENCES does not "
+                 "name" % ", ".join(unlicensed))
     return os.path.join(outdir, made[0])
 
 
@@ -261,7 +329,7 @@ def main():
         if old.endswith((".whl", ".tar.gz")) and old.split("-")[0] in ("dyng", "dyng_cu12", "dyng_cu13"):
             os.remove(os.path.join(a.outdir, old))
     with tempfile.TemporaryDirectory() as tmp:
-        raw = [core_wheel(tmp, a.srcdir, a.builddir, version)]
+        raw = [core_wheel(tmp, a.srcdir, a.builddir, version, bundles=bool(auditwheel))]
         for major in a.plugins.split():
             raw.append(plugin_wheel(tmp, a.srcdir, a.builddir, version, major))
         for w in raw:

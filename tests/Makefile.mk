@@ -43,6 +43,9 @@ TESTS += tests/test_layers.sh
 EXTRA_DIST += tests/test_layers.sh
 # The examples of docs/sql.md and README.md against what they show.
 TESTS += tests/test_docs.py
+# configure's summary names each CUDA plugin line, built or not and why.
+TESTS += tests/test_configure_summary.sh
+EXTRA_DIST += tests/test_configure_summary.sh
 # `make wheels`' packages installed into fresh venvs (skipped without them).
 TESTS += tests/test_wheels.py
 EXTRA_DIST += tests/test_wheels.py

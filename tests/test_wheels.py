@@ -26,9 +26,12 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
+import tarfile
 import tempfile
+import zipfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 srcdir = os.environ.get("DYNG_SRCDIR") or os.path.dirname(here)
@@ -123,6 +126,80 @@ for w in wheels:
        "auditwheel show %s: the tag is the one auditwheel reports%s" % (name, " (%s)" % tag.group(1) if tag else ""),
        r.stdout + r.stderr)
     summary("%s: %s" % (name, " ".join(r.stdout.split())[:400].split(" This constrains")[0]))
+
+# --- The files in the packages ---------------------------------------------------
+def elf_sections(data):
+    """The section names of a 64-bit little-endian ELF object (its bytes)."""
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    strtab = headers[shstrndx][4]
+    return [data[strtab + h[0]:data.index(b"\0", strtab + h[0])].decode() for h in headers]
+
+
+for w in wheels:
+    name = os.path.basename(w)
+    with zipfile.ZipFile(w) as z:
+        names = z.namelist()
+        elves = {n: z.read(n) for n in names if z.read(n)[:4] == b"\x7fELF"}
+        info = [n for n in names if re.match(r"[^/]+\.dist-info/[^/]+$", n)][0].split("/")[0]
+        third_party = z.read(info + "/THIRD_PARTY_LICENSES").decode()
+        licences = {n[len(info) + 1:]: z.read(n).decode("utf-8", "replace")
+                    for n in names if n.startswith(info + "/licenses/")}
+    debug = ["%s (%s)" % (n, ", ".join(s for s in elf_sections(d) if s.startswith(".debug")))
+             for n, d in sorted(elves.items()) if any(s.startswith(".debug") for s in elf_sections(d))]
+    ok(elves and not debug, "%s: its %d ELF objects are stripped (no .debug_* section)" % (name, len(elves)),
+       "with debug information: %s" % debug)
+    # What auditwheel bundled: each library with its licence, and named in
+    # THIRD_PARTY_LICENSES.
+    for lib in sorted(n for n in names if re.match(r"[^/]+\.libs/[^/]+$", n)):
+        stem = os.path.basename(lib).split("-")[0]
+        texts = [t for n, t in licences.items() if n.startswith("licenses/" + stem)]
+        if stem == "libgomp":  # the exception is in GCC's copyright file, the GPL-3 apart
+            gpl = "GNU GENERAL PUBLIC LICENSE" in licences.get("licenses/GPL-3", "")
+            texts = [t for t in texts if gpl and "GCC RUNTIME LIBRARY EXCEPTION" in t]
+        ok(texts and stem in third_party and lib.split("/")[0] + "/" in third_party,
+           "%s: bundles %s with its licence text (%s/licenses/) and THIRD_PARTY_LICENSES names it"
+           % (name, os.path.basename(lib), info), "licences: %s" % sorted(licences))
+    m = re.match(r"dyng_cu(\d+)-", name)
+    if m:
+        eula = info + "/CUDA-EULA-%s.txt" % m.group(1)
+        ok(eula in names and "libcudart_static.a" in third_party,
+           "%s: carries the CUDA EULA for its static CUDA runtime, which THIRD_PARTY_LICENSES names" % name,
+           names)
+
+
+def description_of(meta):
+    """METADATA's headers (name -> [values]) and its description."""
+    head, _, body = meta.partition("\n\n")
+    headers = {}
+    for line in head.splitlines():
+        k, _, v = line.partition(": ")
+        headers.setdefault(k, []).append(v)
+    return headers, body
+
+
+if sdists:
+    with tarfile.open(sdists[0]) as t:
+        sdist_files = set(n.split("/", 1)[1] for n in t.getnames() if "/" in n)
+        pkg_info = t.extractfile("dyng-%s/PKG-INFO" % version).read().decode()
+    for w in wheels + sdists:
+        name = os.path.basename(w)
+        if w.endswith(".whl"):
+            with zipfile.ZipFile(w) as z:
+                meta = z.read([n for n in z.namelist() if n.endswith(".dist-info/METADATA")][0]).decode()
+        else:
+            meta = pkg_info
+        headers, body = description_of(meta)
+        urls = headers.get("Project-URL", [])
+        # The files the description points at: the sdist must hold them.
+        named = sorted(set(re.findall(r"\b((?:docs|examples)/[\w./-]+\.\w+|README\.md|CHANGELOG\.md)", body)))
+        missing = [f for f in named if f not in sdist_files]
+        ok(urls and all(re.match(r"[^,]{1,32}, https://", u) for u in urls) and not missing
+           and "the project's " not in body,
+           "%s: METADATA has a Project-URL (%s) and its description names files the sdist holds (%s)"
+           % (name, "; ".join(urls) or "none", ", ".join(named) or "none"),
+           "missing from the sdist: %s" % missing)
 
 # --- The check run in each venv ---------------------------------------------------
 CHECK = r'''
@@ -254,9 +331,30 @@ def exercise(label, py, majors):
     summary("%s: graph on %s%s" % (label, backend, " (plugins: %s)" % reasons if reasons else ""))
 
 
+def shadowed(label, py):
+    """import dyng from a folder that holds a dyng.so, as a user has who keeps
+    one there for the sqlite3 shell's `.load ./dyng`: Python puts that folder
+    first on sys.path, and takes a dyng.so for an extension module."""
+    folder = os.path.join(work, "with-dyng.so")
+    os.makedirs(folder, exist_ok=True)
+    built = os.path.join(builddir, ".libs", "dyng.so")
+    r = run([py, "-c", "import dyng; print(dyng.loadable_path())"], cwd=work)
+    shutil.copyfile(built if os.path.isfile(built) else r.stdout.strip(), os.path.join(folder, "dyng.so"))
+    code = ("import sqlite3, dyng; con = sqlite3.connect(':memory:'); dyng.load(con); "
+            "print(dyng.loadable_path()); print(con.execute('SELECT dyng_version()').fetchone()[0])")
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    r = run([py, "-c", code], env=env, cwd=folder)
+    out = r.stdout.split()
+    ok(r.returncode == 0 and len(out) == 2 and out[0].startswith(os.path.dirname(os.path.dirname(py)))
+       and out[1] == version,
+       "%s: import dyng and dyng.load(conn) from a folder holding a dyng.so" % label, r.stdout + r.stderr)
+
+
 py = venv("core", "dyng")
 if py:
     exercise("dyng", py, [])
+    shadowed("dyng", py)
 for major in plugins:
     py = venv("cu%d" % major, "dyng[cu%d]" % major)
     if py:

@@ -8,7 +8,7 @@ plugins beside it, where dyng.so finds them with no configuration.
     con = sqlite3.connect("graph.db")
     dyng.load(con)
 
-__version__ is written in when the wheel is built (python/wheels.py).
+__version__ is written in when the wheel is built (python/dyng_wheels.py).
 """
 import os
 
