@@ -40,16 +40,12 @@ int dyng_threads(void) {
   return n > 0 ? n : 1;
 }
 
-/* The chunk this thread took last, and of which team: it is finished when
-** the thread comes back for another (or the team's loop ends). */
-static _Thread_local const dyng_team *tl_team;
-static _Thread_local uint32_t tl_taken;
-
 void dyng_team_init(dyng_team *t, uint32_t n_items, uint32_t chunk, int max_threads,
                     const dyng_cancel *cancel) {
   if (!chunk) chunk = 1;
   int n = dyng_threads();
   if (max_threads > 0 && n > max_threads) n = max_threads;
+  if (n > DYNG_TEAM_MAX_THREADS) n = DYNG_TEAM_MAX_THREADS;
   /* Threads beyond one per chunk would find nothing to take. */
   uint64_t useful = ((uint64_t)n_items + chunk - 1) / chunk;
   if ((uint64_t)n > useful) n = useful > 1 ? (int)useful : 1;
@@ -60,6 +56,7 @@ void dyng_team_init(dyng_team *t, uint32_t n_items, uint32_t chunk, int max_thre
   atomic_init(&t->done, 0);
   atomic_init(&t->rc, DYNG_OK);
   t->cancel = cancel;
+  memset(t->taken, 0, (size_t)n * sizeof t->taken[0]);
 }
 
 /* After the loop: the last chunk of each thread that ran it to its end
@@ -82,26 +79,29 @@ int dyng_team_run(dyng_team *t, void (*fn)(void *ctx, int thread), void *ctx) {
       ** over are taken by those that run. */
       int me = omp_get_thread_num();
       if (me < t->n_threads) fn(ctx, me);
-      tl_team = NULL, tl_taken = 0;
     }
     return dyng__team_end(t);
   }
 #endif
   t->n_threads = 1;
   fn(ctx, 0);
-  tl_team = NULL, tl_taken = 0;
   return dyng__team_end(t);
 }
 
-/* Counts this thread's last chunk of team t as finished. */
-static void dyng__team_finished(dyng_team *t) {
-  if (tl_team == t && tl_taken) atomic_fetch_add_explicit(&t->done, tl_taken, memory_order_relaxed);
-  tl_team = NULL;
-  tl_taken = 0;
+/* The calling thread's place in team t's loop. */
+static int dyng__team_me(const dyng_team *t) {
+  int me = 0;
+#if defined(DYNG_HAVE_OPENMP) && defined(_OPENMP)
+  if (t->n_threads > 1) me = omp_get_thread_num();
+#endif
+  return me >= 0 && me < t->n_threads ? me : 0;
 }
 
 int dyng_team_take(dyng_team *t, uint32_t *begin, uint32_t *end) {
-  dyng__team_finished(t);
+  /* This thread's last chunk is finished. */
+  int me = dyng__team_me(t);
+  if (t->taken[me]) atomic_fetch_add_explicit(&t->done, t->taken[me], memory_order_relaxed);
+  t->taken[me] = 0;
   if (atomic_load_explicit(&t->rc, memory_order_relaxed) != DYNG_OK) return 0;
   uint32_t b = atomic_load_explicit(&t->next, memory_order_relaxed);
   do {
@@ -110,8 +110,7 @@ int dyng_team_take(dyng_team *t, uint32_t *begin, uint32_t *end) {
                                                   memory_order_relaxed, memory_order_relaxed));
   *begin = b;
   *end = t->n_items - b < t->chunk ? t->n_items : b + t->chunk;
-  tl_team = t;
-  tl_taken = *end - b;
+  t->taken[me] = *end - b;
   return 1;
 }
 

@@ -34,6 +34,9 @@ int dyng_threads(void);
 /* Caps dyng_threads() for the whole process at n (0 or less: no cap). */
 void dyng_set_max_threads(int n);
 
+/* The most threads one loop runs on. */
+#define DYNG_TEAM_MAX_THREADS 512
+
 /* One loop's threads and what they share. */
 typedef struct dyng_team {
   int n_threads;             /* threads that run the loop */
@@ -43,6 +46,11 @@ typedef struct dyng_team {
   _Atomic uint32_t done;     /* items whose chunk its thread finished */
   _Atomic int rc;            /* the first failure; DYNG_OK while none */
   const dyng_cancel *cancel; /* may be NULL */
+  /* Per thread, the size of the chunk it took last: finished when the
+  ** thread comes back for another (or the loop ends).  Kept here rather
+  ** than in thread-local storage, which the engine's threads would keep
+  ** after the extension is unloaded. */
+  uint32_t taken[DYNG_TEAM_MAX_THREADS];
 } dyng_team;
 
 /* Prepares a team for n_items items handed out `chunk` at a time, on at

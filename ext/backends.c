@@ -67,13 +67,11 @@ int dyngBackendChoose(int ePref, const dyng_backend **ppBackend, char *zWhy, int
   return rc == 0 ? SQLITE_OK : SQLITE_ERROR;
 }
 
-const char *dyngBackendPreview(int ePref, char *zWhy, int nWhy) {
-  static _Thread_local char zName[16];
+void dyngBackendPreview(int ePref, char *zName, int nName, char *zWhy, int nWhy) {
   dyng_choice c;
   dyngAsk(ePref, 0, &c);
   snprintf(zWhy, (size_t)nWhy, "%s", c.reason);
-  snprintf(zName, sizeof zName, "%s", c.name);
-  return zName;
+  snprintf(zName, (size_t)nName, "%s", c.name);
 }
 
 /* One plugin as JSON. */

@@ -116,8 +116,8 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
   json_object_set_new(pBuild, "sanitizers", json_false());
 #endif
   json_object_set_new(pBuild, "sqlite_compiled", json_string(SQLITE_VERSION));
-  char zWhy[400];
-  const char *zName = dyngBackendPreview(pConn->eBackendPref, zWhy, (int)sizeof zWhy);
+  char zWhy[400], zName[16];
+  dyngBackendPreview(pConn->eBackendPref, zName, (int)sizeof zName, zWhy, (int)sizeof zWhy);
   json_object_set_new(pBackend, "preference", json_string(dyngBackendPrefName(pConn->eBackendPref)));
   json_object_set_new(pBackend, "name", json_string(zName));
   json_object_set_new(pBackend, "reason", json_string(zWhy));

@@ -451,9 +451,10 @@ int dyngBackendChoose(int ePref, const dyng_backend **ppBackend, char *zWhy, int
 /* 1 when a graph with preference ePref must run on CUDA or fail. */
 int dyngBackendRequired(int ePref);
 
-/* The name of the backend dyngBackendChoose would give, and why, without
-** starting anything ("none" when CUDA is required and cannot be used). */
-const char *dyngBackendPreview(int ePref, char *zWhy, int nWhy);
+/* Writes the name of the backend dyngBackendChoose would give ("none"
+** when CUDA is required and cannot be used) to zName, and why to zWhy,
+** without starting anything. */
+void dyngBackendPreview(int ePref, char *zName, int nName, char *zWhy, int nWhy);
 
 /* Adds driver, devices, plugins and discovery to a dyng_config() report. */
 void dyngBackendsJson(struct json_t *pRoot);
