@@ -32,7 +32,7 @@
 **             copy of the first before the batch: a batch changing more
 **             than 1/8 of the edges recomputes it; a smaller one updates it
 **             with the budget max_touched = max(1024, vertices / 4) and,
-**             when that gives up (DYNG_ETOOBIG), recomputes it: the attempt
+**             when that gives up (DYNG_EGAVEUP), recomputes it: the attempt
 **             and the recomputation are timed together.  Update, recompute
 **             and policy take turns going first.
 **   restore   untimed: the inverse batch puts the graph's edges back as they
@@ -441,14 +441,14 @@ int main(int argc, char **argv) {
           if (rc) die("dyng_sssp_dijkstra: %s", dyng_strerror(rc));
         } else {
           t0 = now_s();
-          rc = DYNG_ETOOBIG;
+          rc = DYNG_EGAVEUP;
           if (!huge) {
             rc = dyng_sssp_update(&view, &ptree, changes.removed, changes.n_removed,
                                   changes.added, changes.n_added, budget, &p_touched);
             t_attempt = now_s() - t0;
-            gave_up = rc == DYNG_ETOOBIG;
+            gave_up = rc == DYNG_EGAVEUP;
           }
-          if (rc == DYNG_ETOOBIG) rc = dyng_sssp_dijkstra(&view, source, OBJECTIVE, DYNG_NONE, &ptree);
+          if (rc == DYNG_EGAVEUP) rc = dyng_sssp_dijkstra(&view, source, OBJECTIVE, DYNG_NONE, &ptree);
           sr->t_policy[r] = now_s() - t0;
           if (rc) die("policy: %s", dyng_strerror(rc));
         }

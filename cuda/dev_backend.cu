@@ -232,7 +232,7 @@ static int dev_sssp_update(void *state, const dyng_graph_view *view, dyng_sssp_t
                        dt->pedge, NULL, NULL, NULL, &changed, view->cancel, dev_profile_on() ? &prof : NULL, st->err,
                        sizeof st->err);
   if (rc == DYNG_OK && dev_profile_on()) dev_report("repair", t->objective, view->n_vertices, &prof);
-  if (rc == DYNG_ETOOBIG) {
+  if (rc == DYNG_EGAVEUP) {
     if (pn_touched) *pn_touched = view->n_vertices;
     return dev_sssp(state, view, t->source, t->objective, DYNG_NONE, t);
   }
@@ -410,7 +410,7 @@ static int dev_tree_path(void *state, const dyng_sssp_tree *t, uint32_t target, 
     return DYNG_EBACKEND;
   }
   *n = count;
-  if (count > cap) return DYNG_ETOOBIG;
+  if (count > cap) return DYNG_ENOROOM;
   memcpy(vertex, h_out + 1, (size_t)count * 4);
   return DYNG_OK;
 }

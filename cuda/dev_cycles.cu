@@ -55,7 +55,7 @@
 ** whose size adapts to what the last launch took (about 20 ms), and walkers
 ** stop after a budget of steps and go on in the next launch.  Between
 ** launches the host asks view->cancel and returns DYNG_EINTERRUPTED.  Counts
-** are 64-bit, summed with atomics that flag a wrap: DYNG_ETOOBIG.
+** are 64-bit, summed with atomics that flag a wrap: DYNG_EOVERFLOW.
 */
 #include "cuda/dev_cycles.cuh"
 
@@ -567,7 +567,7 @@ static int run_walkers(DevState *st, DevCycles *c, WalkArgs a, const dyng_cancel
     if (ms < TARGET_MS / 2 && budget < (1u << 24)) budget *= 2;
     else if (ms > TARGET_MS * 2 && budget > 8) budget /= 2;
     report_progress(cancel, std::min<uint64_t>(h[C_NEXT], a.n_tasks), a.n_tasks);
-    if (h[C_WRAP]) return DYNG_ETOOBIG;
+    if (h[C_WRAP]) return DYNG_EOVERFLOW;
     if (!h[C_ACTIVE] && h[C_NEXT] >= a.n_tasks) return DYNG_OK;
   }
 }
@@ -674,7 +674,7 @@ static int count_on_device(DevState *st, const dyng_graph_view *view, int k, int
   }
   if (rc) return rc;
   if ((rc = read_counters(st, c, h)) != DYNG_OK) return rc;
-  if (h[C_WRAP]) return DYNG_ETOOBIG;
+  if (h[C_WRAP]) return DYNG_EOVERFLOW;
   *count = h[C_SUM0] - h[C_SUM1]; /* C_SUM1: only the directed 4-cycles' pairs with v = x */
   if (dev_profile_on())
     fprintf(stderr, "dyng cuda: %d-cycles%s count: snapshot %s %.3f ms, count %.3f ms\n", k,
@@ -756,7 +756,7 @@ static int delta_on_device(DevState *st, const dyng_graph_view *view, const dyng
       else k_delta4<<<grid_for(((size_t)hi - lo) * 128, 128), 128, 0, st->stream>>>(a, lo, hi);
     });
     if (rc == DYNG_OK) rc = read_counters(st, c, h); /* synchronizes: buf may go */
-    if (rc == DYNG_OK && h[C_WRAP]) rc = DYNG_ETOOBIG;
+    if (rc == DYNG_OK && h[C_WRAP]) rc = DYNG_EOVERFLOW;
   } else {
     rc = run_walkers(st, c, a, cancel, h); /* synchronizes: buf may go */
   }

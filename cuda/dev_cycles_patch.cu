@@ -457,11 +457,11 @@ static int snap_patch(DevState *st, DevCycles *c, const dyng_graph_view *g, int 
     c->pairs_ready = 1;
     return DYNG_OK;
   }
-  if (m == 0 || m > 0x3fffffffu) return DYNG_ETOOBIG; /* built anew */
+  if (m == 0 || m > 0x3fffffffu) return DYNG_EGAVEUP; /* built anew */
   c->hubs_known = 0;
   /* The records as the device copy followed them. */
   const DevBatch *db = &st->csr.batch;
-  if (db->n_rem != ch->n_removed || db->n_add != ch->n_added) return DYNG_ETOOBIG; /* built anew */
+  if (db->n_rem != ch->n_removed || db->n_add != ch->n_added) return DYNG_EGAVEUP; /* built anew */
   PatchBufs pb;
   int rc = patch_bufs(st, c, m, &pb);
   if (rc) return rc;

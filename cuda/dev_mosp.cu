@@ -350,7 +350,7 @@ static int mosp_path(DevState *st, const dyng_graph_view *view, const dyng_sssp_
   }
   memcpy(ensemble_cost, &bits, sizeof bits);
   *pn = (uint32_t)len;
-  if (len > cap) return DYNG_ETOOBIG;
+  if (len > cap) return DYNG_ENOROOM;
   TRY(cudaMemcpyAsync(vertex, m->rev_vertex, len * 4, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
   if (len > 1) TRY(cudaMemcpyAsync(edge, m->rev_edge, (len - 1) * 4, cudaMemcpyDeviceToHost, s), "cudaMemcpy");
   TRY(cudaStreamSynchronize(s), "copying the ensemble path");

@@ -32,16 +32,18 @@
 #include "engine/errcode.h"
 #include "engine/types.h"
 
-/* Bumped whenever this struct, engine/types.h, engine/plugin.h or a number
-** of engine/errcode.h changes incompatibly. */
-#define DYNG_BACKEND_ABI 10
+/* Bumped whenever this struct, engine/types.h, engine/plugin.h, a number
+** of engine/errcode.h or the code an entry returns for a condition
+** changes incompatibly (11: DYNG_EOVERFLOW, DYNG_EGAVEUP and DYNG_ENOROOM
+** where 10 said DYNG_ETOOBIG). */
+#define DYNG_BACKEND_ABI 11
 
-/* The layout of every struct of the ABI on x86_64 (LP64), for ABI 10:
+/* The layout of every struct of the ABI on x86_64 (LP64), for ABI 11:
 ** S(struct, sizeof, alignment) and then, for each of its fields in order,
 ** F(struct, field, offsetof, sizeof).  tests/test_abi.c checks it against
 ** the compiler, so a change of layout fails there until this table is
 ** updated and DYNG_BACKEND_ABI bumped with it. */
-#define DYNG_ABI_LAYOUT_OF 10 /* the DYNG_BACKEND_ABI the table describes */
+#define DYNG_ABI_LAYOUT_OF 11 /* the DYNG_BACKEND_ABI the table describes */
 #define DYNG_ABI_LAYOUT(S, F) \
   S(dyng_adj_view, 112, 8) \
   F(dyng_adj_view, off, 0, 8) \
@@ -173,7 +175,7 @@ struct dyng_backend {
   ** the graph after it, given the edges the batch removed and added
   ** (engine/types.h); the result equals a computation from scratch and its
   ** order[] may be stale.  *pn_touched gets the vertex entries it changed;
-  ** past max_touched (> 0) it gives up with DYNG_ETOOBIG and the tree must
+  ** past max_touched (> 0) it gives up with DYNG_EGAVEUP and the tree must
   ** be recomputed. */
   int (*sssp_update)(void *state, const dyng_graph_view *view, dyng_sssp_tree *t,
                      const dyng_edge_change *removed, size_t n_removed,
@@ -198,7 +200,7 @@ struct dyng_backend {
   ** backend ran out of its own (device) memory. */
 
   /* The number of simple k-cycles of the graph, with dyng_cycles_count's
-  ** meaning of k (3..10) and directed, into *count; DYNG_ETOOBIG past
+  ** meaning of k (3..10) and directed, into *count; DYNG_EOVERFLOW past
   ** UINT64_MAX. */
   int (*cycles_count)(void *state, const dyng_graph_view *view, int k, int directed, uint64_t *count);
 
@@ -210,7 +212,7 @@ struct dyng_backend {
   /* The MOSP ensemble path (engine/mosp.h) of trees[0 .. k-1], each filled
   ** by this backend's sssp or sssp_update from `source`: vertex[0 .. *n)
   ** from source to target and edge[0 .. *n - 1) the edge slots between
-  ** them, at most `cap` vertices (DYNG_ETOOBIG with *n the length needed
+  ** them, at most `cap` vertices (DYNG_ENOROOM with *n the length needed
   ** when the path is longer); *n = 0 when no tree reaches the target.
   ** *ensemble_cost gets the path's ensemble cost. */
   int (*mosp_path)(void *state, const dyng_graph_view *view, const dyng_sssp_tree *const *trees, int k,
@@ -224,7 +226,7 @@ struct dyng_backend {
   ** arrays, or with vertices NULL every row (and clears t->host_stale).
   ** tree_path writes the vertices of t's tree path from `target` back to
   ** the source into vertex[]: vertex[0] = target, vertex[*n - 1] = the
-  ** source, at most `cap` (DYNG_ETOOBIG with *n the number needed when it
+  ** source, at most `cap` (DYNG_ENOROOM with *n the number needed when it
   ** is longer); *n = 0 when t does not reach the target.  Both NULL for a
   ** backend that always fills the host arrays. */
   int (*tree_fetch)(void *state, dyng_sssp_tree *t, const uint32_t *vertices, uint32_t n);

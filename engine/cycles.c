@@ -52,7 +52,7 @@ static inline int dyng__meter_add(dyng__meter *m, uint64_t work) {
 #define ROOT_CHUNK 64u
 
 static inline int dyng__add(uint64_t *sum, uint64_t x) {
-  return __builtin_add_overflow(*sum, x, sum) ? DYNG_ETOOBIG : DYNG_OK;
+  return __builtin_add_overflow(*sum, x, sum) ? DYNG_EOVERFLOW : DYNG_OK;
 }
 
 /* First position in nbr[b .. e) holding a value > t (the lists are sorted). */
@@ -1004,7 +1004,7 @@ int dyng_cycles_update(const dyng_graph_view *g, const dyng_changes *changes, in
 int dyng_cycles_apply(const dyng_cycles_diff *d, uint64_t *count) {
   uint64_t now;
   if (*count >= d->lost) {
-    if (__builtin_add_overflow(*count - d->lost, d->gained, &now)) return DYNG_ETOOBIG;
+    if (__builtin_add_overflow(*count - d->lost, d->gained, &now)) return DYNG_EOVERFLOW;
   } else {
     /* The result is gained - (lost - count): negative means *count was
     ** not this graph's count. */

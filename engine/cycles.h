@@ -74,7 +74,7 @@
 ** of the undirected simple graph when `directed` is 0, of directed simple
 ** cycles when it is 1 (see the top of this file).  Works whether or not a
 ** directed graph's in adjacency is built.  Returns 0 and sets *count;
-** DYNG_EINVAL for k outside 3..10; DYNG_ETOOBIG when the count exceeds
+** DYNG_EINVAL for k outside 3..10; DYNG_EOVERFLOW when the count exceeds
 ** UINT64_MAX; DYNG_EINTERRUPTED; DYNG_ENOMEM.  Memory: O(V + E). */
 int dyng_cycles_count(const dyng_graph_view *g, int k, int directed, const dyng_cancel *cancel,
                       uint64_t *count);
@@ -89,20 +89,22 @@ int dyng_cycles_count(const dyng_graph_view *g, int k, int directed, const dyng_
 ** (dyng_graph_build_in, before the batch or after it): DYNG_ESTATE without
 ** it.  DYNG_EINVAL for k out of range or changes that do not fit the graph
 ** (a vertex index out of range, more copies of an edge recorded as added
-** than the graph holds); DYNG_ETOOBIG; DYNG_EINTERRUPTED; DYNG_ENOMEM. */
+** than the graph holds); DYNG_ETOOBIG past 2^32 changed edges;
+** DYNG_EOVERFLOW when a count exceeds UINT64_MAX; DYNG_EINTERRUPTED;
+** DYNG_ENOMEM. */
 int dyng_cycles_delta(const dyng_graph_view *g, const dyng_changes *changes, int k, int directed,
                       const dyng_cancel *cancel, dyng_cycles_diff *delta);
 
 /* Applies delta to *count, a count before the batch: DYNG_EINVAL when *count
 ** is less than what the batch took away (it was not this graph's count),
-** DYNG_ETOOBIG when the result exceeds UINT64_MAX; *count is changed only on
+** DYNG_EOVERFLOW when the result exceeds UINT64_MAX; *count is changed only on
 ** success. */
 int dyng_cycles_apply(const dyng_cycles_diff *delta, uint64_t *count);
 
 /* dyng_cycles_delta applied to a cached count: *count, the count before the
 ** batch, becomes the count after it.  DYNG_EINVAL also when *count is less
 ** than what the batch took away (it was not this graph's count);
-** DYNG_ETOOBIG when the new count exceeds UINT64_MAX.  *count is changed only
+** DYNG_EOVERFLOW when the new count exceeds UINT64_MAX.  *count is changed only
 ** on success. */
 int dyng_cycles_update(const dyng_graph_view *g, const dyng_changes *changes, int k, int directed,
                        const dyng_cancel *cancel, uint64_t *count);

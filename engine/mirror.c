@@ -326,7 +326,7 @@ int dyng_mirror_tree_path(dyng_mirror *m, dyng_sssp_tree *t, uint32_t target, ui
     if (!av) return DYNG_ENOMEM;
     uint32_t n = 0;
     int erc = be->tree_path(m->state, t, target, cap, av, &n);
-    if (erc == DYNG_ETOOBIG && n > cap && n <= t->n_vertices) {
+    if (erc == DYNG_ENOROOM && n > cap && n <= t->n_vertices) {
       dyng_free(av);
       cap = n;
       continue;
@@ -403,7 +403,7 @@ static void tree_follow(trees_run *run, tree_job *job) {
   if (!recompute && erc == DYNG_OK) {
     erc = m->be->sssp_update(m->state, view, &p->tree, ch->removed, ch->n_removed, ch->added, ch->n_added,
                              run->budget, &touched);
-    if (erc == DYNG_ETOOBIG) {
+    if (erc == DYNG_EGAVEUP) {
       dyng_give_up_note(&p->give_up, n_changed);
       recompute = 1;
     }
@@ -700,7 +700,7 @@ static int mosp_on_backend(dyng_mirror *m, const dyng_graph_view *view, dyng_sss
       return DYNG_OK;
     }
     dyng_path_free(path);
-    if (erc == DYNG_ETOOBIG && n > cap && n <= view->n_vertices) {
+    if (erc == DYNG_ENOROOM && n > cap && n <= view->n_vertices) {
       cap = n;
       continue;
     }

@@ -173,7 +173,7 @@ int dyng_pareto_front(const dyng_graph_view *g, uint32_t source, uint32_t target
     const double *cx = L.cost + (size_t)x * k;
     if (dyng__covered(&L, head[v], cx)) continue;
     if (++n_permanent > max_labels) {
-      rc = DYNG_ETOOBIG;
+      rc = DYNG_EGAVEUP;
       break;
     }
     L.next[x] = head[v];

@@ -43,7 +43,7 @@ void dyng_front_free(dyng_front *f); /* accepts a zeroed front */
 
 /* The Pareto front of paths from `source` to `target` in objectives
 ** 0 .. g->n_objectives - 1.  At most max_labels labels are made permanent:
-** DYNG_ETOOBIG when that is not enough (no partial front is returned).
+** DYNG_EGAVEUP when that is not enough (no partial front is returned).
 ** An unreachable target gives a front of no paths.  DYNG_EINVAL for
 ** vertices out of range; DYNG_ENOMEM; DYNG_EINTERRUPTED when g->cancel
 ** asked to stop. */

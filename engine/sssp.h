@@ -94,9 +94,9 @@ int dyng_sssp_parallel_pays(const dyng_graph_view *g);
 ** *pn_touched (may be NULL) gets the number of vertices whose entry (dist,
 ** parent, parent_edge) differs from what it was before.  With max_touched
 ** > 0 the update gives up once the number of times a vertex's entry was
-** reset or improved passes it, returning DYNG_ETOOBIG: when a batch moves most of a
+** reset or improved passes it, returning DYNG_EGAVEUP: when a batch moves most of a
 ** tree (deep trees of road networks), recomputing is cheaper.  DYNG_EINVAL
-** when a directed graph's in adjacency is missing; after DYNG_ETOOBIG or
+** when a directed graph's in adjacency is missing; after DYNG_EGAVEUP or
 ** DYNG_ENOMEM the tree must be recomputed. */
 int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edge_change *removed,
                      size_t n_removed, const dyng_edge_change *added, size_t n_added,

@@ -119,7 +119,7 @@ static inline int dyng__take(dyng__tie_queue *q, dyng_sssp_tree *t, uint32_t x, 
   t->parent[x] = u;
   t->parent_edge[x] = e;
   if (!moved) return DYNG_OK;
-  if (++*n_touched > max_touched) return DYNG_ETOOBIG;
+  if (++*n_touched > max_touched) return DYNG_EGAVEUP;
   return dyng__tq_push(q, d, hx, x);
 }
 
@@ -171,7 +171,7 @@ int dyng_sssp_update(const dyng_graph_view *g, dyng_sssp_tree *t, const dyng_edg
     dist[v] = INFINITY;
     hops[v] = DYNG_NONE;
     if (++n_touched > max_touched) {
-      rc = DYNG_ETOOBIG;
+      rc = DYNG_EGAVEUP;
       break;
     }
     if ((rc = dyng__push(&cut, v)) != DYNG_OK) break;

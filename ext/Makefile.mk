@@ -3,6 +3,7 @@ lib_LTLIBRARIES += dyng.la
 dyng_la_SOURCES = \
 	ext/dyng.c ext/dyng_ext.h \
 	ext/util.c \
+	ext/error.c \
 	ext/update.c \
 	ext/graph_vtab.c \
 	ext/edge_table.c \

@@ -7,8 +7,8 @@
 **
 ** The trees and cycle counts themselves, their budget and how they follow
 ** a batch live in engine/mirror.c.  Here: a tree for a query with its
-** failure as an SQL error, the engine codes of a mirror as SQL errors, and
-** the kept trees and counts as JSON for dyng_config() and dyng_update().
+** failure as an SQL error, and the kept trees and counts as JSON for
+** dyng_config() and dyng_update().
 */
 #include "ext/dyng_ext.h"
 #include "engine/error.h"
@@ -17,26 +17,10 @@
 
 SQLITE_EXTENSION_INIT3
 
-int dyngMirrorFailure(DyngGraph *pG, int erc, DyngWatch *pWatch, const char *zFunc, int bBackendText,
-                      char **pzErr) {
-  if (erc == DYNG_OK) return SQLITE_OK;
-  if (erc == DYNG_ENOMEM) return SQLITE_NOMEM;
-  if (erc == DYNG_EINTERRUPTED && pWatch) return dyngWatchError(pWatch, zFunc, pzErr);
-  sqlite3_free(*pzErr);
-  if (erc == DYNG_EBACKEND && pG->pMirror && pG->pMirror->err[0]) {
-    /* The graph could not leave a device that was required. */
-    *pzErr = sqlite3_mprintf("dyng: graph '%s': %s", pG->zName, pG->pMirror->err);
-    pG->pMirror->err[0] = 0;
-  } else {
-    *pzErr = bBackendText ? dyngBackendError(zFunc, pG, erc) : dyngEngineError(zFunc, pG, erc);
-  }
-  return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
-}
-
 int dyngTreeGet(DyngGraph *pG, uint32_t vSource, int iObj, DyngWatch *pWatch, const char *zFunc,
                 dyng_sssp_tree **ppTree, dyng_kept_tree **ppOwned, char **pzErr) {
   int erc = dyng_mirror_tree(pG->pMirror, vSource, iObj, &pWatch->cancel, ppTree, ppOwned);
-  return dyngMirrorFailure(pG, erc, pWatch, zFunc, 0, pzErr);
+  return dyngEngineFail(pG, erc, pWatch, zFunc, 0, pzErr, NULL);
 }
 
 /* The objective's name, or its index for an unweighted graph. */

@@ -197,10 +197,9 @@ static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey
     return 1;
   }
   if (sqlite3_stricmp(zKey, "cache_mb") != 0) {
-    char *zMsg = sqlite3_mprintf("dyng_config: '%s' cannot be set (settable: backend, cache_mb, "
-                                 "max_ms, max_graph_mb, progress)", zKey);
-    sqlite3_result_error(ctx, zMsg ? zMsg : "dyng_config: not settable", -1);
-    sqlite3_free(zMsg);
+    dyngFuncError(ctx, SQLITE_ERROR,
+                  sqlite3_mprintf("dyng_config: '%s' cannot be set (settable: backend, cache_mb, "
+                                  "max_ms, max_graph_mb, progress)", zKey));
     return 0;
   }
   int t = sqlite3_value_numeric_type(pVal);
@@ -256,9 +255,7 @@ int dyngRefuseFromSchema(sqlite3_context *ctx, const char *zFunc) {
                                "comes from the schema of a table the statement writes (a CHECK "
                                "constraint)",
                                zFunc);
-  if (zMsg) sqlite3_result_error(ctx, zMsg, -1);
-  else sqlite3_result_error_nomem(ctx);
-  sqlite3_free(zMsg);
+  dyngFuncError(ctx, SQLITE_ERROR, zMsg);
   return 1;
 }
 
@@ -291,8 +288,7 @@ static void dyngConfigFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
                                    "max_ms, max_graph_mb, interrupt_check, graphs)",
                                    zKey);
       json_decref(pRoot);
-      sqlite3_result_error(ctx, zMsg ? zMsg : "dyng_config: unknown key", -1);
-      sqlite3_free(zMsg);
+      dyngFuncError(ctx, SQLITE_ERROR, zMsg);
       return;
     }
   }

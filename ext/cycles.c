@@ -49,9 +49,7 @@ static void dyngCycleCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
   int rc = dyngGraphOpen(pConn, "dyng_cycle_count", (const char *)sqlite3_value_text(argv[0]), 1,
                          &pG, &zErr);
   if (rc != SQLITE_OK) {
-    if (rc == SQLITE_NOMEM && !zErr) sqlite3_result_error_nomem(ctx);
-    else sqlite3_result_error(ctx, zErr ? zErr : "dyng_cycle_count: failed", -1);
-    sqlite3_free(zErr);
+    dyngFuncError(ctx, rc, zErr);
     return;
   }
   uint64_t n = 0;
@@ -65,25 +63,16 @@ static void dyngCycleCountFunc(sqlite3_context *ctx, int argc, sqlite3_value **a
   dyng_graph_get_view(pG->pGraph, &view);
   dyngWatchEnd(&watch, view.n_vertices);
   sqlite3_free(zWhat);
-  if (erc == DYNG_ETOOBIG) {
-    zErr = sqlite3_mprintf("dyng_cycle_count: graph '%s' has more %d-cycles than a 64-bit count holds",
-                           pG->zName, k);
-    rc = zErr ? SQLITE_ERROR : SQLITE_NOMEM;
-  } else {
-    rc = dyngMirrorFailure(pG, erc, &watch, "dyng_cycle_count", 1, &zErr);
-  }
+  if (erc == DYNG_EOVERFLOW)
+    rc = dyngEngineFail(pG, erc, &watch, "dyng_cycle_count", 0, &zErr,
+                        "more %d-cycles than a 64-bit count holds", k);
+  else
+    rc = dyngEngineFail(pG, erc, &watch, "dyng_cycle_count", DYNG_ERR_BACKEND, &zErr, NULL);
+  if (rc == SQLITE_OK && n > (uint64_t)INT64_MAX)
+    rc = dyngEngineFail(pG, DYNG_EOVERFLOW, NULL, "dyng_cycle_count", 0, &zErr,
+                        "%llu %d-cycles, more than SQLite's 64-bit integers hold", (unsigned long long)n, k);
   if (rc != SQLITE_OK) {
-    if (rc == SQLITE_NOMEM && !zErr) {
-      sqlite3_result_error_nomem(ctx);
-      return;
-    }
-    if (zErr) sqlite3_result_error(ctx, zErr, -1);
-    sqlite3_result_error_code(ctx, rc);
-    sqlite3_free(zErr);
-    return;
-  }
-  if (n > (uint64_t)INT64_MAX) {
-    sqlite3_result_error(ctx, "dyng_cycle_count: the count exceeds SQLite's 64-bit integers", -1);
+    dyngFuncError(ctx, rc, zErr);
     return;
   }
   sqlite3_result_int64(ctx, (sqlite3_int64)n);

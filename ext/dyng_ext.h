@@ -190,12 +190,6 @@ int dyngGraphInItsDb(const DyngGraph *pG);
 ** prepared statement may keep it connected). */
 void dyngGraphsForgetGone(DyngConn *pConn);
 
-/* Turns an engine error code into a message naming the function and graph;
-** the result comes from sqlite3_mprintf. */
-char *dyngEngineError(const char *zFunc, const DyngGraph *pG, int rc);
-/* dyngEngineError for a failure of pG's backend, with the backend's own
-** message (a CUDA error, say) when it has one. */
-char *dyngBackendError(const char *zFunc, const DyngGraph *pG, int rc);
 
 /* 1 and *piNode set when v equals an integer the way a value compares with
 ** an INTEGER column (3, 3.0 and '3' all equal 3); 0 otherwise.  For
@@ -273,6 +267,44 @@ int dyngWatchError(const DyngWatch *w, const char *zFunc, char **pzErr);
 ** connection's max_ms and interrupt for a recount a batch starts, and a
 ** warning in sqlite3_log when a graph leaves its device. */
 void dyngWatchHooks(DyngConn *pConn);
+
+/* ---- error.c (calls only util.c and watch.c) ---------------------------- */
+
+/* Flags of dyngEngineFail. */
+#define DYNG_ERR_BACKEND 1 /* add the backend's own text (a CUDA error) */
+#define DYNG_ERR_KEEP 2    /* a message already in *pzErr stays */
+
+/* The one way an engine code becomes an SQL error: erc, met by SQL
+** function zFunc on graph pG (NULL: none), as an SQLite code, with *pzErr
+** (freed first) the message from sqlite3_mprintf:
+**   DYNG_OK            SQLITE_OK, *pzErr untouched;
+**   DYNG_ENOMEM        SQLITE_NOMEM, no message;
+**   DYNG_EINTERRUPTED  what pWatch says stopped it (dyngWatchError), when
+**                      pWatch is given;
+**   DYNG_EBACKEND      when the mirror has one, why the graph could not
+**                      leave a device that was required;
+**   any other          "zFunc: graph 'g': " and the printf-style detail
+**                      zFmt, or without one the code's SQL text (error.c's
+**                      table, else dyng_strerror); with DYNG_ERR_BACKEND
+**                      the backend's own text in parentheses.
+** With DYNG_ERR_KEEP a message already in *pzErr is kept. */
+int dyngEngineFail(DyngGraph *pG, int erc, DyngWatch *pWatch, const char *zFunc, int flags,
+                   char **pzErr, const char *zFmt, ...);
+
+/* A virtual table's error: zMsg (from sqlite3_mprintf, taken over) becomes
+** pVtab's message and rc is returned; zMsg NULL with rc SQLITE_ERROR (its
+** allocation failed) gives SQLITE_NOMEM, with any other rc leaves the
+** message there is.  SQLITE_OK frees zMsg. */
+int dyngVtabError(sqlite3_vtab *pVtab, int rc, char *zMsg);
+
+/* dyngVtabError with SQLITE_ERROR and a printf-style message. */
+int dyngVtabErrorf(sqlite3_vtab *pVtab, const char *zFmt, ...);
+
+/* A scalar function's error: result code rc (not SQLITE_OK) with message
+** zMsg (from sqlite3_mprintf, taken over; NULL: SQLite's text of rc);
+** SQLITE_NOMEM, or zMsg NULL with SQLITE_ERROR, is an out-of-memory
+** error. */
+void dyngFuncError(sqlite3_context *ctx, int rc, char *zMsg);
 
 /* ---- edge_table.c (calls only options.c and util.c) -------------------- */
 
@@ -401,14 +433,6 @@ int dyngPendingEntries(DyngGraph *pG, sqlite3_int64 *pnPending);
 int dyngRegisterUpdateFunction(sqlite3 *db, DyngConn *pConn);
 
 /* ---- cache.c ---------------------------------------------------------- */
-
-/* Turns an engine code erc that pG's mirror returned into an SQLite code
-** and *pzErr (from sqlite3_mprintf): SQLITE_NOMEM with none, an
-** interruption as pWatch says, a device that was required and could not
-** be left as its reason, else a message naming zFunc (with the backend's
-** own text when bBackendText).  SQLITE_OK for DYNG_OK. */
-int dyngMirrorFailure(DyngGraph *pG, int erc, DyngWatch *pWatch, const char *zFunc, int bBackendText,
-                      char **pzErr);
 
 /* The tree of (source vertex, objective) of pG (dyng_mirror_tree), stopped
 ** as pWatch says, its failure as an SQL error naming zFunc.  *ppOwned is

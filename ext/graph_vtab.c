@@ -231,11 +231,7 @@ static int dyngVtabDestroy(sqlite3_vtab *pBase) {
   DyngConn *pConn = pVtab->pConn;
   char *zErr = NULL;
   int rc = dyngRemoveCapture(pConn->db, pG, &zErr);
-  if (rc != SQLITE_OK) {
-    sqlite3_free(pVtab->base.zErrMsg);
-    pVtab->base.zErrMsg = zErr;
-    return rc;
-  }
+  if (rc != SQLITE_OK) return dyngVtabError(&pVtab->base, rc, zErr);
   pG->nRef--;
   dyngGraphOrphan(pG);
   sqlite3_free(pVtab);
@@ -298,11 +294,7 @@ static int dyngVtabFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   char *zErr = NULL;
   dyngCursorReset(pCur);
   int rc = dyngGraphSync(pG, &zErr);
-  if (rc != SQLITE_OK) {
-    sqlite3_free(pVtab->base.zErrMsg);
-    pVtab->base.zErrMsg = zErr;
-    return rc;
-  }
+  if (rc != SQLITE_OK) return dyngVtabError(&pVtab->base, rc, zErr);
   const dyng_graph *g = pG->pGraph;
   uint32_t nBound = dyng_graph_vertex_bound(g), v;
   sqlite3_int64 nMax = (idxNum & 1) ? 1 : (sqlite3_int64)dyng_graph_n_vertices(g);
@@ -366,10 +358,8 @@ static int dyngVtabRowid(sqlite3_vtab_cursor *pBase, sqlite_int64 *pRowid) {
 
 static int dyngVtabRename(sqlite3_vtab *pBase, const char *zNew) {
   (void)zNew;
-  sqlite3_free(pBase->zErrMsg);
-  pBase->zErrMsg = sqlite3_mprintf("dyng: a graph cannot be renamed; drop it and create it "
-                                   "again under the new name");
-  return SQLITE_ERROR;
+  return dyngVtabErrorf(pBase, "dyng: a graph cannot be renamed; drop it and create it again under the "
+                               "new name");
 }
 
 static sqlite3_module dyngGraphModule = {

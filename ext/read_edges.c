@@ -39,7 +39,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,17 +169,6 @@ static int dyngReadClose(sqlite3_vtab_cursor *pCur) {
   return SQLITE_OK;
 }
 
-/* Sets the table's error message (printf-style) and returns SQLITE_ERROR. */
-static int dyngReadFail(DyngReadCursor *c, const char *zFmt, ...) {
-  va_list ap;
-  va_start(ap, zFmt);
-  char *z = sqlite3_vmprintf(zFmt, ap);
-  va_end(ap);
-  sqlite3_free(c->base.pVtab->zErrMsg);
-  c->base.pVtab->zErrMsg = z;
-  return z ? SQLITE_ERROR : SQLITE_NOMEM;
-}
-
 /* The next line, NUL-terminated and without its end of line; NULL at the
 ** end of the file or on a read error (*pRc says which). */
 static char *dyngReaderLine(DyngReadCursor *c, int *pRc) {
@@ -201,7 +189,7 @@ static char *dyngReaderLine(DyngReadCursor *c, int *pRc) {
     /* Keep the partial line, read more after it. */
     size_t keep = r->len - r->pos;
     if (keep == READ_CHUNK) {
-      *pRc = dyngReadFail(c, "dyng_read_edges: '%s' line %lld: longer than %d bytes", c->zPath, r->line + 1,
+      *pRc = dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line %lld: longer than %d bytes", c->zPath, r->line + 1,
                           READ_CHUNK);
       return NULL;
     }
@@ -213,13 +201,13 @@ static char *dyngReaderLine(DyngReadCursor *c, int *pRc) {
     if (n < 0) {
       int e;
       const char *zMsg = gzerror(r->gz, &e);
-      *pRc = dyngReadFail(c, "dyng_read_edges: cannot read '%s': %s", c->zPath, zMsg);
+      *pRc = dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: cannot read '%s': %s", c->zPath, zMsg);
       return NULL;
     }
 #else
     size_t n = fread(r->buf + r->len, 1, READ_CHUNK - r->len, r->f);
     if (n == 0 && ferror(r->f)) {
-      *pRc = dyngReadFail(c, "dyng_read_edges: cannot read '%s': %s", c->zPath, strerror(errno));
+      *pRc = dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: cannot read '%s': %s", c->zPath, strerror(errno));
       return NULL;
     }
 #endif
@@ -297,11 +285,11 @@ static const char *dyngFieldEnd(const char *z, char sep) {
 static int dyngWeightFail(DyngReadCursor *c, sqlite3_int64 line, const char *zField, char sep, int eWeight) {
   int n = (int)(dyngFieldEnd(zField, sep) - zField);
   if (eWeight == WEIGHT_TOO_LARGE)
-    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: weight '%.*s' is %s than %s1e298, the %s "
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line %lld: weight '%.*s' is %s than %s1e298, the %s "
                            "weight a graph takes",
                         c->zPath, line, n < 40 ? n : 40, zField, zField[0] == '-' ? "less" : "larger",
                         zField[0] == '-' ? "-" : "", zField[0] == '-' ? "least" : "largest");
-  return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: weight '%.*s' is not a decimal number", c->zPath, line,
+  return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line %lld: weight '%.*s' is not a decimal number", c->zPath, line,
                       n < 40 ? n : 40, zField);
 }
 
@@ -378,7 +366,7 @@ static int dyngSnapLine(DyngReadCursor *c, const char *z, const char *zs, sqlite
   int e = dyngParseEdge(zs, &c->src, &c->dst, &c->w, &c->bWeight, &zW);
   if (e < 0) return dyngWeightFail(c, line, zW, 0, e + 1);
   if (!e)
-    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected two integer node ids and an optional "
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line %lld: expected two integer node ids and an optional "
                            "weight, got '%.40s'",
                         c->zPath, line, z);
   return SQLITE_OK;
@@ -391,12 +379,12 @@ static int dyngDimacsLine(DyngReadCursor *c, const char *z, const char *zs, sqli
   if (!*zs || *zs == 'c') return LINE_SKIP;
   if (*zs == 'p') {
     if (c->bHeader)
-      return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: a second 'p' line", c->zPath, line);
+      return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line %lld: a second 'p' line", c->zPath, line);
     sqlite3_int64 n, m;
     const char *q = dyngSkipSpace(zs + 1);
     if (strncmp(q, "sp", 2) != 0 || !dyngParseInt(dyngSkipSpace(q + 2), &q, &n, 0) ||
         !dyngParseInt(dyngSkipSpace(q), &q, &m, 0) || *dyngSkipSpace(q))
-      return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected 'p sp <nodes> <arcs>', got '%.40s'",
+      return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line %lld: expected 'p sp <nodes> <arcs>', got '%.40s'",
                           c->zPath, line, z);
     c->bHeader = 1;
     return LINE_SKIP;
@@ -404,7 +392,7 @@ static int dyngDimacsLine(DyngReadCursor *c, const char *z, const char *zs, sqli
   int e = *zs == 'a' && c->bHeader ? dyngParseEdge(zs + 1, &c->src, &c->dst, &c->w, &c->bWeight, &zW) : 0;
   if (e < 0) return dyngWeightFail(c, line, zW, 0, e + 1);
   if (!e || !c->bWeight)
-    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected %s, got '%.40s'", c->zPath, line,
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line %lld: expected %s, got '%.40s'", c->zPath, line,
                         c->bHeader ? "'a <from> <to> <weight>' or a 'c' comment"
                                    : "'p sp <nodes> <arcs>' before any arc",
                         z);
@@ -418,17 +406,17 @@ static int dyngMtxHeader(DyngReadCursor *c, const char *z, const char *zs, sqlit
     char zObj[32] = "", zFmt[32] = "", zField[32] = "", zSym[32] = "";
     if (sscanf(z, "%%%%MatrixMarket %31s %31s %31s %31s", zObj, zFmt, zField, zSym) != 4 ||
         sqlite3_stricmp(zObj, "matrix") != 0 || sqlite3_stricmp(zFmt, "coordinate") != 0)
-      return dyngReadFail(c, "dyng_read_edges: '%s' line 1: expected '%%%%MatrixMarket matrix coordinate "
+      return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line 1: expected '%%%%MatrixMarket matrix coordinate "
                              "<real|integer|pattern> <general|symmetric>', got '%.60s'",
                           c->zPath, z);
     c->bPattern = sqlite3_stricmp(zField, "pattern") == 0;
     if (!c->bPattern && sqlite3_stricmp(zField, "real") != 0 && sqlite3_stricmp(zField, "integer") != 0)
-      return dyngReadFail(c, "dyng_read_edges: '%s' line 1: field '%s' not supported (real, integer or "
+      return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line 1: field '%s' not supported (real, integer or "
                              "pattern)",
                           c->zPath, zField);
     c->bSymmetric = sqlite3_stricmp(zSym, "symmetric") == 0;
     if (!c->bSymmetric && sqlite3_stricmp(zSym, "general") != 0)
-      return dyngReadFail(c, "dyng_read_edges: '%s' line 1: symmetry '%s' not supported (general or "
+      return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line 1: symmetry '%s' not supported (general or "
                              "symmetric)",
                           c->zPath, zSym);
     return LINE_SKIP;
@@ -438,7 +426,7 @@ static int dyngMtxHeader(DyngReadCursor *c, const char *z, const char *zs, sqlit
   const char *q = zs;
   if (!dyngParseInt(q, &q, &nr, 0) || !dyngParseInt(dyngSkipSpace(q), &q, &nc, 0) ||
       !dyngParseInt(dyngSkipSpace(q), &q, &nz, 0) || *dyngSkipSpace(q) || nr < 0 || nc < 0 || nz < 0)
-    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected the size line '<rows> <columns> "
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line %lld: expected the size line '<rows> <columns> "
                            "<entries>', got '%.40s'",
                         c->zPath, line, z);
   c->bHeader = 1;
@@ -458,18 +446,18 @@ static int dyngMtxLine(DyngReadCursor *c, const char *z, const char *zs, sqlite3
   int e = dyngParseEdge(zs, &c->src, &c->dst, &c->w, &c->bWeight, &zW);
   if (e < 0 && !c->bPattern) return dyngWeightFail(c, line, zW, 0, e + 1);
   if (e <= 0 || c->bWeight == c->bPattern)
-    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected '<row> <column>%s', got '%.40s'",
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line %lld: expected '<row> <column>%s', got '%.40s'",
                         c->zPath, line, c->bPattern ? "" : " <value>", z);
   if (++c->nSeen > c->nEntries)
-    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: an entry more than the %lld that the size line "
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line %lld: an entry more than the %lld that the size line "
                            "(line %lld) declares",
                         c->zPath, line, c->nEntries, c->iSizeLine);
   if (c->src < 1 || c->src > c->nRows)
-    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: row %lld is outside 1..%lld, the rows of the size "
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line %lld: row %lld is outside 1..%lld, the rows of the size "
                            "line (line %lld)",
                         c->zPath, line, c->src, c->nRows, c->iSizeLine);
   if (c->dst < 1 || c->dst > c->nCols)
-    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: column %lld is outside 1..%lld, the columns of the "
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line %lld: column %lld is outside 1..%lld, the columns of the "
                            "size line (line %lld)",
                         c->zPath, line, c->dst, c->nCols, c->iSizeLine);
   c->bMirror = c->bSymmetric && c->src != c->dst;
@@ -480,11 +468,11 @@ static int dyngMtxLine(DyngReadCursor *c, const char *z, const char *zs, sqlite3
 ** entries as that declared. */
 static int dyngMtxEnd(DyngReadCursor *c) {
   if (!c->bHeader)
-    return dyngReadFail(c, "dyng_read_edges: '%s': the file ends before its size line '<rows> <columns> "
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s': the file ends before its size line '<rows> <columns> "
                            "<entries>'",
                         c->zPath);
   if (c->nSeen < c->nEntries)
-    return dyngReadFail(c, "dyng_read_edges: '%s': %lld entries, fewer than the %lld that the size line "
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s': %lld entries, fewer than the %lld that the size line "
                            "(line %lld) declares",
                         c->zPath, c->nSeen, c->nEntries, c->iSizeLine);
   return SQLITE_OK;
@@ -505,7 +493,7 @@ static int dyngCsvHeader(DyngReadCursor *c, char **az, int n, sqlite3_int64 line
   }
   if (c->iSrc < 0 || c->iDst < 0) c->iSrc = 0, c->iDst = 1, c->iW = n > 2 ? 2 : -1;
   if (n < 2)
-    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected a header of at least two columns",
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line %lld: expected a header of at least two columns",
                         c->zPath, line);
   c->nCol = n;
   c->bHeader = 1;
@@ -522,7 +510,7 @@ static int dyngCsvLine(DyngReadCursor *c, char *z, const char *zs, sqlite3_int64
   const char *q;
   c->bWeight = 0;
   if (n > c->nCol)
-    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: %s%d fields, more than the header's %d", c->zPath,
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line %lld: %s%d fields, more than the header's %d", c->zPath,
                         line, n > MAX_FIELDS ? "over " : "", n > MAX_FIELDS ? MAX_FIELDS : n, c->nCol);
   int ok = n > c->iSrc && n > c->iDst && n <= MAX_FIELDS &&
            dyngParseInt(dyngSkipSpace(az[c->iSrc]), &q, &c->src, sep) && !*dyngSkipSpace(q) &&
@@ -535,7 +523,7 @@ static int dyngCsvLine(DyngReadCursor *c, char *z, const char *zs, sqlite3_int64
     c->bWeight = 1;
   }
   if (!ok)
-    return dyngReadFail(c, "dyng_read_edges: '%s' line %lld: expected integer node ids in columns %d and %d%s",
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' line %lld: expected integer node ids in columns %d and %d%s",
                         c->zPath, line, c->iSrc + 1, c->iDst + 1,
                         c->iW >= 0 ? " and a number or nothing as the weight" : "");
   return SQLITE_OK;
@@ -599,15 +587,15 @@ static int dyngReadFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idx
   memset((char *)c + sizeof c->base, 0, sizeof *c - sizeof c->base);
   (void)argc;
   if (!(idxNum & 1))
-    return dyngReadFail(c, "dyng_read_edges: missing argument 'path' (usage: dyng_read_edges(path[, format]))");
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: missing argument 'path' (usage: dyng_read_edges(path[, format]))");
   if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
-    return dyngReadFail(c, "dyng_read_edges: path must be text");
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: path must be text");
   c->zPath = sqlite3_mprintf("%s", (const char *)sqlite3_value_text(argv[0]));
   if (!c->zPath) return SQLITE_NOMEM;
   c->fmt = dyngFormatOf(c->zPath);
   if (idxNum & 2) {
     if (sqlite3_value_type(argv[1]) != SQLITE_TEXT)
-      return dyngReadFail(c, "dyng_read_edges: format must be text (snap, dimacs, mtx, csv or tsv; leave it out "
+      return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: format must be text (snap, dimacs, mtx, csv or tsv; leave it out "
                              "to go by the file's name)");
     const char *zFmt = (const char *)sqlite3_value_text(argv[1]);
     int f = -1;
@@ -615,21 +603,21 @@ static int dyngReadFilter(sqlite3_vtab_cursor *pCur, int idxNum, const char *idx
       if (sqlite3_stricmp(zFmt, azFormat[i]) == 0) f = i;
     if (zFmt && (sqlite3_stricmp(zFmt, "gr") == 0)) f = FMT_DIMACS;
     if (f < 0)
-      return dyngReadFail(c, "dyng_read_edges: unknown format '%s' (known: snap, dimacs, mtx, csv, tsv)",
+      return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: unknown format '%s' (known: snap, dimacs, mtx, csv, tsv)",
                           zFmt ? zFmt : "");
     c->fmt = f;
   }
 #ifdef DYNG_HAVE_ZLIB
   c->r.gz = gzopen(c->zPath, "rb");
-  if (!c->r.gz) return dyngReadFail(c, "dyng_read_edges: cannot open '%s': %s", c->zPath, strerror(errno));
+  if (!c->r.gz) return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: cannot open '%s': %s", c->zPath, strerror(errno));
   gzbuffer(c->r.gz, 256 * 1024);
 #else
   size_t n = strlen(c->zPath);
   if (n > 3 && sqlite3_stricmp(c->zPath + n - 3, ".gz") == 0)
-    return dyngReadFail(c, "dyng_read_edges: '%s' is gzip-compressed and this dyng was built without zlib",
+    return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: '%s' is gzip-compressed and this dyng was built without zlib",
                         c->zPath);
   c->r.f = fopen(c->zPath, "rb");
-  if (!c->r.f) return dyngReadFail(c, "dyng_read_edges: cannot open '%s': %s", c->zPath, strerror(errno));
+  if (!c->r.f) return dyngVtabErrorf(c->base.pVtab, "dyng_read_edges: cannot open '%s': %s", c->zPath, strerror(errno));
 #endif
   c->r.buf = sqlite3_malloc(READ_CHUNK + 1);
   if (!c->r.buf) return SQLITE_NOMEM;

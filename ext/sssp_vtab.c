@@ -218,19 +218,6 @@ static int dyngFuncClose(sqlite3_vtab_cursor *pBase) {
   return SQLITE_OK;
 }
 
-/* Sets an error on the vtab; returns SQLITE_ERROR (or rc if given). */
-static int dyngFuncError(DyngFuncVtab *pVtab, char *zMsg) {
-  sqlite3_free(pVtab->base.zErrMsg);
-  pVtab->base.zErrMsg = zMsg;
-  return zMsg ? SQLITE_ERROR : SQLITE_NOMEM;
-}
-
-/* Fails with code rc and message zMsg (when not NULL) on the vtab. */
-static int dyngFuncFail(DyngFuncVtab *pVtab, int rc, char *zMsg) {
-  if (zMsg) dyngFuncError(pVtab, zMsg);
-  return rc;
-}
-
 /* Describes the SQL type of a value for messages. */
 static const char *dyngTypeName(sqlite3_value *v) {
   switch (sqlite3_value_type(v)) {
@@ -253,7 +240,7 @@ static int dyngResolveObjective(DyngFuncVtab *pVtab, DyngGraph *pG, sqlite3_valu
   if (t == SQLITE_INTEGER) {
     sqlite3_int64 i = sqlite3_value_int64(pVal);
     if (i < 0 || i >= nObj)
-      return dyngFuncError(pVtab, sqlite3_mprintf("%s: objective %lld is out of range for graph "
+      return dyngVtabError(&pVtab->base, SQLITE_ERROR, sqlite3_mprintf("%s: objective %lld is out of range for graph "
                                                   "'%s' (0..%d)",
                                                   zFunc, i, pG->zName, nObj - 1));
     *piObj = (int)i;
@@ -274,9 +261,9 @@ static int dyngResolveObjective(DyngFuncVtab *pVtab, DyngGraph *pG, sqlite3_valu
                                        "no weight columns; use 0 or omit it)",
                                        zFunc, z, pG->zName);
     sqlite3_free(zList);
-    return dyngFuncError(pVtab, zMsg);
+    return dyngVtabError(&pVtab->base, SQLITE_ERROR, zMsg);
   }
-  return dyngFuncError(pVtab, sqlite3_mprintf("%s: objective must be a weight column name or a "
+  return dyngVtabError(&pVtab->base, SQLITE_ERROR, sqlite3_mprintf("%s: objective must be a weight column name or a "
                                               "0-based index, got %s",
                                               zFunc, dyngTypeName(pVal)));
 }
@@ -288,7 +275,7 @@ static int dyngNodeArg(DyngFuncVtab *pVtab, const char *zRole, sqlite3_value *pV
     *piNode = sqlite3_value_int64(pVal);
     return SQLITE_OK;
   }
-  return dyngFuncError(pVtab, sqlite3_mprintf("%s: %s must be an integer node id, got %s",
+  return dyngVtabError(&pVtab->base, SQLITE_ERROR, sqlite3_mprintf("%s: %s must be an integer node id, got %s",
                                               pVtab->pInfo->zName, zRole,
                                               dyngTypeName(pVal)));
 }
@@ -303,7 +290,7 @@ static int dyngMospFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *
   dyng_graph_get_view(pG->pGraph, &view);
   dyng_path path;
   int erc = dyng_mirror_mosp(pG->pMirror, vSource, vTarget, &pWatch->cancel, &path);
-  int rc = dyngMirrorFailure(pG, erc, pWatch, pVtab->pInfo->zName, 1, &zErr);
+  int rc = dyngEngineFail(pG, erc, pWatch, pVtab->pInfo->zName, DYNG_ERR_BACKEND, &zErr, NULL);
   if (rc == SQLITE_OK && path.n) {
     pCur->aRow = sqlite3_malloc64((sqlite3_uint64)path.n * sizeof *pCur->aRow);
     pCur->aAgg = sqlite3_malloc64((sqlite3_uint64)path.n * nObj * sizeof *pCur->aAgg);
@@ -325,7 +312,7 @@ static int dyngMospFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *
     pCur->nRow = path.n;
   }
   dyng_path_free(&path);
-  return dyngFuncFail(pVtab, rc, zErr);
+  return dyngVtabError(&pVtab->base, rc, zErr);
 }
 
 /* dyng_pareto: the exact Pareto front (engine/pareto.h), one row per step
@@ -337,21 +324,17 @@ static int dyngParetoFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph
   dyng_graph_get_view(pG->pGraph, &view);
   dyng_front f;
   int erc = dyng_mirror_pareto(pG->pMirror, vSource, vTarget, (size_t)nMax, &pWatch->cancel, &f);
-  if (erc == DYNG_ENOMEM) return SQLITE_NOMEM;
-  if (erc == DYNG_EINTERRUPTED) {
+  if (erc != DYNG_OK) {
     char *zErr = NULL;
-    int rc = dyngWatchError(pWatch, zFunc, &zErr);
-    return dyngFuncFail(pVtab, rc, zErr);
+    int rc = erc == DYNG_EGAVEUP
+                 ? dyngEngineFail(pG, erc, pWatch, zFunc, 0, &zErr,
+                                  "the front from node %lld to node %lld needs more labels than max_labels "
+                                  "(%lld) allows; no partial front is returned (raise max_labels, default %d)",
+                                  (sqlite3_int64)view.node_id[vSource], (sqlite3_int64)view.node_id[vTarget],
+                                  nMax, DYNG_DEFAULT_MAX_LABELS)
+                 : dyngEngineFail(pG, erc, pWatch, zFunc, 0, &zErr, NULL);
+    return dyngVtabError(&pVtab->base, rc, zErr);
   }
-  if (erc == DYNG_ETOOBIG)
-    return dyngFuncError(pVtab, sqlite3_mprintf("%s: the front of graph '%s' from node %lld to node "
-                                                "%lld needs more labels than max_labels (%lld) allows; "
-                                                "no partial front is returned (raise max_labels, "
-                                                "default %d)",
-                                                zFunc, pG->zName, (sqlite3_int64)view.node_id[vSource],
-                                                (sqlite3_int64)view.node_id[vTarget], nMax,
-                                                DYNG_DEFAULT_MAX_LABELS));
-  if (erc != DYNG_OK) return dyngFuncError(pVtab, dyngEngineError(zFunc, pG, erc));
   int rc = SQLITE_OK, nObj = view.n_objectives;
   sqlite3_int64 nRow = 0;
   for (uint32_t i = 0; i < f.n_paths; i++) nRow += f.path_len[i];
@@ -399,8 +382,11 @@ static int dyngPathRows(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *pG
   ** path order. */
   uint32_t *aPath = NULL, nPath = 0;
   int erc = dyng_mirror_tree_path(pG->pMirror, pTree, vTarget, &aPath, &nPath);
-  if (erc != DYNG_OK)
-    return erc == DYNG_ENOMEM ? SQLITE_NOMEM : dyngFuncError(pVtab, dyngBackendError(zFunc, pG, erc));
+  if (erc != DYNG_OK) {
+    char *zErr = NULL;
+    int rc = dyngEngineFail(pG, erc, NULL, zFunc, DYNG_ERR_BACKEND, &zErr, NULL);
+    return dyngVtabError(&pVtab->base, rc, zErr);
+  }
   if (!nPath) return SQLITE_OK; /* unreachable: no rows */
   sqlite3_int64 n = nPath;
   pCur->aRow = sqlite3_malloc64((sqlite3_uint64)n * sizeof *pCur->aRow);
@@ -436,14 +422,21 @@ static int dyngTreeListRows(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph
   dyng_graph_get_view(pG->pGraph, &view);
   /* The rows this answer reads: the target's, or every row. */
   int erc = dyng_mirror_tree_rows(pG->pMirror, pTree, bNode ? &vTarget : NULL, 1);
-  if (erc != DYNG_OK)
-    return erc == DYNG_ENOMEM ? SQLITE_NOMEM : dyngFuncError(pVtab, dyngBackendError(zFunc, pG, erc));
+  if (erc != DYNG_OK) {
+    char *zErr = NULL;
+    int rc = dyngEngineFail(pG, erc, NULL, zFunc, DYNG_ERR_BACKEND, &zErr, NULL);
+    return dyngVtabError(&pVtab->base, rc, zErr);
+  }
   if (bNode && isinf(pTree->dist[vTarget])) return SQLITE_OK; /* unreachable: no rows */
   /* The distance order is rebuilt only for a listing of the whole tree
   ** (after an update, or when the backend left it to the host). */
   if (!bNode) {
     erc = dyng_sssp_tree_order(pTree);
-    if (erc != DYNG_OK) return erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+    if (erc != DYNG_OK) {
+      char *zErr = NULL;
+      int rc = dyngEngineFail(pG, erc, NULL, zFunc, 0, &zErr, NULL);
+      return dyngVtabError(&pVtab->base, rc, zErr);
+    }
   }
   sqlite3_int64 n = bNode ? 1 : pTree->n_reached;
   pCur->aRow = sqlite3_malloc64((sqlite3_uint64)(n ? n : 1) * sizeof *pCur->aRow);
@@ -480,11 +473,11 @@ static int dyngFuncArgs(DyngFuncVtab *pVtab, sqlite3_value **apArg, DyngFuncArgs
   for (int i = 0; i < 3; i++) {
     if (aReq[i] < 0) continue;
     if (!apArg[aReq[i]])
-      return dyngFuncError(pVtab, sqlite3_mprintf("%s: missing argument '%s' (usage: %s)", zFunc,
+      return dyngVtabError(&pVtab->base, SQLITE_ERROR, sqlite3_mprintf("%s: missing argument '%s' (usage: %s)", zFunc,
                                                   azRoleName[aReq[i]], pInfo->zUsage));
   }
   if (sqlite3_value_type(apArg[ROLE_GRAPH]) != SQLITE_TEXT)
-    return dyngFuncError(pVtab, sqlite3_mprintf("%s: graph must be the name of a dyng table, got %s",
+    return dyngVtabError(&pVtab->base, SQLITE_ERROR, sqlite3_mprintf("%s: graph must be the name of a dyng table, got %s",
                                                 zFunc, dyngTypeName(apArg[ROLE_GRAPH])));
   int rc = dyngNodeArg(pVtab, "source", apArg[ROLE_SOURCE], &p->iSource);
   if (rc == SQLITE_OK && pInfo->bPath) rc = dyngNodeArg(pVtab, "target", apArg[ROLE_TARGET], &p->iTarget);
@@ -492,11 +485,11 @@ static int dyngFuncArgs(DyngFuncVtab *pVtab, sqlite3_value **apArg, DyngFuncArgs
   p->nMaxLabels = DYNG_DEFAULT_MAX_LABELS;
   if (apArg[ROLE_LIMIT]) {
     if (sqlite3_value_type(apArg[ROLE_LIMIT]) != SQLITE_INTEGER)
-      return dyngFuncError(pVtab, sqlite3_mprintf("%s: max_labels must be a positive integer, "
+      return dyngVtabError(&pVtab->base, SQLITE_ERROR, sqlite3_mprintf("%s: max_labels must be a positive integer, "
                                                   "got %s", zFunc,
                                                   dyngTypeName(apArg[ROLE_LIMIT])));
     if (sqlite3_value_int64(apArg[ROLE_LIMIT]) < 1)
-      return dyngFuncError(pVtab, sqlite3_mprintf("%s: max_labels must be a positive integer, "
+      return dyngVtabError(&pVtab->base, SQLITE_ERROR, sqlite3_mprintf("%s: max_labels must be a positive integer, "
                                                   "got %lld", zFunc,
                                                   sqlite3_value_int64(apArg[ROLE_LIMIT])));
     p->nMaxLabels = sqlite3_value_int64(apArg[ROLE_LIMIT]);
@@ -535,7 +528,7 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   char *zErr = NULL;
   rc = dyngGraphOpen(pVtab->pConn, zFunc, (const char *)sqlite3_value_text(apArg[ROLE_GRAPH]), 1,
                      &pG, &zErr);
-  if (rc != SQLITE_OK) return dyngFuncFail(pVtab, rc, zErr);
+  if (rc != SQLITE_OK) return dyngVtabError(&pVtab->base, rc, zErr);
   int iObj;
   rc = dyngResolveObjective(pVtab, pG, apArg[ROLE_OBJECTIVE], &iObj);
   if (rc != SQLITE_OK) return rc;
@@ -562,7 +555,7 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   dyng_kept_tree *pOwned = NULL;
   rc = dyngTreeGet(pG, vSource, iObj, &watch, zFunc, &pTree, &pOwned, &zErr);
   dyngWatchEnd(&watch, 0);
-  if (rc != SQLITE_OK) return dyngFuncFail(pVtab, rc, zErr);
+  if (rc != SQLITE_OK) return dyngVtabError(&pVtab->base, rc, zErr);
 
   rc = pInfo->bPath ? dyngPathRows(pVtab, pCur, pG, pTree, vTarget, iObj)
                     : dyngTreeListRows(pVtab, pCur, pG, pTree, vTarget, args.bNode);

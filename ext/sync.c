@@ -349,10 +349,10 @@ static char *dyngWeightList(const DyngGraph *pG, const char *zPrefix) {
   return dyngStrFinish(pStr);
 }
 
-/* Turns an engine code into an SQLite code with a message in *pzErr. */
+/* Engine code erc of a load or a batch of pG as an SQLite code and *pzErr,
+** a message already there kept. */
 static int dyngEngineFailure(DyngGraph *pG, int erc, char **pzErr) {
-  if (!*pzErr) *pzErr = dyngEngineError("dyng", pG, erc);
-  return erc == DYNG_ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+  return dyngEngineFail(pG, erc, NULL, "dyng", DYNG_ERR_KEEP, pzErr, NULL);
 }
 
 /* Past the connection's max_graph_mb, a graph of nBytes (pG's mirror, or the
@@ -410,9 +410,9 @@ static void dyngLoadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   sqlite3_int64 iRowid = sqlite3_value_int64(argv[0]), iSrc, iDst;
   double aW[DYNG_MAX_WEIGHTS];
   char *zErr = NULL;
-  if (dyngReadEdge(pLoad->pG, argv + 1, iRowid, &iSrc, &iDst, aW, &zErr) != SQLITE_OK) {
-    sqlite3_result_error(ctx, zErr ? zErr : "dyng: out of memory", -1);
-    sqlite3_free(zErr);
+  int rc = dyngReadEdge(pLoad->pG, argv + 1, iRowid, &iSrc, &iDst, aW, &zErr);
+  if (rc != SQLITE_OK) {
+    dyngFuncError(ctx, rc, zErr);
     return;
   }
   int erc = dyng_loader_add(pLoad->pLoader, iRowid, iSrc, iDst, aW);
@@ -421,22 +421,16 @@ static void dyngLoadFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     /* The graph is the loader's until it finishes: its size as of the
     ** last chunk it loaded. */
     if (erc == DYNG_OK &&
-        dyngCheckBudgetBytes(pLoad->pG, dyng_loader_graph_bytes(pLoad->pLoader), &zErr) != SQLITE_OK) {
+        (rc = dyngCheckBudgetBytes(pLoad->pG, dyng_loader_graph_bytes(pLoad->pLoader), &zErr)) != SQLITE_OK) {
       pLoad->bOverBudget = 1;
-      sqlite3_result_error(ctx, zErr ? zErr : "dyng: out of memory", -1);
-      sqlite3_free(zErr);
+      dyngFuncError(ctx, rc, zErr);
       return;
     }
   }
   if (erc != DYNG_OK) {
     pLoad->erc = erc;
-    if (erc == DYNG_ENOMEM) {
-      sqlite3_result_error_nomem(ctx);
-    } else {
-      char *zMsg = dyngEngineError("dyng", pLoad->pG, erc);
-      sqlite3_result_error(ctx, zMsg ? zMsg : "dyng: load failed", -1);
-      sqlite3_free(zMsg);
-    }
+    rc = dyngEngineFail(pLoad->pG, erc, NULL, "dyng", 0, &zErr, NULL);
+    dyngFuncError(ctx, rc, zErr);
   }
 }
 
@@ -806,8 +800,7 @@ static int dyngApplyBatch(DyngGraph *pG, dyng_batch *pBatch, dyng_apply_stats *p
   pG->keptMs += m->kept_ms - keptMs;
   if (erc != DYNG_OK) {
     pG->bStale = 1;
-    return erc == DYNG_EBACKEND ? dyngMirrorFailure(pG, erc, NULL, "dyng", 0, pzErr)
-                                : dyngEngineFailure(pG, erc, pzErr);
+    return dyngEngineFail(pG, erc, NULL, "dyng", erc == DYNG_EBACKEND ? 0 : DYNG_ERR_KEEP, pzErr, NULL);
   }
   if (dyngCheckGraphBudget(pG, pG->pGraph, pzErr) != SQLITE_OK) {
     /* The batch made the mirror too large: it goes, and the next query
@@ -1043,7 +1036,10 @@ static void dyngLogFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   int rc = dyngTakeRow(t, argv);
   if (rc == SQLITE_OK) sqlite3_result_int(ctx, 0);
   else if (rc == SQLITE_NOMEM || t->erc == DYNG_ENOMEM) sqlite3_result_error_nomem(ctx);
-  else sqlite3_result_error(ctx, t->zErr ? t->zErr : "dyng: cannot read the change log", -1);
+  /* SQLITE_ERROR whatever the reason: the caller reads t->bCorrupt, and a
+  ** gap in the log (SQLITE_CORRUPT here) must not fail the statement as a
+  ** corrupt database. */
+  else dyngFuncError(ctx, SQLITE_ERROR, sqlite3_mprintf("%s", t->zErr ? t->zErr : "dyng: cannot read the change log"));
 }
 
 /* Prepares, unless kept already, the statement over the log rows after ?1

@@ -55,9 +55,7 @@ static void dyngUpdateFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
                    : dyngGraphSync(pG, &zErr);
   }
   if (rc != SQLITE_OK) {
-    if (rc == SQLITE_NOMEM) sqlite3_result_error_nomem(ctx);
-    else sqlite3_result_error(ctx, zErr ? zErr : "dyng_update: failed", -1);
-    sqlite3_free(zErr);
+    dyngFuncError(ctx, rc, zErr);
     return;
   }
   json_t *pObj = json_object();

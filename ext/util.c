@@ -109,18 +109,6 @@ char *dyngStrFinish(sqlite3_str *pStr) {
   return (!z && bEmpty) ? sqlite3_mprintf("") : z;
 }
 
-char *dyngEngineError(const char *zFunc, const DyngGraph *pG, int rc) {
-  if (pG) return sqlite3_mprintf("%s: graph '%s': %s", zFunc, pG->zName, dyng_strerror(rc));
-  return sqlite3_mprintf("%s: %s", zFunc, dyng_strerror(rc));
-}
-
-char *dyngBackendError(const char *zFunc, const DyngGraph *pG, int rc) {
-  const char *zMsg = dyng_mirror_backend_message(pG->pMirror, rc);
-  if (!zMsg) return dyngEngineError(zFunc, pG, rc);
-  return sqlite3_mprintf("%s: graph '%s': %s (%s backend: %s)", zFunc, pG->zName, dyng_strerror(rc),
-                         pG->pMirror->be->name, zMsg);
-}
-
 DyngGraph *dyngGraphFind(DyngConn *pConn, const char *zDb, const char *zName) {
   DyngGraph *pFound = NULL;
   for (DyngGraph *p = pConn->pGraphs; p; p = p->pNext) {

@@ -100,14 +100,15 @@ static const struct {
 } pinned[] = {
     {"DYNG_ENOMEM", -1}, {"DYNG_EINVAL", -2}, {"DYNG_ENOTFOUND", -3},  {"DYNG_EWEIGHT", -4},
     {"DYNG_ETOOBIG", -5}, {"DYNG_ESTATE", -6}, {"DYNG_EBACKEND", -7}, {"DYNG_EINTERRUPTED", -8},
+    {"DYNG_EOVERFLOW", -9}, {"DYNG_EGAVEUP", -10}, {"DYNG_ENOROOM", -11},
 };
 #define N_PINNED (sizeof pinned / sizeof pinned[0])
 
-#define CODE_ROW(name) {"DYNG_E" #name, DYNG_E##name},
+#define CODE_ROW(name, number, msg) {"DYNG_E" #name, DYNG_E##name},
 static const struct {
   const char *name;
   int value;
-} header_codes[] = {DYNG_ERRCODE_LIST(CODE_ROW)};
+} header_codes[] = {DYNG_ERRNO_MAP(CODE_ROW)};
 #define N_HEADER (sizeof header_codes / sizeof header_codes[0])
 
 static void test_error_numbers_pinned(void **state) {

@@ -709,6 +709,48 @@ static void test_counts_skip_updates_that_gave_up(void **state) {
   probe_free(&p);
 }
 
+/* Each engine code a backend can return reaches SQL as its own message
+** (engine/errcode.h, ext/error.c): a count past 64 bits, a path longer
+** than the room made for it, a graph past a size limit; a repair that
+** gives up is recomputed, with the same answers. */
+static void test_engine_codes_reach_sql_as_their_own_message(void **state) {
+  (void)state;
+  const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
+  install(dir, "fakeplugin13", "dyng_cuda13.so");
+  char ld[600], pp[600];
+  env_paths(ld, pp, lib, dir);
+  static const struct {
+    const char *forced, *sql, *message;
+  } cases[] = {
+      {"FAKE_PLUGIN_RETURN=13:cycles_count:-9", "SELECT dyng_cycle_count('g', 3)",
+       "ERROR: dyng_cycle_count: graph 'g': more 3-cycles than a 64-bit count holds\n"},
+      {"FAKE_PLUGIN_RETURN=13:tree_path:-11", "SELECT count(*) FROM dyng_path('g', 0, 5000, 'w')",
+       "ERROR: dyng_path: graph 'g': an answer did not fit the room made for it\n"},
+      {"FAKE_PLUGIN_RETURN=13:mosp_path:-11", "SELECT count(*) FROM dyng_mosp('g', 0, 5000)",
+       "ERROR: dyng_mosp: graph 'g': an answer did not fit the room made for it\n"},
+      {"FAKE_PLUGIN_RETURN=13:sssp:-5", "SELECT count(*) FROM dyng_sssp('g', 0, 'w')",
+       "ERROR: dyng_sssp: graph 'g': the graph is too large (at most 2^31 - 1 vertices and 2^31 - 1 "
+       "edges)\n"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", "FAKE_PLUGIN_KEEP=13", cases[i].forced,
+                         NULL};
+    const char *sql[] = {k_kept_graph, cases[i].sql, NULL};
+    probe p = run(env, sql);
+    contains(p.out, cases[i].message);
+    probe_free(&p);
+  }
+  /* Every update of a kept tree gives up: each is computed again. */
+  const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", "FAKE_PLUGIN_KEEP=13",
+                       "FAKE_PLUGIN_RETURN=13:sssp_update:-10", NULL};
+  probe p = run_kept(env);
+  assert_string_equal(str_at(&p, "graphs.0.backend"), "cuda13");
+  assert_string_equal(str_at(&p, "graphs.0.trees.0.updates"), "0");
+  assert_string_not_equal(str_at(&p, "graphs.0.trees.0.recomputes"), "0");
+  lacks(p.out, "ERROR");
+  probe_free(&p);
+}
+
 static void test_connection_and_graph_preferences(void **state) {
   (void)state;
   const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
@@ -777,6 +819,7 @@ int main(void) {
       cmocka_unit_test(test_out_of_device_memory_moves_the_graph_to_the_cpu),
       cmocka_unit_test(test_trees_the_backend_keeps),
       cmocka_unit_test(test_counts_skip_updates_that_gave_up),
+      cmocka_unit_test(test_engine_codes_reach_sql_as_their_own_message),
       cmocka_unit_test(test_connection_and_graph_preferences),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

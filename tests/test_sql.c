@@ -1183,7 +1183,7 @@ static void test_pareto_front_matches_brute_force(void **state) {
     /* Too few labels for a front: a message that says which limit. */
     if (n_front > 0 && s0 != t0) {
       char *zOne = sqlite3_mprintf("SELECT * FROM dyng_pareto('g', %lld, %lld, 1)", s0, t0);
-      char *zWant = sqlite3_mprintf("dyng_pareto: the front of graph 'g' from node %lld to node %lld needs more "
+      char *zWant = sqlite3_mprintf("dyng_pareto: graph 'g': the front from node %lld to node %lld needs more "
                                     "labels than max_labels (1) allows; no partial front is returned (raise "
                                     "max_labels, default 1000000)",
                                     s0, t0);

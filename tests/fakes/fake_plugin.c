@@ -22,6 +22,9 @@
 ** fail, and $FAKE_PLUGIN_SLOW_DELTA=<major> makes every cycle-count update
 ** run past its deadline (DYNG_EINTERRUPTED, as the host's deadline stops
 ** it); each update asked for adds "delta <k>" to $FAKE_CUDA_LOG.
+** $FAKE_PLUGIN_RETURN=<major>:<entry>:<code> makes that entry (sssp,
+** sssp_update, tree_path, mosp_path or cycles_count) of a keeping major
+** return the engine code <code> (a number) instead of computing.
 */
 #include "config.h"
 #include "engine/cycles.h"
@@ -69,6 +72,16 @@ static const char *fake_error_message(void *state) {
 static int fake_env_is_me(const char *name) {
   const char *v = getenv(name);
   return v && atoi(v) == FAKE_MAJOR;
+}
+
+/* The code $FAKE_PLUGIN_RETURN makes `entry` of this major return, else
+** DYNG_OK. */
+static int fake_forced(const char *entry) {
+  const char *v = getenv("FAKE_PLUGIN_RETURN");
+  int major = 0, code = 0;
+  char name[32];
+  if (!v || sscanf(v, "%d:%31[a-z_]:%d", &major, name, &code) != 3) return DYNG_OK;
+  return major == FAKE_MAJOR && strcmp(name, entry) == 0 ? code : DYNG_OK;
 }
 
 /* ---- keeping trees (FAKE_PLUGIN_KEEP) ----------------------------------- */
@@ -164,6 +177,7 @@ static void fake_row(const fake_tree *k, dyng_sssp_tree *t, uint32_t v) {
 static int fake_keep_sssp(void *state, const dyng_graph_view *view, uint32_t source, int objective,
                           uint32_t target, dyng_sssp_tree *t) {
   (void)target; /* the whole tree: it is what gets kept */
+  if (fake_forced("sssp")) return fake_forced("sssp");
   int rc = dyng_backend_cpu()->sssp(NULL, view, source, objective, DYNG_NONE, t);
   return rc == DYNG_OK ? fake_keep(state, t) : rc;
 }
@@ -172,6 +186,7 @@ static int fake_keep_sssp_update(void *state, const dyng_graph_view *view, dyng_
                                  const dyng_edge_change *removed, size_t n_removed, const dyng_edge_change *added,
                                  size_t n_added, size_t max_touched, size_t *pn_touched) {
   fake_tree *k = fake_find(state, t);
+  if (fake_forced("sssp_update")) return fake_forced("sssp_update");
   if (!k) return fake_keep_sssp(state, view, t->source, t->objective, DYNG_NONE, t);
   for (uint32_t v = 0; v < t->n_vertices; v++) fake_row(k, t, v);
   t->host_stale = 0;
@@ -216,12 +231,13 @@ static int fake_tree_path(void *state, const dyng_sssp_tree *t, uint32_t target,
                           uint32_t *n) {
   fake_tree *k = fake_find(state, t);
   *n = 0;
+  if (fake_forced("tree_path")) return fake_forced("tree_path");
   if (!k) return DYNG_ESTATE;
   if (target >= k->n || isinf(k->dist[target])) return DYNG_OK;
   uint32_t count = 1;
   for (uint32_t v = target; v != k->source; v = k->parent[v]) count++;
   *n = count;
-  if (count > cap) return DYNG_ETOOBIG;
+  if (count > cap) return DYNG_ENOROOM;
   uint32_t i = 0;
   for (uint32_t v = target;; v = k->parent[v]) {
     vertex[i++] = v;
@@ -235,6 +251,7 @@ static int fake_mosp_path(void *state, const dyng_graph_view *view, const dyng_s
                           uint32_t *n, double *ensemble_cost) {
   fake_state *st = state;
   *n = 0;
+  if (fake_forced("mosp_path")) return fake_forced("mosp_path");
   if (fake_env_is_me("FAKE_PLUGIN_MOSP_NO_MEMORY")) {
     snprintf(st->err, sizeof st->err, "cudaMalloc (ensemble graph): out of memory (fake)");
     return DYNG_ENOMEM;
@@ -259,7 +276,7 @@ static int fake_mosp_path(void *state, const dyng_graph_view *view, const dyng_s
   if (rc != DYNG_OK) return rc;
   *n = path.n;
   *ensemble_cost = path.ensemble_cost;
-  if (path.n > cap) rc = DYNG_ETOOBIG;
+  if (path.n > cap) rc = DYNG_ENOROOM;
   else if (path.n) {
     memcpy(vertex, path.vertex, (size_t)path.n * sizeof *vertex);
     memcpy(edge, path.edge, (size_t)(path.n - 1) * sizeof *edge);
@@ -270,6 +287,7 @@ static int fake_mosp_path(void *state, const dyng_graph_view *view, const dyng_s
 
 static int fake_cycles_count(void *state, const dyng_graph_view *view, int k, int directed, uint64_t *count) {
   (void)state;
+  if (fake_forced("cycles_count")) return fake_forced("cycles_count");
   return dyng_cycles_count(view, k, directed, view->cancel, count);
 }
 
