@@ -218,7 +218,8 @@ static int dyngFuncClose(sqlite3_vtab_cursor *pBase) {
   return SQLITE_OK;
 }
 
-/* Sets an error on the vtab; returns SQLITE_ERROR (or rc if given). */
+/* Sets zMsg (from sqlite3_mprintf, taken over) as the vtab's error; returns
+** SQLITE_ERROR, or SQLITE_NOMEM when zMsg is NULL (its allocation failed). */
 static int dyngFuncError(DyngFuncVtab *pVtab, char *zMsg) {
   sqlite3_free(pVtab->base.zErrMsg);
   pVtab->base.zErrMsg = zMsg;
