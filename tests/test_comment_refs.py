@@ -12,25 +12,40 @@
 #   graph.c's one-at-a-time loop (dyng__apply_loop)
 #
 # refers to that identifier in that file.  The reference holds when the
-# file exists (a path from the source folder, or a basename that names one
-# project file, or one in the referring file's folder; a basename naming
-# several is reported as ambiguous) and the identifier is in it as a whole
-# word outside its comments (a.b: every part).  An identifier is a name
-# that looks like code: with an underscore, a lowercase letter followed by
-# an uppercase one, or `()` after it; plain words are not references.  For
-# a .sql file, a name built from a placeholder counts as in it
-# (net_log_ins for {{trg_ins}}: the same last part after an underscore).
+# file exists (a path from the source folder or from the referring file's
+# folder, or a basename in the referring file's folder or naming exactly
+# one project file; one naming several is reported as ambiguous) and the
+# identifier is in it as a whole word outside its comments (a.b: every
+# part).  A function or macro that some C file declares or defines (at the
+# start of a line, `#define`, or a member `(*name)(`) must be declared or
+# defined in the file named, not merely used there: "dyngGraphSync in
+# graph_vtab.c" fails although graph_vtab.c calls it.  An identifier is a
+# name that looks like code: with an underscore, a lowercase letter
+# followed by an uppercase one, or `()` after it; plain words are not
+# references.  For a .sql file, a name built from a placeholder counts as
+# in it (net_log_ins for {{trg_ins}}: the same last part after an
+# underscore).  "file.c: ident" on file.c's own head line is its
+# description, not a reference.
 #
-# Two more forms:
+# Besides:
 #   - an .sql file's "filled in by FILE" (its placeholders): FILE must name
 #     the .sql file outside its comments (capture.c includes
 #     "sql/capture.sql.h");
 #   - a header's section comments, /* ---- file.c ... ---- */: every
-#     function declared below one, up to the next, is defined in file.c.
+#     function declared below one, up to the next, is declared or defined
+#     in file.c; likewise the declarations right after a comment (up to a
+#     blank line) that starts "file.c:" or whose first sentence ends with
+#     "(file.c).";
+#   - every other name of a source file in a comment names one that exists
+#     (unambiguously), but for the headers of SQLite, CUDA, Jansson and
+#     cmocka, SQL's OLD.c and NEW.c, and files the build makes
+#     (sql/*.sql.h, config.h, plugin_build.h).
 #
 # Each failure is printed as `path:line: 'ident' is not in file` (or why
 # the file cannot be found); the test fails when there is one, or when it
-# checked fewer than MIN_REFS references (the patterns matching nothing).
+# checked fewer than MIN_REFS references to an identifier (the patterns
+# matching nothing).  Generated files, tests/fuzz/corpus and build outputs
+# (.libs, .deps, build*/, fuzz-build) are not scanned.
 #
 # TAP, one test.  DYNG_SRCDIR (set by make check; else the folder above
 # this script) is the source tree.  Arguments, when given, name the files
@@ -74,6 +89,8 @@ FORMS = [
     # graph.c's one-at-a-time loop (dyng__apply_loop)
     re.compile(F + r"'s\s+[^()]{1,60}?\(\s*" + I_CALL + r"\s*[),]"),
 ]
+# Files of other projects, and SQL's OLD.c / NEW.c, that comments mention.
+EXTERNAL = re.compile(r"^(?:sqlite3\w*\.h|jansson\.h|cmocka\.h|cuda\w*\.h|nvml\.h|(?:OLD|NEW)\.\w+)$")
 FILLED = re.compile(r"filled\s+(?:in\s+)?by\s+" + F)
 SECTION = re.compile(r"^/\*\s*-{3,}\s+(?P<file>" + FILE + r")\b.*-{3,}\s*\*/\s*$")
 # A function declared at the start of a line of a header: `type name(`.
@@ -205,6 +222,7 @@ class Tree:
         self.cache = {}
         self.decls = {}
         self.home = None
+        self.n_names = 0    # file names in comments that name a project file
 
     def resolve(self, name, referrer):
         """(path, None) or (None, why)."""
@@ -283,17 +301,20 @@ def scanned_files(tree, args):
 
 
 def check_file(tree, rel, problems):
-    """Checks rel's references; returns how many it checked."""
+    """Checks rel's references; returns how many it checked: (in the
+    text of comments, declarations under a comment naming their file)."""
     comments, code = tree.split(rel)
     checked = 0
     seen = set()
     for first, body in comments:
         text, starts = flatten(body)
+        used = set()    # where the file names the forms matched are
         for form in FORMS:
             for m in form.finditer(text):
                 ident, name = m.group("ident"), m.group("file")
                 if not looks_like_code(ident, m.group("call")) or re.search(FILE + "$", ident):
                     continue
+                used.add(m.start("file"))
                 line = line_of(starts, first, m.start("ident"))
                 if (line, ident, name) in seen:
                     continue
@@ -309,6 +330,15 @@ def check_file(tree, rel, problems):
                     if found is not True:
                         problems.append("%s:%d: '%s' is not in %s%s"
                                         % (rel, line, ident, name, " (%s)" % found if found else ""))
+        for m in re.finditer(F, text):
+            name = m.group("file")
+            if EXTERNAL.match(name) or m.start("file") in used:
+                continue
+            target, why = tree.resolve(name, rel)
+            if why:
+                problems.append("%s:%d: %s" % (rel, line_of(starts, first, m.start("file")), why))
+            elif target:
+                tree.n_names += 1
         if rel.endswith(".sql"):
             for m in FILLED.finditer(text):
                 line = line_of(starts, first, m.start("file"))
@@ -322,8 +352,8 @@ def check_file(tree, rel, problems):
                     problems.append("%s:%d: '%s' is not in %s (it does not fill %s)"
                                     % (rel, line, me, m.group("file"), me))
     if rel.endswith((".h", ".cuh")):
-        checked += check_sections(tree, rel, problems)
-    return checked
+        return checked, check_sections(tree, rel, problems)
+    return checked, 0
 
 
 def check_sections(tree, rel, problems):
@@ -351,29 +381,60 @@ def check_sections(tree, rel, problems):
         defined = re.compile(r"^(?!static\b)[A-Za-z_][\w \t*]*?\b" + re.escape(fn) + r"\s*\(", re.M)
         if not defined.search(tree.split(target)[1]):
             problems.append("%s:%d: '%s' is not in %s (declared in its section)" % (rel, n, fn, name))
+    # A comment that says where what follows lives: "file.c: ..." or a
+    # first sentence ending in "(file.c)."; what follows is the declarations
+    # after it, up to a blank line or the next comment.
+    for first, body in tree.split(rel)[0]:
+        text = flatten(body)[0].strip()
+        m = re.match(r"(?P<file>" + FILE + r"):\s", text) or \
+            re.match(r"[^.]*?\((?P<file>" + FILE + r")\)(?:\.\s|\.?$)", text)
+        if not m:
+            continue
+        name = m.group("file")
+        target, why = tree.resolve(name, rel)
+        if target == rel or not (target or why):
+            continue
+        n = first + body.count("\n")
+        if why:
+            problems.append("%s:%d: %s" % (rel, first, why))
+            continue
+        while n < len(lines) and lines[n].strip() and not lines[n].lstrip().startswith(("/*", "//", "#")):
+            d = DECL.match(code_lines[n])
+            n += 1
+            if not d or d.group("name") in KEYWORDS:
+                continue
+            checked += 1
+            if d.group("name") not in tree.declared(target):
+                problems.append("%s:%d: '%s' is not in %s (declared below its comment)"
+                                % (rel, n, d.group("name"), name))
     return checked
 
 
 def main(args):
     tree = Tree()
-    problems, checked = [], 0
+    problems, checked, decls = [], 0, 0
     files = scanned_files(tree, args)
     for rel in files:
         if not os.path.exists(os.path.join(SRCDIR, rel)):
             problems.append("%s: no such file" % rel)
             continue
-        checked += check_file(tree, rel, problems)
+        n_refs, n_decls = check_file(tree, rel, problems)
+        checked += n_refs
+        decls += n_decls
     print("1..1")
     for p in problems:
         print(p)
     if not args and checked < MIN_REFS:
-        problems.append("only %d references checked (at least %d expected)" % (checked, MIN_REFS))
+        problems.append("only %d references in comments checked (at least %d expected)"
+                        % (checked, MIN_REFS))
         print(problems[-1])
     if problems:
-        print("not ok 1 - references of comments: %d of %d checked in %d files do not hold"
-              % (len(problems), checked, len(files)))
+        print("not ok 1 - references of comments: %d of %d + %d checked in %d files do not hold"
+              % (len(problems), checked, decls, len(files)))
         return 1
-    print("ok 1 - references of comments: %d checked in %d files" % (checked, len(files)))
+    print("ok 1 - references of comments: %d to an identifier in a file, %d declarations under a"
+          " comment naming their file, %d file names, checked in %d files"
+          % (checked, decls, tree.n_names, len(files)))
     return 0
 
 
