@@ -91,6 +91,11 @@ FORMS = [
 ]
 # Files of other projects, and SQL's OLD.c / NEW.c, that comments mention.
 EXTERNAL = re.compile(r"^(?:sqlite3\w*\.h|jansson\.h|cmocka\.h|cuda\w*\.h|nvml\.h|(?:OLD|NEW)\.\w+)$")
+# The forms above whose identifier may end a list, and the list before it.
+LISTED = FORMS[0], FORMS[3]
+LIST_BEFORE = re.compile(r"(?<![\w#.>-])(?:" + IDENT + r"(?:\(\))?\s*,\s*)*" + IDENT
+                         + r"(?:\(\))?\s*(?:,\s*)?(?:and|or)\s+$|(?<![\w#.>-])(?:" + IDENT
+                         + r"(?:\(\))?\s*,\s*)+$")
 FILLED = re.compile(r"filled\s+(?:in\s+)?by\s+" + F)
 SECTION = re.compile(r"^/\*\s*-{3,}\s+(?P<file>" + FILE + r")\b.*-{3,}\s*\*/\s*$")
 # A function declared at the start of a line of a header: `type name(`.
@@ -300,6 +305,29 @@ def scanned_files(tree, args):
             or (f.startswith("sql/") and f.endswith(".sql"))]
 
 
+def check_ref(tree, rel, m, name, ident, call, line, seen, used, problems):
+    """One reference, of a form's match m: 1 when it was checked."""
+    if not looks_like_code(ident, call) or re.search(FILE + "$", ident):
+        return 0
+    used.add(m.start("file"))
+    if (line, ident, name) in seen:
+        return 0
+    seen.add((line, ident, name))
+    target, why = tree.resolve(name, rel)
+    if target == rel and "colon" in m.groupdict() and m.group("colon"):
+        return 0  # "file.c: what it does", its head line
+    if why:
+        problems.append("%s:%d: '%s': %s" % (rel, line, ident, why))
+        return 0
+    if not target:
+        return 0
+    found = tree.has(target, ident)
+    if found is not True:
+        problems.append("%s:%d: '%s' is not in %s%s"
+                        % (rel, line, ident, name, " (%s)" % found if found else ""))
+    return 1
+
+
 def check_file(tree, rel, problems):
     """Checks rel's references; returns how many it checked: (in the
     text of comments, declarations under a comment naming their file)."""
@@ -311,25 +339,20 @@ def check_file(tree, rel, problems):
         used = set()    # where the file names the forms matched are
         for form in FORMS:
             for m in form.finditer(text):
-                ident, name = m.group("ident"), m.group("file")
-                if not looks_like_code(ident, m.group("call")) or re.search(FILE + "$", ident):
-                    continue
-                used.add(m.start("file"))
-                line = line_of(starts, first, m.start("ident"))
-                if (line, ident, name) in seen:
-                    continue
-                seen.add((line, ident, name))
-                target, why = tree.resolve(name, rel)
-                if target == rel and "colon" in m.groupdict() and m.group("colon"):
-                    continue  # "file.c: what it does", its head line
-                if why:
-                    problems.append("%s:%d: '%s': %s" % (rel, line, ident, why))
-                elif target:
-                    checked += 1
-                    found = tree.has(target, ident)
-                    if found is not True:
-                        problems.append("%s:%d: '%s' is not in %s%s"
-                                        % (rel, line, ident, name, " (%s)" % found if found else ""))
+                name = m.group("file")
+                idents = [(m.group("ident"), m.group("call"), m.start("ident"))]
+                if form in LISTED:
+                    # "a, b and c in file.c", "a, b, c (file.c)": each of them
+                    before = LIST_BEFORE.search(text, 0, m.start("ident"))
+                    if before:
+                        idents += [(x.group(1), x.group(2), x.start(1))
+                                   for x in re.finditer(r"(" + IDENT + r")(\(\))?", before.group(0))
+                                   if x.group(1) not in ("and", "or")]
+                        idents = [(i, c, o if o >= m.start("ident") else o + before.start())
+                                  for i, c, o in idents]
+                for ident, call, offset in idents:
+                    checked += check_ref(tree, rel, m, name, ident, call, line_of(starts, first, offset),
+                                         seen, used, problems)
         for m in re.finditer(F, text):
             name = m.group("file")
             if EXTERNAL.match(name) or m.start("file") in used:
