@@ -2,7 +2,7 @@
 ** bench/bench_dyn.c: how fast a kept shortest-path tree follows a batch of
 ** changes (dyng_sssp_update) against computing it again from scratch
 ** (dyng_sssp_dijkstra), from what batch size on the recomputation wins, and
-** what ext/cache.c's policy (a budgeted update that may give up) costs.
+** what engine/mirror.c's policy (a budgeted update that may give up) costs.
 **
 **   bench_dyn DB.db [--runs N] [--sizes K1,K2,...] [--inserts random|local]
 **             [--apply-only] [--threads T] [--verbose]
@@ -27,7 +27,7 @@
 **   update    dyng_sssp_update of the tree with those records.
 **   recompute dyng_sssp_dijkstra from the same source into a second tree,
 **             on the same graph.
-**   policy    what ext/cache.c does for a tree meeting a batch of that size
+**   policy    what engine/mirror.c does for a tree meeting a batch of that size
 **             for the first time (nothing learned yet), on a third tree, a
 **             copy of the first before the batch: a batch changing more
 **             than 1/8 of the edges recomputes it; a smaller one updates it
@@ -45,7 +45,7 @@
 ** dist[parent] + weight = dist; the program aborts otherwise.
 **
 ** Sizes: 1, 1,000, 10,000, 50,000, 200,000, 500,000 and 1,000,000, as far
-** as 1/8 of the graph's edges (the share past which ext/cache.c recomputes,
+** as 1/8 of the graph's edges (the share past which engine/mirror.c recomputes,
 ** DYNG_RECOMPUTE_SHARE) and the first size beyond it; when update still
 ** wins there, doubling on up to half of the edges.  --sizes replaces the
 ** list.  Batches of up to 50,000 changes run N times (default 5), larger
@@ -58,9 +58,10 @@
 ** the faster choice the 1/8 rule is at worst.  Then, per size, the policy:
 ** its median time, policy / recompute, whether its update gave up (in how
 ** many runs), and policy_learned / recompute, the cost once a tree has
-** learned where updates give up (ext/cache.c's nGaveUpAt): at sizes at or
-** above the smallest one whose budgeted update gave up in this run, the
-** recompute time; below it, the policy's (its update never gave up there).
+** learned where updates give up (engine/mirror.h's dyng_give_up): at sizes
+** at or above the smallest one whose budgeted update gave up in this run,
+** the recompute time; below it, the policy's (its update never gave up
+** there).
 **
 ** --apply-only times nothing but the batches themselves: per size and run,
 ** draw, apply (dyng_graph_apply_tracked) and restore (the inverse batch,
@@ -94,8 +95,8 @@
 #define OBJECTIVE 0          /* length */
 #define MAX_SIZES 16
 #define BIG_BATCH 50000      /* larger batches run (N + 1) / 2 times */
-#define RECOMPUTE_SHARE 8    /* ext/cache.c's DYNG_RECOMPUTE_SHARE */
-#define UPDATE_BUDGET 4      /* ext/cache.c's DYNG_UPDATE_BUDGET: max_touched = */
+#define RECOMPUTE_SHARE 8    /* engine/mirror.c's DYNG_RECOMPUTE_SHARE */
+#define UPDATE_BUDGET 4      /* engine/mirror.c's DYNG_UPDATE_BUDGET: max_touched = */
 #define BUDGET_MIN 1024      /* max(BUDGET_MIN, vertices / UPDATE_BUDGET) */
 #define DIST_TOLERANCE 1e-9  /* relative */
 
@@ -195,7 +196,7 @@ typedef struct size_result {
   long k;                 /* changes per batch */
   int n;                  /* runs */
   double *t_apply, *t_update, *t_recompute;
-  double *t_policy;       /* ext/cache.c's policy, nothing learned yet */
+  double *t_policy;       /* engine/mirror.c's policy, nothing learned yet */
   double *t_learned;      /* the same once learned (filled after the batches) */
   int n_gave_up;          /* runs whose budgeted update gave up */
   double *touched;        /* vertices the update reset or improved */
@@ -417,7 +418,7 @@ int main(int argc, char **argv) {
       }
       sr->cut[r] = (double)n_cut;
 
-      /* ext/cache.c's test, on the changes and the edges after the batch. */
+      /* engine/mirror.c's test, on the changes and the edges after the batch. */
       size_t n_changed = changes.n_removed + changes.n_added;
       int huge = n_changed * RECOMPUTE_SHARE > (size_t)dyng_graph_n_edges(g);
       size_t touched = 0, p_touched = 0;
@@ -544,7 +545,7 @@ int main(int argc, char **argv) {
     report_ratio(&rep, "crossover_changes", cross);
     report_ratio(&rep, "crossover_share", cross / (double)n_edges);
   }
-  /* What ext/cache.c's rule (recompute past 1/8 of the edges) costs: its
+  /* What engine/mirror.c's rule (recompute past 1/8 of the edges) costs: its
   ** choice's time over the faster one's, at worst. */
   double rule_worst = 1.0;
   long rule_worst_k = 0;
@@ -556,7 +557,7 @@ int main(int argc, char **argv) {
   }
   report_ratio(&rep, "rule_over_faster_worst", rule_worst);
 
-  /* The policy (ext/cache.c): as met for the first time, and once learned,
+  /* The policy (engine/mirror.c): as met for the first time, and once learned,
   ** i.e. recomputing from the smallest size whose budgeted update gave up. */
   report prep;
   report_init(&prep, db_label);

@@ -2,7 +2,7 @@
 ** ext/capture.c: the change capture of a graph, the log table and the
 ** triggers on its edge table that record every write into it.
 **
-**   net_log(seq INTEGER PRIMARY KEY, op, rowid, src, dst, w0, ..., nonce)
+**   net_log(seq INTEGER PRIMARY KEY, op, edge, src, dst, w0, ..., nonce)
 **   triggers net_log_ins, net_log_upd, net_log_del (sql/capture.sql) and,
 **   when the edge table has UNIQUE constraints, net_log_rep_ins and
 **   net_log_rep_upd (sql/replace.sql), which log the rows REPLACE removes.
@@ -10,7 +10,7 @@
 ** How it works: the two SQL files are templates with {{key}} placeholders
 ** (dyngTemplate); dyngInstallCapture fills them from the graph's definition
 ** (quoted names, the validation statements of each column, the unique-index
-** match from options.c) and runs them.  dyngRemoveCapture drops them at
+** match from options.c's dyngUniqueMatch) and runs them.  dyngRemoveCapture drops them at
 ** DROP TABLE, dyngCheckCapture checks they are all still there and cover
 ** the table's UNIQUE constraints, and dyngDropCaptureTriggers and
 ** dyngLogAddNonce prepare a reattach, which installs them all anew.

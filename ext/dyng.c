@@ -5,13 +5,21 @@
 **   CREATE VIRTUAL TABLE net USING dyng(edges=roads, weights='length,minutes');
 **   SELECT node, dist FROM dyng_sssp('net', 1);
 **
-** sqlite3_dyng_init registers, for one database connection, the `dyng`
-** module (graph tables), the table-valued functions dyng_sssp and
-** dyng_path, and the scalar functions dyng_version and dyng_config.  They
-** all share one DyngConn, freed by SQLite when the connection closes.  A
-** second load into the same connection finds it (through the internal
-** dyng__conn) and registers nothing.  It sits at the top of ext/: it calls
-** the files that register modules and functions, and none calls it.
+** sqlite3_dyng_init registers, for one database connection, what the
+** files of ext/ offer, each through its file's function: the `dyng` module
+** of graph tables (dyngRegisterGraphModule, graph_vtab.c), the internal
+** dyng__load and dyng__log (dyngRegisterSyncFunctions, sync.c),
+** dyng_update (dyngRegisterUpdateFunction, update.c), the table-valued
+** functions dyng_sssp, dyng_path, dyng_mosp and dyng_pareto
+** (dyngRegisterSsspModules, sssp_vtab.c), dyng_cycle_count
+** (dyngRegisterCycleFunctions, cycles.c), dyng_config
+** (dyngRegisterConfigFunctions, config.c) and the table-valued
+** dyng_read_edges (dyngRegisterReadEdges, read_edges.c); then its own
+** dyng_version and, last, the internal dyng__conn.  They all share one
+** DyngConn, freed by SQLite when the connection closes.  A second load into
+** the same connection finds it (through dyng__conn) and registers nothing.
+** It sits at the top of ext/: it calls the files that register modules and
+** functions, and none calls it.
 */
 #include "ext/dyng_ext.h"
 #include "engine/error.h"

@@ -65,7 +65,7 @@ struct DyngGraph {
   int eBackendPref;         /* backend= option; -1: the connection's choice */
   int bReattach;            /* the preference changed: attach again */
 
-  /* Sync state (see dyngGraphSync in graph_vtab.c). */
+  /* Sync state (see dyngGraphSync in sync.c). */
   sqlite3_int64 iLogSeq;    /* last log entry the mirror reflects */
   sqlite3_int64 iDataVersion; /* file data version of zDb at the last sync */
   int nDataVersionPrepared;   /* times SQLite prepared pDataVersion again */

@@ -316,7 +316,7 @@ static int dyngReadEdge(const DyngGraph *pG, sqlite3_value **apVal, sqlite3_int6
     int t = sqlite3_value_type(pW);
     double w = sqlite3_value_double(pW);
     if ((t != SQLITE_INTEGER && t != SQLITE_FLOAT) || !dyng_weight_ok(w)) {
-      /* The triggers' rule (ext/graph_vtab.c dyngAppendChecks), for rows
+      /* The triggers' rule (ext/capture.c dyngAppendChecks), for rows
       ** written past them: before the graph existed, or by hand. */
       if ((t == SQLITE_INTEGER || t == SQLITE_FLOAT) && w > DYNG_MAX_WEIGHT && !isinf(w)) {
         /* SQLite's printf would round 1.0000000000000001e+298 to 1.0e+298. */

@@ -5,7 +5,8 @@
 **   SELECT dyng_update('net', 'reload');    -- load it again from its table
 **   SELECT dyng_update('net', 'reattach');  -- install its capture again
 **
-** The work is ext/sync.c's (and ext/graph_vtab.c's for the capture); this
+** The work is ext/sync.c's (and for 'reattach' ext/graph_vtab.c's
+** dyngGraphReattach, which installs ext/capture.c's triggers again); this
 ** file reports what it took, with what the kept trees and counts did.
 */
 #include "ext/dyng_ext.h"

@@ -15,7 +15,7 @@
 -- not quoted.  Each write also trims the log to its newest {{log_limit}}
 -- entries; a mirror that falls further behind reloads.
 --
--- Placeholders, filled in by ext/graph_vtab.c (identifiers come quoted):
+-- Placeholders, filled in by ext/capture.c (identifiers come quoted):
 --   {{schema}}       schema of the graph and edge table
 --   {{log}}          the log table             {{edges}}   the edge table
 --   {{trg_ins}} {{trg_upd}} {{trg_del}}        trigger names

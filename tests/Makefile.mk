@@ -43,6 +43,9 @@ TESTS += tests/test_layers.sh
 EXTRA_DIST += tests/test_layers.sh
 # The examples of docs/sql.md and README.md against what they show.
 TESTS += tests/test_docs.py
+# The comments' references to other files ("dyngGraphSync in sync.c") hold.
+TESTS += tests/test_comment_refs.py
+EXTRA_DIST += tests/test_comment_refs.py
 # configure's summary names each CUDA plugin line, built or not and why.
 TESTS += tests/test_configure_summary.sh
 EXTRA_DIST += tests/test_configure_summary.sh
