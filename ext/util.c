@@ -1,7 +1,7 @@
 /*
 ** ext/util.c: the helpers every file of ext/ shares, at the bottom of ext/.
 **
-** Clocks and progress reports, error text, values read as node ids, and a
+** Clocks and progress reports, values read as node ids, and a
 ** connection's graphs: finding one by name, whether its database is still
 ** the one it was made in, and freeing one (its mirror, its statements, its
 ** definition).  This file calls no other file of ext/; it also holds the
