@@ -13,6 +13,7 @@ engine_libdyngengine_la_SOURCES = \
 	engine/cycles.c engine/cycles.h \
 	engine/parallel.c engine/parallel.h \
 	engine/mirror.c engine/mirror.h \
+	engine/route.c engine/route.h \
 	engine/backend_cpu.c engine/backend.h engine/plugin.h \
 	engine/choice.c engine/choice.h \
 	engine/types.h

@@ -29,7 +29,7 @@ EXTRA_DIST += tests/test_python.py tests/test_newer_sqlite.py tests/test_example
 	tests/test_util.h tests/valgrind.supp
 
 if HAVE_CMOCKA
-UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_alloc tests/test_cycles \
+UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp tests/test_sssp_dyn tests/test_route tests/test_alloc tests/test_cycles \
 	tests/test_mirror tests/test_choice tests/test_loader tests/test_parallel tests/test_mosp tests/test_pareto tests/test_abi
 SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_sync_txn tests/test_backends tests/test_gpu tests/test_read_edges \
 	tests/test_threads tests/test_oom tests/test_ident tests/test_schema tests/test_same_answer \
@@ -76,6 +76,9 @@ tests_test_sssp_LDADD = $(UNIT_LDADD)
 tests_test_sssp_dyn_SOURCES = tests/test_sssp_dyn.c tests/test_util.h
 tests_test_sssp_dyn_CFLAGS = $(UNIT_CFLAGS)
 tests_test_sssp_dyn_LDADD = $(UNIT_LDADD)
+tests_test_route_SOURCES = tests/test_route.c tests/test_util.h
+tests_test_route_CFLAGS = $(UNIT_CFLAGS)
+tests_test_route_LDADD = $(UNIT_LDADD)
 
 tests_test_cycles_SOURCES = tests/test_cycles.c tests/test_util.h
 tests_test_cycles_CFLAGS = $(UNIT_CFLAGS)

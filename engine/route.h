@@ -1,0 +1,87 @@
+/*
+** engine/route.h: searches that stop early: one source to one target, to
+** the nodes within a distance, or to a set of targets (a cost matrix).
+**
+** A whole shortest-path tree (engine/sssp.h) touches every vertex the
+** source reaches; a route from A to B five edges away needs a few dozen.
+** These searches work in a workspace (dyng_route) that is reused from one
+** search to the next: its per-vertex arrays are valid only where a stamp
+** says the current search wrote them, so a search costs what it touches,
+** not the size of the graph.
+**
+** The same rows as the whole tree.  Vertices come out of the queue by
+** (distance, level), as in dyng_sssp_dijkstra, and each vertex takes the
+** smallest (distance, level, rowid) its in-edges offer (the tie rule of
+** engine/sssp.h).  Every offer equal to a vertex's final key comes from a
+** vertex taken before it, so a vertex's distance, level and parent are
+** final when it comes out: a search that stops once its target came out,
+** or once the next vertex is past a distance bound, has the whole tree's
+** rows for every vertex it took.
+*/
+#ifndef DYNG_ROUTE_H
+#define DYNG_ROUTE_H
+
+#include "engine/alloc.h"
+#include "engine/types.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct dyng_route dyng_route;
+
+/* A workspace; one search at a time.  NULL when out of memory. */
+dyng_route *dyng_route_new(void);
+void dyng_route_free(dyng_route *r); /* accepts NULL */
+
+/* Bytes the workspace holds. */
+size_t dyng_route_bytes(const dyng_route *r);
+
+/* What a search is after; a search stops at the first of these that holds
+** (none: every vertex the source reaches). */
+typedef struct dyng_route_goal {
+  uint32_t target;      /* stop once it came out; DYNG_NONE: no target */
+  const uint32_t *targets; /* or stop once all of these came out ... */
+  size_t n_targets;     /* ... (with target DYNG_NONE) */
+  double max_dist;      /* take only vertices at most this far (INFINITY: any) */
+  int strict;           /* take only vertices nearer than max_dist */
+  uint64_t max_taken;   /* stop after this many vertices (0: no limit) */
+} dyng_route_goal;
+
+/* A goal with no limit. */
+dyng_route_goal dyng_route_goal_none(void);
+
+/* Searches from `source` in objective `objective` of g until `goal` holds.
+** DYNG_EINVAL for a source, target or objective out of range; DYNG_ENOMEM;
+** DYNG_EINTERRUPTED when g->cancel asks to stop. */
+int dyng_route_search(dyng_route *r, const dyng_graph_view *g, uint32_t source, int objective,
+                      const dyng_route_goal *goal) DYNG_WARN_UNUSED;
+
+/* After a search: the vertices it took, in the order they came out
+** (non-decreasing distance, the source first). */
+const uint32_t *dyng_route_taken(const dyng_route *r, size_t *n);
+
+/* After a search: 1 when v came out (its row is final), else 0. */
+int dyng_route_final(const dyng_route *r, uint32_t v);
+
+/* After a search, for a vertex that came out: its distance, its parent
+** (DYNG_NONE for the source) and the edge slot from the parent. */
+double dyng_route_dist(const dyng_route *r, uint32_t v);
+uint32_t dyng_route_parent(const dyng_route *r, const dyng_graph_view *g, uint32_t v);
+uint32_t dyng_route_parent_edge(const dyng_route *r, const dyng_graph_view *g, uint32_t v);
+
+/* After a search that took `target`: the vertices of its path from the
+** target back to the source into *pv (from dyng_malloc, the caller frees
+** it), *pn of them; *pn = 0 when the target did not come out. */
+int dyng_route_path(const dyng_route *r, const dyng_graph_view *g, uint32_t target, uint32_t **pv,
+                    uint32_t *pn) DYNG_WARN_UNUSED;
+
+/* Distances from each of sources[0 .. n_sources) to each of targets[0 ..
+** n_targets) in objective `objective`: out[i * n_targets + j], INFINITY
+** where unreachable.  One search per source, each stopping once its
+** targets came out, on dyng_threads() threads.  DYNG_EINVAL for a vertex
+** or objective out of range; DYNG_ENOMEM; DYNG_EINTERRUPTED when g->cancel
+** asks to stop (checked between sources and within the calling thread's). */
+int dyng_route_matrix(const dyng_graph_view *g, int objective, const uint32_t *sources, size_t n_sources,
+                      const uint32_t *targets, size_t n_targets, double *out) DYNG_WARN_UNUSED;
+
+#endif /* DYNG_ROUTE_H */

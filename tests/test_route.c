@@ -1,0 +1,266 @@
+/*
+** tests/test_route.c: the searches that stop early (engine/route.h)
+** against the whole tree (dyng_sssp_dijkstra from scratch).
+**
+** Tie-heavy random graphs (weights 0..2 and 0..1, zero-weight cycles,
+** parallel edges, self-loops), directed and undirected, take random
+** batches.  After every batch, one workspace reused throughout answers:
+** routes between random pairs (the same distance, the same vertices, the
+** same parent edges all the way as the tree), searches bounded by a
+** distance (<= and <) and by a count (exactly the tree's rows with that
+** distance, or the first of its order), and a cost matrix (every entry the
+** tree's distance).
+*/
+#include "tests/test_util.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "engine/error.h"
+#include "engine/graph.h"
+#include "engine/route.h"
+#include "engine/sssp.h"
+
+static uint64_t g_seed;
+
+typedef struct scenario {
+  int directed;
+  int max_weight; /* integer weights 0 .. max_weight */
+  int n_nodes;
+  int n_edges;
+} scenario;
+
+static void draw_edge(test_rng *r, const scenario *sc, int64_t *s, int64_t *d, double *w) {
+  *s = (int64_t)test_rng_below(r, (uint64_t)sc->n_nodes);
+  *d = test_rng_below(r, 4) ? (*s + 1 + (int64_t)test_rng_below(r, 5)) % sc->n_nodes
+                            : (int64_t)test_rng_below(r, (uint64_t)sc->n_nodes);
+  if (test_rng_below(r, 40) == 0) *d = *s;
+  w[0] = (double)test_rng_below(r, (uint64_t)sc->max_weight + 1);
+  w[1] = test_rng_below(r, 3) ? 0.0 : test_rng_unit(r);
+}
+
+/* A route from s to t against tree `t` (from s): its path, read back from
+** the workspace, is the tree's path, vertex by vertex and edge by edge. */
+static void check_route(dyng_route *r, const dyng_graph_view *v, const dyng_sssp_tree *t, uint32_t target) {
+  dyng_route_goal goal = dyng_route_goal_none();
+  goal.target = target;
+  assert_int_equal(dyng_route_search(r, v, t->source, t->objective, &goal), DYNG_OK);
+  if (isinf(t->dist[target])) {
+    assert_false(dyng_route_final(r, target));
+    return;
+  }
+  assert_true(dyng_route_final(r, target));
+  uint32_t *path = NULL, n = 0;
+  assert_int_equal(dyng_route_path(r, v, target, &path, &n), DYNG_OK);
+  assert_true(n >= 1);
+  uint32_t x = target;
+  for (uint32_t i = 0; i < n; i++) {
+    if (path[i] != x) fail_msg("route %u -> %u: vertex %u of the path is %u, the tree's %u", t->source, target, i,
+                               path[i], x);
+    if (dyng_route_dist(r, x) != t->dist[x])
+      fail_msg("route %u -> %u: vertex %u at %.17g, the tree's %.17g", t->source, target, x,
+               dyng_route_dist(r, x), t->dist[x]);
+    if (dyng_route_parent_edge(r, v, x) != t->parent_edge[x] || dyng_route_parent(r, v, x) != t->parent[x])
+      fail_msg("route %u -> %u: vertex %u by edge %u from %u, the tree's edge %u from %u", t->source, target, x,
+               dyng_route_parent_edge(r, v, x), dyng_route_parent(r, v, x), t->parent_edge[x], t->parent[x]);
+    x = t->parent[x];
+  }
+  assert_int_equal(x, DYNG_NONE);
+  dyng_free(path);
+}
+
+/* A search bounded by max_dist (strict or not): it takes exactly the
+** tree's vertices within the bound, in an order of non-decreasing
+** distance, each with the tree's row. */
+static void check_within(dyng_route *r, const dyng_graph_view *v, const dyng_sssp_tree *t, double max_dist,
+                         int strict) {
+  dyng_route_goal goal = dyng_route_goal_none();
+  goal.max_dist = max_dist;
+  goal.strict = strict;
+  assert_int_equal(dyng_route_search(r, v, t->source, t->objective, &goal), DYNG_OK);
+  size_t n_taken = 0;
+  const uint32_t *taken = dyng_route_taken(r, &n_taken);
+  size_t want = 0;
+  for (uint32_t x = 0; x < v->n_vertices; x++) {
+    int in = !isinf(t->dist[x]) && (strict ? t->dist[x] < max_dist : t->dist[x] <= max_dist);
+    want += in;
+    if (dyng_route_final(r, x) != in) fail_msg("bound %g strict %d: vertex %u at %.17g (source %u) final %d", max_dist, strict, x, t->dist[x], t->source, dyng_route_final(r, x));
+    if (!in) continue;
+    assert_true(dyng_route_dist(r, x) == t->dist[x]);
+    assert_int_equal(dyng_route_parent_edge(r, v, x), t->parent_edge[x]);
+  }
+  assert_int_equal(n_taken, want);
+  for (size_t i = 1; i < n_taken; i++) assert_true(t->dist[taken[i - 1]] <= t->dist[taken[i]]);
+  if (n_taken) assert_int_equal(taken[0], t->source);
+  /* The first k vertices by count: a prefix of the same order. */
+  if (want > 1) {
+    goal = dyng_route_goal_none();
+    goal.max_taken = want / 2;
+    assert_int_equal(dyng_route_search(r, v, t->source, t->objective, &goal), DYNG_OK);
+    size_t n_first = 0;
+    const uint32_t *first = dyng_route_taken(r, &n_first);
+    assert_int_equal(n_first, want / 2);
+    for (size_t i = 0; i < n_first; i++) {
+      assert_true(t->dist[first[i]] <= t->dist[taken[n_first - 1]]);
+      assert_int_equal(dyng_route_parent_edge(r, v, first[i]), t->parent_edge[first[i]]);
+    }
+  }
+}
+
+static void run_scenario(const scenario *sc, uint64_t salt) {
+  test_rng rng;
+  test_rng_seed(&rng, g_seed * 7919 + salt);
+  dyng_graph *g = NULL;
+  assert_int_equal(dyng_graph_new(&g, 2, sc->directed), DYNG_OK);
+  int64_t next_rowid = 1;
+  for (int i = 0; i < sc->n_edges; i++) {
+    int64_t s, d;
+    double w[2];
+    draw_edge(&rng, sc, &s, &d, w);
+    /* Rowids out of insertion order, so that rank and slot differ. */
+    assert_int_equal(dyng_graph_load_edge(g, 1000000 - next_rowid++, s, d, w), DYNG_OK);
+  }
+  assert_int_equal(dyng_graph_seal(g), DYNG_OK);
+  dyng_route *r = dyng_route_new();
+  assert_non_null(r);
+  dyng_batch *b = dyng_batch_new(2);
+  assert_non_null(b);
+  for (int round = 0; round < 12; round++) {
+    dyng_graph_view v;
+    dyng_graph_get_view(g, &v);
+    for (int q = 0; q < 6; q++) {
+      uint32_t src = (uint32_t)test_rng_below(&rng, v.n_vertices);
+      int obj = (int)test_rng_below(&rng, 2);
+      dyng_sssp_tree t;
+      assert_int_equal(dyng_sssp_tree_init(&t, v.n_vertices), DYNG_OK);
+      assert_int_equal(dyng_sssp_dijkstra(&v, src, obj, DYNG_NONE, &t), DYNG_OK);
+      for (int k = 0; k < 8; k++) check_route(r, &v, &t, (uint32_t)test_rng_below(&rng, v.n_vertices));
+      check_route(r, &v, &t, src);
+      /* Bounds at a distance some vertex has (ties at the bound) and
+      ** between. */
+      uint32_t at = (uint32_t)test_rng_below(&rng, v.n_vertices);
+      double bound = isinf(t.dist[at]) ? 1.5 : t.dist[at];
+      check_within(r, &v, &t, bound, 0);
+      check_within(r, &v, &t, bound, 1);
+      check_within(r, &v, &t, bound + 0.5, 0);
+      check_within(r, &v, &t, INFINITY, 0);
+      check_within(r, &v, &t, 0.0, 0);
+      dyng_sssp_tree_free(&t);
+    }
+    /* A matrix of a few sources and targets, repeats among them. */
+    uint32_t srcs[5], tgts[7];
+    for (int i = 0; i < 5; i++) srcs[i] = (uint32_t)test_rng_below(&rng, v.n_vertices);
+    for (int i = 0; i < 7; i++) tgts[i] = (uint32_t)test_rng_below(&rng, v.n_vertices);
+    tgts[6] = tgts[0];
+    srcs[4] = srcs[0];
+    double out[5 * 7];
+    assert_int_equal(dyng_route_matrix(&v, 1, srcs, 5, tgts, 7, out), DYNG_OK);
+    for (int i = 0; i < 5; i++) {
+      dyng_sssp_tree t;
+      assert_int_equal(dyng_sssp_tree_init(&t, v.n_vertices), DYNG_OK);
+      assert_int_equal(dyng_sssp_dijkstra(&v, srcs[i], 1, DYNG_NONE, &t), DYNG_OK);
+      for (int k = 0; k < 7; k++)
+        if (!(out[i * 7 + k] == t.dist[tgts[k]]))
+          fail_msg("matrix %u -> %u: %.17g, the tree's %.17g", srcs[i], tgts[k], out[i * 7 + k], t.dist[tgts[k]]);
+      dyng_sssp_tree_free(&t);
+    }
+    /* A batch: inserts, deletes, weight changes. */
+    dyng_batch_clear(b);
+    int n_ops = 1 + (int)test_rng_below(&rng, (uint64_t)sc->n_edges / 8);
+    for (int op = 0; op < n_ops; op++) {
+      int64_t s, d;
+      double w[2];
+      draw_edge(&rng, sc, &s, &d, w);
+      if (test_rng_below(&rng, 2)) {
+        assert_int_equal(dyng_batch_insert(b, 1000000 - next_rowid++, s, d, w), DYNG_OK);
+      } else {
+        int64_t rowid = 1000000 - 1 - (int64_t)test_rng_below(&rng, (uint64_t)next_rowid);
+        assert_int_equal(dyng_batch_delete(b, rowid), DYNG_OK);
+      }
+    }
+    assert_int_equal(dyng_graph_apply(g, b, NULL), DYNG_OK);
+  }
+  dyng_batch_free(b);
+  dyng_route_free(r);
+  dyng_graph_free(g);
+}
+
+static void test_directed_ties_routes_equal_the_tree(void **state) {
+  (void)state;
+  scenario sc = {1, 2, 300, 1500};
+  run_scenario(&sc, 1);
+}
+
+static void test_undirected_ties_routes_equal_the_tree(void **state) {
+  (void)state;
+  scenario sc = {0, 1, 300, 700};
+  run_scenario(&sc, 2);
+}
+
+static void test_zero_weights_everywhere_routes_equal_the_tree(void **state) {
+  (void)state;
+  scenario sc = {1, 0, 120, 600};
+  run_scenario(&sc, 3);
+}
+
+static void test_sparse_disconnected_routes_equal_the_tree(void **state) {
+  (void)state;
+  scenario sc = {0, 3, 400, 250};
+  run_scenario(&sc, 4);
+}
+
+/* Out-of-range vertices and objectives are refused; a workspace made for
+** a small graph grows for a larger one. */
+static void test_bad_arguments_and_growth(void **state) {
+  (void)state;
+  dyng_graph *g = NULL;
+  assert_int_equal(dyng_graph_new(&g, 1, 1), DYNG_OK);
+  double w = 1.0;
+  assert_int_equal(dyng_graph_load_edge(g, 1, 10, 20, &w), DYNG_OK);
+  assert_int_equal(dyng_graph_seal(g), DYNG_OK);
+  dyng_graph_view v;
+  dyng_graph_get_view(g, &v);
+  dyng_route *r = dyng_route_new();
+  dyng_route_goal goal = dyng_route_goal_none();
+  assert_int_equal(dyng_route_search(r, &v, 2, 0, &goal), DYNG_EINVAL);
+  assert_int_equal(dyng_route_search(r, &v, 0, 1, &goal), DYNG_EINVAL);
+  goal.target = 5;
+  assert_int_equal(dyng_route_search(r, &v, 0, 0, &goal), DYNG_EINVAL);
+  goal.target = 1;
+  assert_int_equal(dyng_route_search(r, &v, 0, 0, &goal), DYNG_OK);
+  assert_true(dyng_route_dist(r, 1) == 1.0);
+  /* The other way round: the target is unreachable. */
+  assert_int_equal(dyng_route_search(r, &v, 1, 0, &(dyng_route_goal){.target = 0, .max_dist = INFINITY}), DYNG_OK);
+  assert_false(dyng_route_final(r, 0));
+  uint32_t *path = NULL, n = 7;
+  assert_int_equal(dyng_route_path(r, &v, 0, &path, &n), DYNG_OK);
+  assert_int_equal(n, 0);
+  assert_null(path);
+  uint32_t bad = 9;
+  double out[1];
+  assert_int_equal(dyng_route_matrix(&v, 0, &bad, 1, &bad, 1, out), DYNG_EINVAL);
+  dyng_batch *b = dyng_batch_new(1);
+  for (int i = 0; i < 100; i++) assert_int_equal(dyng_batch_insert(b, 10 + i, 20 + i, 21 + i, &w), DYNG_OK);
+  assert_int_equal(dyng_graph_apply(g, b, NULL), DYNG_OK);
+  dyng_graph_get_view(g, &v);
+  goal = dyng_route_goal_none();
+  goal.target = v.n_vertices - 1;
+  assert_int_equal(dyng_route_search(r, &v, 0, 0, &goal), DYNG_OK);
+  assert_true(dyng_route_dist(r, v.n_vertices - 1) == 101.0);
+  assert_true(dyng_route_bytes(r) > 0);
+  dyng_batch_free(b);
+  dyng_route_free(r);
+  dyng_graph_free(g);
+}
+
+int main(void) {
+  g_seed = test_seed();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_directed_ties_routes_equal_the_tree),
+      cmocka_unit_test(test_undirected_ties_routes_equal_the_tree),
+      cmocka_unit_test(test_zero_weights_everywhere_routes_equal_the_tree),
+      cmocka_unit_test(test_sparse_disconnected_routes_equal_the_tree),
+      cmocka_unit_test(test_bad_arguments_and_growth),
+  };
+  return cmocka_run_group_tests_name("route", tests, NULL, NULL);
+}
