@@ -172,6 +172,7 @@ void dyng_mirror_free(dyng_mirror *m) {
     }
   if (m->be && m->state) m->be->graph_detach(m->state);
   dyng_graph_free(m->graph);
+  dyng_route_free(m->route);
   dyng_free(m);
 }
 
@@ -276,6 +277,30 @@ int dyng_mirror_tree(dyng_mirror *m, uint32_t source, int objective, const dyng_
 }
 
 void dyng_mirror_tree_release(dyng_kept_tree *owned) { kept_tree_free(owned); }
+
+int dyng_mirror_route_pays(dyng_mirror *m, uint32_t source, int objective) {
+  for (dyng_kept_tree *p = m->trees; p; p = p->next)
+    if (p->tree.source == source && p->tree.objective == objective) return 0;
+  uint64_t key = (uint64_t)(uint32_t)objective << 32 | source;
+  unsigned n = m->recent_at < DYNG_ROUTE_RECENT ? m->recent_at : DYNG_ROUTE_RECENT;
+  for (unsigned i = 0; i < n; i++)
+    if (m->recent[i] == key) return 0;
+  m->recent[m->recent_at++ % DYNG_ROUTE_RECENT] = key;
+  if (m->recent_at >= 2 * DYNG_ROUTE_RECENT) m->recent_at -= DYNG_ROUTE_RECENT;
+  return 1;
+}
+
+int dyng_mirror_route(dyng_mirror *m, uint32_t source, int objective, const dyng_route_goal *goal,
+                      const dyng_cancel *cancel, dyng_route **pr) {
+  *pr = NULL;
+  if (!m->route && !(m->route = dyng_route_new())) return DYNG_ENOMEM;
+  dyng_graph_view view;
+  dyng_graph_get_view(m->graph, &view);
+  view.cancel = cancel;
+  int erc = dyng_route_search(m->route, &view, source, objective, goal);
+  if (erc == DYNG_OK) *pr = m->route;
+  return erc;
+}
 
 int dyng_mirror_tree_rows(dyng_mirror *m, dyng_sssp_tree *t, const uint32_t *v, uint32_t n) {
   if (!t->host_stale) return DYNG_OK;

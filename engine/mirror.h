@@ -28,6 +28,7 @@
 #include "engine/graph.h"
 #include "engine/mosp.h"
 #include "engine/pareto.h"
+#include "engine/route.h"
 
 typedef struct dyng_mirror dyng_mirror;
 typedef struct dyng_kept_tree dyng_kept_tree;
@@ -116,6 +117,10 @@ typedef struct dyng_kept_count {
   dyng_give_up give_up;   /* the batches whose update gave up */
 } dyng_kept_count;
 
+/* Sources whose last searches a mirror remembers: a source met again gets
+** its whole tree, kept (dyng_mirror_route_pays). */
+#define DYNG_ROUTE_RECENT 8
+
 /* One graph's life; the fields are read by the caller, changed only here. */
 struct dyng_mirror {
   dyng_graph *graph;          /* the host graph, owned */
@@ -134,6 +139,10 @@ struct dyng_mirror {
   double apply_ms;            /* time spent applying batches to the host graph */
   double backend_ms;          /* time the backend spent following them */
   double kept_ms;             /* time kept trees and counts spent following them */
+  dyng_route *route;          /* the searches that stop early, made on first use */
+  uint64_t recent[DYNG_ROUTE_RECENT]; /* objective << 32 | source of the last
+                                 such searches, newest at recent_at - 1 */
+  unsigned recent_at;
 };
 
 /* A new mirror of `graph` (taken over, also on failure) in `pool`, on
@@ -171,6 +180,21 @@ void dyng_mirror_forget(dyng_mirror *m);
 int dyng_mirror_tree(dyng_mirror *m, uint32_t source, int objective, const dyng_cancel *cancel,
                      dyng_sssp_tree **pt, dyng_kept_tree **owned);
 void dyng_mirror_tree_release(dyng_kept_tree *owned); /* accepts NULL */
+
+/* Whether a question from (source, objective) that needs only part of the
+** tree (a route to one target, the vertices within a distance) is best
+** answered by a search that stops early (1) or by the whole tree, kept for
+** the next one (0): 0 when a tree of that source is kept, or when the
+** source asked such a question of late (one of the last DYNG_ROUTE_RECENT
+** sources), which then gets its tree; 1 otherwise, and the source is
+** remembered. */
+int dyng_mirror_route_pays(dyng_mirror *m, uint32_t source, int objective);
+
+/* Runs a search that stops early (engine/route.h) on the host graph, in
+** the mirror's workspace, which *pr then gives the answer of.  The host
+** graph is current on every backend, so the answer is the same. */
+int dyng_mirror_route(dyng_mirror *m, uint32_t source, int objective, const dyng_route_goal *goal,
+                      const dyng_cancel *cancel, dyng_route **pr);
 
 /* Makes the host rows of tree t current where the backend left them on
 ** the device (t->host_stale): every row with v NULL, else the rows of

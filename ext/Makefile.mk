@@ -13,6 +13,7 @@ dyng_la_SOURCES = \
 	ext/cache.c \
 	ext/cycles.c \
 	ext/sssp_vtab.c \
+	ext/matrix.c \
 	ext/config.c \
 	ext/backends.c \
 	ext/read_edges.c \

@@ -11,7 +11,8 @@
 ** dyng__load and dyng__log (dyngRegisterSyncFunctions, sync.c),
 ** dyng_update (dyngRegisterUpdateFunction, update.c), the table-valued
 ** functions dyng_sssp, dyng_path, dyng_mosp and dyng_pareto
-** (dyngRegisterSsspModules, sssp_vtab.c), dyng_cycle_count
+** (dyngRegisterSsspModules, sssp_vtab.c), dyng_matrix
+** (dyngRegisterMatrixModule, matrix.c), dyng_cycle_count
 ** (dyngRegisterCycleFunctions, cycles.c), dyng_config
 ** (dyngRegisterConfigFunctions, config.c) and the table-valued
 ** dyng_read_edges (dyngRegisterReadEdges, read_edges.c); then its own
@@ -171,6 +172,7 @@ int sqlite3_dyng_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
   if (rc == SQLITE_OK) rc = dyngRegisterSyncFunctions(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterUpdateFunction(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterSsspModules(db, pConn);
+  if (rc == SQLITE_OK) rc = dyngRegisterMatrixModule(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterCycleFunctions(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterConfigFunctions(db, pConn);
   if (rc == SQLITE_OK) rc = dyngRegisterReadEdges(db);

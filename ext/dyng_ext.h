@@ -455,6 +455,15 @@ int dyngRegisterCycleFunctions(sqlite3 *db, DyngConn *pConn);
 
 int dyngRegisterSsspModules(sqlite3 *db, DyngConn *pConn);
 
+/* Resolves an objective argument of SQL function zFunc (a weight column's
+** name or a 0-based index; NULL pVal: 0) of graph pG to *piObj, or sets an
+** error on pBase naming what the graph has. */
+int dyngObjectiveArg(sqlite3_vtab *pBase, const char *zFunc, DyngGraph *pG, sqlite3_value *pVal, int *piObj);
+
+/* ---- matrix.c --------------------------------------------------------- */
+
+int dyngRegisterMatrixModule(sqlite3 *db, DyngConn *pConn);
+
 /* ---- backends.c ------------------------------------------------------ */
 
 /* Backend preferences, of a connection or of a graph. */

@@ -115,11 +115,24 @@ typedef struct DyngFuncCursor {
 } DyngFuncCursor;
 
 /* Argument roles, in argv order; idxNum has bit (1 << role) per argument
-** given.  ROLE_NODE is an equality on dyng_sssp's output column `node`. */
-enum { ROLE_GRAPH = 0, ROLE_SOURCE, ROLE_TARGET, ROLE_OBJECTIVE, ROLE_LIMIT, ROLE_NODE, ROLE_COUNT };
-static const char *const azRoleName[ROLE_COUNT] = {"graph", "source", "target", "objective",
-                                                   "max_labels",
-                                                   "node"};
+** given.  ROLE_NODE is an equality on dyng_sssp's output column `node`,
+** ROLE_DIST_LE and ROLE_DIST_LT bounds on its `dist`, ROLE_ROWS and
+** ROLE_SKIP the LIMIT and OFFSET of a query whose rows it orders by dist. */
+enum {
+  ROLE_GRAPH = 0,
+  ROLE_SOURCE,
+  ROLE_TARGET,
+  ROLE_OBJECTIVE,
+  ROLE_LIMIT,
+  ROLE_NODE,
+  ROLE_DIST_LE,
+  ROLE_DIST_LT,
+  ROLE_ROWS,
+  ROLE_SKIP,
+  ROLE_COUNT
+};
+static const char *const azRoleName[ROLE_COUNT] = {"graph", "source", "target", "objective", "max_labels",
+                                                   "node",  "dist",   "dist",   "LIMIT",     "OFFSET"};
 
 static int dyngFuncConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                            sqlite3_vtab **ppVtab, char **pzErr) {
@@ -147,6 +160,11 @@ static int dyngFuncDisconnect(sqlite3_vtab *pBase) {
   return SQLITE_OK;
 }
 
+/* The role of constraint c, or -1 for one that is no argument: an
+** equality on an argument or on dyng_sssp's `node`, a bound on its `dist`,
+** a LIMIT or OFFSET. */
+static int dyngConstraintRole(const DyngFuncInfo *pInfo, const struct sqlite3_index_constraint *c);
+
 /* The role of a column, or -1 for an output column other than `node`. */
 static int dyngColumnRole(const DyngFuncInfo *pInfo, int iCol) {
   if (!pInfo->bPath && iCol == 0) return ROLE_NODE;
@@ -164,10 +182,28 @@ static int dyngColumnRole(const DyngFuncInfo *pInfo, int iCol) {
   return iHidden < 3 ? aSssp[iHidden] : -1;
 }
 
+static int dyngConstraintRole(const DyngFuncInfo *pInfo, const struct sqlite3_index_constraint *c) {
+  const int bSssp = !pInfo->bPath;
+#ifdef SQLITE_INDEX_CONSTRAINT_LIMIT
+  if (c->op == SQLITE_INDEX_CONSTRAINT_LIMIT) return bSssp ? ROLE_ROWS : -1;
+  if (c->op == SQLITE_INDEX_CONSTRAINT_OFFSET) return bSssp ? ROLE_SKIP : -1;
+#endif
+  if (bSssp && c->iColumn == 1) {
+    if (c->op == SQLITE_INDEX_CONSTRAINT_LE) return ROLE_DIST_LE;
+    if (c->op == SQLITE_INDEX_CONSTRAINT_LT) return ROLE_DIST_LT;
+    return -1;
+  }
+  if (c->op != SQLITE_INDEX_CONSTRAINT_EQ) return -1;
+  return dyngColumnRole(pInfo, c->iColumn);
+}
+
 /*
 ** Plans.  idxNum bits, by role: 1 graph, 2 source, 4 target, 8 objective,
-** 16 max_labels, 32 node (= constraint on dyng_sssp's output).  Arguments reach xFilter in
-** role order.  A required argument that is constrained but not usable in
+** 16 max_labels, 32 node (= constraint on dyng_sssp's output), 64 dist <=,
+** 128 dist <, 256 LIMIT, 512 OFFSET.  Arguments reach xFilter in role order.
+** dyng_sssp's rows come by non-decreasing dist, so an ORDER BY dist is
+** consumed; SQLite still checks the bounds and applies LIMIT and OFFSET to
+** what xFilter returns.  A required argument that is constrained but not usable in
 ** this plan makes the plan impossible (SQLITE_CONSTRAINT), so SQLite picks
 ** an order that supplies it; one that is missing altogether is reported by
 ** xFilter as an error naming it.
@@ -178,10 +214,10 @@ static int dyngFuncBestIndex(sqlite3_vtab *pBase, sqlite3_index_info *pInfo) {
   for (int r = 0; r < ROLE_COUNT; r++) aiCons[r] = -1;
   for (int i = 0; i < pInfo->nConstraint; i++) {
     const struct sqlite3_index_constraint *c = &pInfo->aConstraint[i];
-    int role = dyngColumnRole(pVtab->pInfo, c->iColumn);
-    if (role < 0 || c->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+    int role = dyngConstraintRole(pVtab->pInfo, c);
+    if (role < 0) continue;
     if (!c->usable) {
-      if (role != ROLE_NODE) bUnusable = 1;
+      if (role < ROLE_NODE) bUnusable = 1;
       continue;
     }
     if (aiCons[role] < 0) aiCons[role] = i;
@@ -191,11 +227,16 @@ static int dyngFuncBestIndex(sqlite3_vtab *pBase, sqlite3_index_info *pInfo) {
   for (int r = 0; r < ROLE_COUNT; r++) {
     if (aiCons[r] < 0) continue;
     pInfo->aConstraintUsage[aiCons[r]].argvIndex = ++iArg;
-    pInfo->aConstraintUsage[aiCons[r]].omit = r != ROLE_NODE;
+    pInfo->aConstraintUsage[aiCons[r]].omit = r < ROLE_NODE;
     idxNum |= 1 << r;
   }
   pInfo->idxNum = idxNum;
-  pInfo->estimatedCost = (idxNum & 3) == 3 ? ((idxNum & (1 << ROLE_NODE)) || pVtab->pInfo->bPath ? 100 : 1e4)
+  if (!pVtab->pInfo->bPath && pInfo->nOrderBy == 1 && pInfo->aOrderBy[0].iColumn == 1 && !pInfo->aOrderBy[0].desc)
+    pInfo->orderByConsumed = 1;
+  const int mBound = 1 << ROLE_DIST_LE | 1 << ROLE_DIST_LT | 1 << ROLE_ROWS;
+  pInfo->estimatedCost = (idxNum & 3) == 3 ? ((idxNum & (1 << ROLE_NODE)) || pVtab->pInfo->bPath ? 100
+                                              : (idxNum & mBound)                                 ? 1e3
+                                                                                                  : 1e4)
                                            : 1e12;
   pInfo->estimatedRows = (idxNum & (1 << ROLE_NODE)) ? 1 : pVtab->pInfo->bPath ? 100 : 100000;
   return SQLITE_OK;
@@ -229,10 +270,7 @@ static const char *dyngTypeName(sqlite3_value *v) {
   }
 }
 
-/* Resolves the objective argument (name or 0-based index) to *piObj. */
-static int dyngResolveObjective(DyngFuncVtab *pVtab, DyngGraph *pG, sqlite3_value *pVal,
-                                int *piObj) {
-  const char *zFunc = pVtab->pInfo->zName;
+int dyngObjectiveArg(sqlite3_vtab *pBase, const char *zFunc, DyngGraph *pG, sqlite3_value *pVal, int *piObj) {
   int nObj = pG->nWeight ? pG->nWeight : 1;
   *piObj = 0;
   if (!pVal) return SQLITE_OK;
@@ -240,7 +278,7 @@ static int dyngResolveObjective(DyngFuncVtab *pVtab, DyngGraph *pG, sqlite3_valu
   if (t == SQLITE_INTEGER) {
     sqlite3_int64 i = sqlite3_value_int64(pVal);
     if (i < 0 || i >= nObj)
-      return dyngVtabError(&pVtab->base, SQLITE_ERROR, sqlite3_mprintf("%s: objective %lld is out of range for graph "
+      return dyngVtabError(pBase, SQLITE_ERROR, sqlite3_mprintf("%s: objective %lld is out of range for graph "
                                                   "'%s' (0..%d)",
                                                   zFunc, i, pG->zName, nObj - 1));
     *piObj = (int)i;
@@ -261,9 +299,9 @@ static int dyngResolveObjective(DyngFuncVtab *pVtab, DyngGraph *pG, sqlite3_valu
                                        "no weight columns; use 0 or omit it)",
                                        zFunc, z, pG->zName);
     sqlite3_free(zList);
-    return dyngVtabError(&pVtab->base, SQLITE_ERROR, zMsg);
+    return dyngVtabError(pBase, SQLITE_ERROR, zMsg);
   }
-  return dyngVtabError(&pVtab->base, SQLITE_ERROR, sqlite3_mprintf("%s: objective must be a weight column name or a "
+  return dyngVtabError(pBase, SQLITE_ERROR, sqlite3_mprintf("%s: objective must be a weight column name or a "
                                               "0-based index, got %s",
                                               zFunc, dyngTypeName(pVal)));
 }
@@ -369,54 +407,107 @@ static int dyngParetoFilter(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph
   return rc;
 }
 
-/* dyng_path's rows: the tree path from the source to vTarget in pTree (of
+/* The arguments of one call, checked. */
+typedef struct DyngFuncArgs {
+  sqlite3_int64 iSource, iTarget, iNode;
+  sqlite3_int64 nMaxLabels; /* dyng_pareto's max_labels */
+  int bNode;                /* a constraint on the node column: iNode */
+  int bNoRows;              /* the call matches no row (node = 'a', dist <= NULL) */
+  int bBound;               /* dyng_sssp's rows are bounded: ... */
+  double rMaxDist;          /* ... by dist <= rMaxDist (< with bStrict), ... */
+  int bStrict;
+  sqlite3_int64 nRows;      /* ... and by count (LIMIT + OFFSET; -1: none) */
+} DyngFuncArgs;
+
+/* dyng_path's rows from a path: aPath[0 .. nPath) the vertices from the
+** target back to the source, aDist[k] and aEdge[k] (an edge slot) the
+** distance and parent edge of aPath[k]; the rows go in path order, each
+** with the edge leaving it and that edge's cost in objective iObj. */
+static int dyngPathFill(DyngFuncCursor *pCur, const dyng_graph_view *view, const uint32_t *aPath,
+                        const double *aDist, const uint32_t *aEdge, uint32_t nPath, int iObj) {
+  sqlite3_int64 n = nPath;
+  pCur->aRow = sqlite3_malloc64((sqlite3_uint64)(n ? n : 1) * sizeof *pCur->aRow);
+  if (!pCur->aRow) return SQLITE_NOMEM;
+  sqlite3_int64 i = n - 1;
+  uint32_t nextEdge = DYNG_NONE;
+  for (uint32_t k = 0; k < nPath; k++) {
+    DyngRow *r = &pCur->aRow[i--];
+    memset(r, 0, sizeof *r);
+    r->iNode = view->node_id[aPath[k]];
+    r->rDist = aDist[k];
+    r->bHasParent = k > 0;
+    r->iEdge = r->bHasParent ? view->edge_rowid[nextEdge] : 0;
+    r->rCost = r->bHasParent ? view->out.w[iObj][view->edge_pos_out[nextEdge]] : 0.0;
+    nextEdge = aEdge[k];
+  }
+  pCur->nRow = n;
+  return SQLITE_OK;
+}
+
+/* The distances and parent edges along aPath[0 .. n) in tree t, or in the
+** route r when t is NULL, for dyngPathFill: *paDist and *paEdge from
+** sqlite3_malloc64. */
+static int dyngPathRowsOf(const dyng_sssp_tree *t, const dyng_route *r, const dyng_graph_view *view,
+                          const uint32_t *aPath, uint32_t n, double **paDist, uint32_t **paEdge) {
+  *paDist = sqlite3_malloc64((sqlite3_uint64)(n ? n : 1) * sizeof **paDist);
+  *paEdge = sqlite3_malloc64((sqlite3_uint64)(n ? n : 1) * sizeof **paEdge);
+  if (!*paDist || !*paEdge) return SQLITE_NOMEM;
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t v = aPath[k];
+    (*paDist)[k] = t ? t->dist[v] : dyng_route_dist(r, v);
+    (*paEdge)[k] = t ? t->parent_edge[v] : dyng_route_parent_edge(r, view, v);
+  }
+  return SQLITE_OK;
+}
+
+/* dyng_path's rows: the path from the source to vTarget in tree pTree (of
 ** pG, objective iObj; rows of a tree held on the device come over for its
-** vertices only). */
+** vertices only), or with pTree NULL in the route pRoute, which took the
+** target. */
 static int dyngPathRows(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *pG, dyng_sssp_tree *pTree,
-                        uint32_t vTarget, int iObj) {
+                        const dyng_route *pRoute, uint32_t vTarget, int iObj) {
   const char *zFunc = pVtab->pInfo->zName;
   dyng_graph_view view;
   dyng_graph_get_view(pG->pGraph, &view);
-  /* The path's vertices from the target back to the source (rows of a
-  ** tree held on the device come over for them only), then the rows in
-  ** path order. */
+  /* The path's vertices from the target back to the source, then the rows
+  ** in path order. */
   uint32_t *aPath = NULL, nPath = 0;
-  int erc = dyng_mirror_tree_path(pG->pMirror, pTree, vTarget, &aPath, &nPath);
+  int erc = pTree ? dyng_mirror_tree_path(pG->pMirror, pTree, vTarget, &aPath, &nPath)
+                  : dyng_route_path(pRoute, &view, vTarget, &aPath, &nPath);
   if (erc != DYNG_OK) {
     char *zErr = NULL;
     int rc = dyngEngineFail(pG, erc, NULL, zFunc, DYNG_ERR_BACKEND, &zErr, NULL);
     return dyngVtabError(&pVtab->base, rc, zErr);
   }
   if (!nPath) return SQLITE_OK; /* unreachable: no rows */
-  sqlite3_int64 n = nPath;
-  pCur->aRow = sqlite3_malloc64((sqlite3_uint64)n * sizeof *pCur->aRow);
-  if (!pCur->aRow) {
-    dyng_free(aPath);
-    return SQLITE_NOMEM;
-  }
-  sqlite3_int64 i = n - 1;
-  uint32_t next = DYNG_NONE, nextEdge = DYNG_NONE;
-  for (uint32_t k = 0; k < nPath; k++) {
-    uint32_t v = aPath[k];
-    DyngRow *r = &pCur->aRow[i];
-    r->iNode = view.node_id[v];
-    r->rDist = pTree->dist[v];
-    r->bHasParent = next != DYNG_NONE;
-    r->iEdge = r->bHasParent ? view.edge_rowid[nextEdge] : 0;
-    r->rCost = r->bHasParent ? view.out.w[iObj][view.edge_pos_out[nextEdge]] : 0.0;
-    next = v;
-    nextEdge = pTree->parent_edge[v];
-    i--;
-  }
+  double *aDist = NULL;
+  uint32_t *aEdge = NULL;
+  int rc = dyngPathRowsOf(pTree, pRoute, &view, aPath, nPath, &aDist, &aEdge);
+  if (rc == SQLITE_OK) rc = dyngPathFill(pCur, &view, aPath, aDist, aEdge, nPath, iObj);
+  sqlite3_free(aDist);
+  sqlite3_free(aEdge);
   dyng_free(aPath);
-  pCur->nRow = n;
-  return SQLITE_OK;
+  return rc;
+}
+
+/* Sets r to dyng_sssp's row of vertex v: its distance, its parent and the
+** edge slot from the parent (DYNG_NONE for the source). */
+static void dyngSsspRow(DyngRow *r, const dyng_graph_view *view, uint32_t v, double dist, uint32_t parent,
+                        uint32_t edge) {
+  memset(r, 0, sizeof *r);
+  r->iNode = view->node_id[v];
+  r->rDist = dist;
+  r->bHasParent = parent != DYNG_NONE;
+  r->iParent = r->bHasParent ? view->node_id[parent] : 0;
+  r->iEdge = r->bHasParent ? view->edge_rowid[edge] : 0;
 }
 
 /* dyng_sssp's rows: every vertex pTree (of pG) reaches, nearest first, or
-** only vertex vTarget with bNode (a constraint on the node column). */
+** only vertex vTarget with bNode (a constraint on the node column), or
+** with bBound those within rMax (nearer than it with bStrict), at most
+** nRows of them (-1: any number). */
 static int dyngTreeListRows(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph *pG, dyng_sssp_tree *pTree,
-                            uint32_t vTarget, int bNode) {
+                            uint32_t vTarget, int bNode, const DyngFuncArgs *pArgs) {
   const char *zFunc = pVtab->pInfo->zName;
   dyng_graph_view view;
   dyng_graph_get_view(pG->pGraph, &view);
@@ -439,28 +530,49 @@ static int dyngTreeListRows(DyngFuncVtab *pVtab, DyngFuncCursor *pCur, DyngGraph
     }
   }
   sqlite3_int64 n = bNode ? 1 : pTree->n_reached;
+  if (!bNode && pArgs->bBound) {
+    /* The rows within the bound: a prefix of the order. */
+    sqlite3_int64 k = 0;
+    while (k < n && (pArgs->nRows < 0 || k < pArgs->nRows)) {
+      double d = pTree->dist[pTree->order[k]];
+      if (pArgs->bStrict ? !(d < pArgs->rMaxDist) : d > pArgs->rMaxDist) break;
+      k++;
+    }
+    n = k;
+  }
   pCur->aRow = sqlite3_malloc64((sqlite3_uint64)(n ? n : 1) * sizeof *pCur->aRow);
   if (!pCur->aRow) return SQLITE_NOMEM;
   for (sqlite3_int64 i = 0; i < n; i++) {
     uint32_t v = bNode ? vTarget : pTree->order[i];
-    DyngRow *r = &pCur->aRow[i];
-    r->iNode = view.node_id[v];
-    r->rDist = pTree->dist[v];
-    r->bHasParent = pTree->parent[v] != DYNG_NONE;
-    r->iParent = r->bHasParent ? view.node_id[pTree->parent[v]] : 0;
-    r->iEdge = r->bHasParent ? view.edge_rowid[pTree->parent_edge[v]] : 0;
+    dyngSsspRow(&pCur->aRow[i], &view, v, pTree->dist[v], pTree->parent[v], pTree->parent_edge[v]);
   }
   pCur->nRow = n;
   return SQLITE_OK;
 }
 
-/* The arguments of one call, checked. */
-typedef struct DyngFuncArgs {
-  sqlite3_int64 iSource, iTarget, iNode;
-  sqlite3_int64 nMaxLabels; /* dyng_pareto's max_labels */
-  int bNode;                /* a constraint on the node column: iNode */
-  int bNoRows;              /* the call matches no row (node = 'a') */
-} DyngFuncArgs;
+/* dyng_sssp's rows from a route that stopped early: the target's row with
+** bNode (none when it did not come out), else every vertex it took. */
+static int dyngRouteListRows(DyngFuncCursor *pCur, DyngGraph *pG, const dyng_route *pRoute, uint32_t vTarget,
+                             int bNode) {
+  dyng_graph_view view;
+  dyng_graph_get_view(pG->pGraph, &view);
+  size_t nTaken = 0;
+  const uint32_t *aTaken = dyng_route_taken(pRoute, &nTaken);
+  if (bNode) {
+    aTaken = &vTarget;
+    nTaken = dyng_route_final(pRoute, vTarget) ? 1 : 0;
+  }
+  pCur->aRow = sqlite3_malloc64((sqlite3_uint64)(nTaken ? nTaken : 1) * sizeof *pCur->aRow);
+  if (!pCur->aRow) return SQLITE_NOMEM;
+  for (size_t i = 0; i < nTaken; i++) {
+    uint32_t v = aTaken[i];
+    dyngSsspRow(&pCur->aRow[i], &view, v, dyng_route_dist(pRoute, v), dyng_route_parent(pRoute, &view, v),
+                dyng_route_parent_edge(pRoute, &view, v));
+  }
+  pCur->nRow = (sqlite3_int64)nTaken;
+  return SQLITE_OK;
+}
+
 
 /* Checks the arguments apArg[] (by role) of a call into *p; an error on
 ** pVtab otherwise. */
@@ -499,6 +611,37 @@ static int dyngFuncArgs(DyngFuncVtab *pVtab, sqlite3_value **apArg, DyngFuncArgs
     /* node = X matches as for an INTEGER column; X = 'a' matches no row. */
     if (!dyngValueAsNodeId(apArg[ROLE_NODE], &p->iNode)) p->bNoRows = 1;
   }
+  /* dist <= X and dist < X compare as with a REAL column: NULL (and NaN,
+  ** which SQLite stores as NULL) matches nothing, a number bounds the
+  ** search, text or a blob is above every number (no bound). */
+  p->rMaxDist = INFINITY;
+  p->nRows = -1;
+  for (int r = ROLE_DIST_LE; r <= ROLE_DIST_LT; r++) {
+    sqlite3_value *v = apArg[r];
+    if (!v) continue;
+    int eType = sqlite3_value_numeric_type(v);
+    if (eType == SQLITE_NULL) p->bNoRows = 1;
+    if (eType != SQLITE_INTEGER && eType != SQLITE_FLOAT) continue;
+    double x = sqlite3_value_double(v);
+    if (x < p->rMaxDist || (x == p->rMaxDist && r == ROLE_DIST_LT)) {
+      p->rMaxDist = x;
+      p->bStrict = r == ROLE_DIST_LT;
+    }
+    p->bBound = 1;
+  }
+  /* LIMIT n OFFSET m: the first n + m rows in dist order are enough (a
+  ** negative LIMIT is none, as in SQLite). */
+  if (apArg[ROLE_ROWS] && sqlite3_value_type(apArg[ROLE_ROWS]) == SQLITE_INTEGER &&
+      sqlite3_value_int64(apArg[ROLE_ROWS]) >= 0) {
+    sqlite3_int64 nSkip = 0;
+    if (apArg[ROLE_SKIP] && sqlite3_value_type(apArg[ROLE_SKIP]) == SQLITE_INTEGER &&
+        sqlite3_value_int64(apArg[ROLE_SKIP]) > 0)
+      nSkip = sqlite3_value_int64(apArg[ROLE_SKIP]);
+    sqlite3_int64 n = sqlite3_value_int64(apArg[ROLE_ROWS]);
+    p->nRows = n > INT64_MAX - nSkip ? INT64_MAX : n + nSkip;
+    p->bBound = 1;
+  }
+  if (p->nRows == 0) p->bNoRows = 1;
   return SQLITE_OK;
 }
 
@@ -530,7 +673,7 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
                      &pG, &zErr);
   if (rc != SQLITE_OK) return dyngVtabError(&pVtab->base, rc, zErr);
   int iObj;
-  rc = dyngResolveObjective(pVtab, pG, apArg[ROLE_OBJECTIVE], &iObj);
+  rc = dyngObjectiveArg(&pVtab->base, zFunc, pG, apArg[ROLE_OBJECTIVE], &iObj);
   if (rc != SQLITE_OK) return rc;
 
   const dyng_graph *g = pG->pGraph;
@@ -549,6 +692,27 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
     return rc;
   }
 
+  /* Part of a tree (a route to one node, the nodes within a distance or
+  ** the nearest ones) from a source that has no kept tree and asked of
+  ** late for none: a search that stops early, on the host graph. */
+  if ((pInfo->bPath || args.bNode || args.bBound) && dyng_mirror_route_pays(pG->pMirror, vSource, iObj)) {
+    dyng_route_goal goal = dyng_route_goal_none();
+    if (pInfo->bPath || args.bNode) {
+      goal.target = vTarget;
+    } else {
+      goal.max_dist = args.rMaxDist;
+      goal.strict = args.bStrict;
+      if (args.nRows > 0) goal.max_taken = (uint64_t)args.nRows;
+    }
+    dyng_route *pRoute = NULL;
+    int erc = dyng_mirror_route(pG->pMirror, vSource, iObj, &goal, &watch.cancel, &pRoute);
+    rc = dyngEngineFail(pG, erc, &watch, zFunc, 0, &zErr, NULL);
+    dyngWatchEnd(&watch, 0);
+    if (rc != SQLITE_OK) return dyngVtabError(&pVtab->base, rc, zErr);
+    return pInfo->bPath ? dyngPathRows(pVtab, pCur, pG, NULL, pRoute, vTarget, iObj)
+                        : dyngRouteListRows(pCur, pG, pRoute, vTarget, args.bNode);
+  }
+
   /* The whole tree, kept for the next query from this source (and updated
   ** by later batches) when the connection's budget allows. */
   dyng_sssp_tree *pTree = NULL;
@@ -557,8 +721,8 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
   dyngWatchEnd(&watch, 0);
   if (rc != SQLITE_OK) return dyngVtabError(&pVtab->base, rc, zErr);
 
-  rc = pInfo->bPath ? dyngPathRows(pVtab, pCur, pG, pTree, vTarget, iObj)
-                    : dyngTreeListRows(pVtab, pCur, pG, pTree, vTarget, args.bNode);
+  rc = pInfo->bPath ? dyngPathRows(pVtab, pCur, pG, pTree, NULL, vTarget, iObj)
+                    : dyngTreeListRows(pVtab, pCur, pG, pTree, vTarget, args.bNode, &args);
   dyng_mirror_tree_release(pOwned);
   return rc;
 }

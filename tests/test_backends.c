@@ -724,7 +724,10 @@ static void test_engine_codes_reach_sql_as_their_own_message(void **state) {
   } cases[] = {
       {"FAKE_PLUGIN_RETURN=13:cycles_count:-9", "SELECT dyng_cycle_count('g', 3)",
        "ERROR: dyng_cycle_count: graph 'g': more 3-cycles than a 64-bit count holds\n"},
-      {"FAKE_PLUGIN_RETURN=13:tree_path:-11", "SELECT count(*) FROM dyng_path('g', 0, 5000, 'w')",
+      /* (A first route from a source is found on the host; the second
+      ** from it gets the whole tree, kept by the backend.) */
+      {"FAKE_PLUGIN_RETURN=13:tree_path:-11",
+       "SELECT count(*) FROM dyng_path('g', 0, 10, 'w'); SELECT count(*) FROM dyng_path('g', 0, 5000, 'w')",
        "ERROR: dyng_path: graph 'g': an answer did not fit the room made for it\n"},
       {"FAKE_PLUGIN_RETURN=13:mosp_path:-11", "SELECT count(*) FROM dyng_mosp('g', 0, 5000)",
        "ERROR: dyng_mosp: graph 'g': an answer did not fit the room made for it\n"},
