@@ -33,7 +33,7 @@ UNIT_TESTS = tests/test_idmap tests/test_graph tests/test_apply tests/test_sssp 
 	tests/test_mirror tests/test_choice tests/test_loader tests/test_parallel tests/test_mosp tests/test_pareto tests/test_abi
 SQL_TESTS = tests/test_sql tests/test_sync_model tests/test_sync_txn tests/test_backends tests/test_gpu tests/test_read_edges \
 	tests/test_threads tests/test_oom tests/test_ident tests/test_schema tests/test_same_answer \
-	tests/test_edges
+	tests/test_edges tests/test_routes
 check_PROGRAMS += $(UNIT_TESTS) $(SQL_TESTS) tests/backend_probe
 TESTS += $(UNIT_TESTS) $(SQL_TESTS)
 endif
@@ -142,6 +142,10 @@ tests_test_schema_SOURCES = tests/test_schema.c tests/sql_util.h tests/ref_small
 tests_test_schema_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_schema_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
 EXTRA_tests_test_schema_DEPENDENCIES = dyng.la
+tests_test_routes_SOURCES = tests/test_routes.c tests/sql_util.h tests/test_util.h
+tests_test_routes_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
+tests_test_routes_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
+EXTRA_tests_test_routes_DEPENDENCIES = dyng.la
 tests_test_edges_SOURCES = tests/test_edges.c tests/sql_util.h tests/test_util.h
 tests_test_edges_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS)
 tests_test_edges_LDADD = $(SQLITE_LIBS) $(CMOCKA_LIBS) -lm
