@@ -106,7 +106,7 @@ int main(int argc, char **argv) {
     }
     whole[run] = tw;
     if (!(d == dw || (isinf(d) && isinf(dw)))) die("route %.0f -> %.0f: %.17g, its whole tree %.17g", s, t, d, dw);
-    snprintf(sql, sizeof sql, "SELECT max(agg_cost) FROM dyng_path('bench_g', %.0f, %.0f)", s, tn);
+    snprintf(sql, sizeof sql, "SELECT max(agg_cost) FROM dyng_path('bench_g', %.0f, %.0f)", tn, s);
     near[run] = time_query(db, sql, NULL);
     /* 1,000 weight edits, then a route from a new source. */
     sql_exec(db, "BEGIN");

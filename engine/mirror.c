@@ -281,6 +281,11 @@ void dyng_mirror_tree_release(dyng_kept_tree *owned) { kept_tree_free(owned); }
 int dyng_mirror_route_pays(dyng_mirror *m, uint32_t source, int objective) {
   for (dyng_kept_tree *p = m->trees; p; p = p->next)
     if (p->tree.source == source && p->tree.objective == objective) return 0;
+  /* A tree the budget cannot keep would be computed for nothing. */
+  dyng_graph_view view;
+  dyng_graph_get_view(m->graph, &view);
+  int64_t tree_bytes = (int64_t)view.n_vertices * (int64_t)(sizeof(double) + 6 * sizeof(uint32_t));
+  if (tree_bytes > m->pool->limit) return 1;
   uint64_t key = (uint64_t)(uint32_t)objective << 32 | source;
   unsigned n = m->recent_at < DYNG_ROUTE_RECENT ? m->recent_at : DYNG_ROUTE_RECENT;
   for (unsigned i = 0; i < n; i++)

@@ -186,8 +186,8 @@ void dyng_mirror_tree_release(dyng_kept_tree *owned); /* accepts NULL */
 ** answered by a search that stops early (1) or by the whole tree, kept for
 ** the next one (0): 0 when a tree of that source is kept, or when the
 ** source asked such a question of late (one of the last DYNG_ROUTE_RECENT
-** sources), which then gets its tree; 1 otherwise, and the source is
-** remembered. */
+** sources) and the pool's budget can keep a tree, which it then gets; 1
+** otherwise, and the source is remembered. */
 int dyng_mirror_route_pays(dyng_mirror *m, uint32_t source, int objective);
 
 /* Runs a search that stops early (engine/route.h) on the host graph, in
