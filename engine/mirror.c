@@ -111,6 +111,8 @@ int dyng_mirror_counts_kept(const dyng_mirror *m) {
 
 void dyng_mirror_forget(dyng_mirror *m) {
   while (m->trees) kept_tree_drop(&m->trees);
+  dyng_landmarks_free(m->landmarks);
+  m->landmarks = NULL;
   for (int d = 0; d < 2; d++)
     for (int k = DYNG_CYCLES_MIN_K; k <= DYNG_CYCLES_MAX_K; k++) m->counts[d][k].valid = 0;
   dyng_changes_free(&m->changes);
@@ -173,6 +175,7 @@ void dyng_mirror_free(dyng_mirror *m) {
   if (m->be && m->state) m->be->graph_detach(m->state);
   dyng_graph_free(m->graph);
   dyng_route_free(m->route);
+  dyng_landmarks_free(m->landmarks);
   dyng_free(m);
 }
 
@@ -295,14 +298,40 @@ int dyng_mirror_route_pays(dyng_mirror *m, uint32_t source, int objective) {
   return 1;
 }
 
+size_t dyng_mirror_landmark_bytes(const dyng_mirror *m, int n) {
+  return (size_t)n * dyng_graph_n_vertices(m->graph) * (sizeof(double) + 4 * sizeof(uint32_t));
+}
+
 int dyng_mirror_route(dyng_mirror *m, uint32_t source, int objective, const dyng_route_goal *goal,
-                      const dyng_cancel *cancel, dyng_route **pr) {
+                      int n_landmarks, const dyng_cancel *cancel, dyng_route **pr) {
   *pr = NULL;
   if (!m->route && !(m->route = dyng_route_new())) return DYNG_ENOMEM;
   dyng_graph_view view;
   dyng_graph_get_view(m->graph, &view);
   view.cancel = cancel;
-  int erc = dyng_route_search(m->route, &view, source, objective, goal);
+  dyng_route_goal aimed = *goal;
+  dyng_route_aim aim;
+  if (goal->target != DYNG_NONE && n_landmarks > 0 && view.n_vertices >= DYNG_LANDMARK_MIN_VERTICES) {
+    dyng_landmarks *lm = m->landmarks;
+    if (lm && (dyng_landmarks_objective(lm) != objective || dyng_landmarks_count(lm) > n_landmarks)) {
+      dyng_landmarks_free(lm);
+      m->landmarks = lm = NULL;
+    }
+    /* Built once; their updates need a directed graph's in adjacency. */
+    int erc = DYNG_OK;
+    if (!lm && (erc = dyng_graph_build_in(m->graph)) == DYNG_OK) {
+      dyng_graph_get_view(m->graph, &view);
+      view.cancel = cancel;
+      erc = dyng_landmarks_build(&view, objective, n_landmarks, &m->landmarks);
+    }
+    if (erc == DYNG_EINTERRUPTED) return erc;
+    /* Out of memory for them: the search goes unaimed. */
+    if (m->landmarks) {
+      dyng_landmarks_aim(m->landmarks, &aim);
+      aimed.aim = &aim;
+    }
+  }
+  int erc = dyng_route_search(m->route, &view, source, objective, &aimed);
   if (erc == DYNG_OK) *pr = m->route;
   return erc;
 }
@@ -669,7 +698,7 @@ int dyng_mirror_cycles(dyng_mirror *m, int k, int directed, const dyng_cancel *c
 int dyng_mirror_apply(dyng_mirror *m, dyng_batch *batch, dyng_apply_stats *stats) {
   /* With trees or counts kept, or a backend with its own copy of the
   ** graph, record what changed so that they follow. */
-  int track = m->trees || dyng_mirror_counts_kept(m) || (m->be->caps & DYNG_CAP_DEVICE);
+  int track = m->trees || m->landmarks || dyng_mirror_counts_kept(m) || (m->be->caps & DYNG_CAP_DEVICE);
   dyng_changes *ch = track ? &m->changes : NULL;
   double t0 = dyng_now_ms();
   int erc = dyng_graph_apply_tracked(m->graph, batch, stats, ch);
@@ -685,10 +714,19 @@ int dyng_mirror_apply(dyng_mirror *m, dyng_batch *batch, dyng_apply_stats *stats
   m->apply_ms += t1 - t0;
   m->backend_ms += dyng_now_ms() - t1;
   if (erc != DYNG_OK) return erc;
-  if (ch && (m->trees || dyng_mirror_counts_kept(m))) {
+  if (ch && (m->trees || m->landmarks || dyng_mirror_counts_kept(m))) {
     double t2 = dyng_now_ms();
     trees_update(m, ch);
     counts_update(m, ch);
+    /* Landmarks that cannot follow go; the next route builds them again. */
+    if (m->landmarks) {
+      dyng_graph_view view;
+      dyng_graph_get_view(m->graph, &view);
+      if (dyng_landmarks_update(m->landmarks, &view, ch) != DYNG_OK) {
+        dyng_landmarks_free(m->landmarks);
+        m->landmarks = NULL;
+      }
+    }
     m->kept_ms += dyng_now_ms() - t2;
   }
   return DYNG_OK;

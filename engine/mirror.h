@@ -140,6 +140,8 @@ struct dyng_mirror {
   double backend_ms;          /* time the backend spent following them */
   double kept_ms;             /* time kept trees and counts spent following them */
   dyng_route *route;          /* the searches that stop early, made on first use */
+  dyng_landmarks *landmarks;  /* their aim (engine/route.h), built on first use and
+                                 repaired with every batch; NULL: none */
   uint64_t recent[DYNG_ROUTE_RECENT]; /* objective << 32 | source of the last
                                  such searches, newest at recent_at - 1 */
   unsigned recent_at;
@@ -190,11 +192,21 @@ void dyng_mirror_tree_release(dyng_kept_tree *owned); /* accepts NULL */
 ** otherwise, and the source is remembered. */
 int dyng_mirror_route_pays(dyng_mirror *m, uint32_t source, int objective);
 
+/* Graphs with fewer vertices than this get no landmarks: a search that is
+** not aimed is quick there. */
+#define DYNG_LANDMARK_MIN_VERTICES 10000
+
 /* Runs a search that stops early (engine/route.h) on the host graph, in
 ** the mirror's workspace, which *pr then gives the answer of.  The host
-** graph is current on every backend, so the answer is the same. */
+** graph is current on every backend, so the answer is the same.  A route
+** to a target is aimed by n_landmarks landmarks of its objective (0: not
+** aimed), built now when the mirror has none of that objective and count
+** and the graph has DYNG_LANDMARK_MIN_VERTICES vertices or more. */
 int dyng_mirror_route(dyng_mirror *m, uint32_t source, int objective, const dyng_route_goal *goal,
-                      const dyng_cancel *cancel, dyng_route **pr);
+                      int n_landmarks, const dyng_cancel *cancel, dyng_route **pr);
+
+/* Bytes n landmarks would take on the mirror's graph. */
+size_t dyng_mirror_landmark_bytes(const dyng_mirror *m, int n);
 
 /* Makes the host rows of tree t current where the backend left them on
 ** the device (t->host_stale): every row with v NULL, else the rows of

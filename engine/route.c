@@ -9,10 +9,20 @@
 #include "engine/error.h"
 #include "engine/parallel.h"
 #include "engine/radix_heap.h"
+#include "engine/sssp.h"
 #include "engine/sssp_tie.h"
 
+#include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
+
+/* An entry of the aimed search's queue: by f (distance plus bound), then
+** level; current while its vertex still has distance g and that level. */
+typedef struct dyng__aim_item {
+  double f, g;
+  uint32_t level, v;
+} dyng__aim_item;
 
 struct dyng_route {
   uint32_t cap;      /* vertices the per-vertex arrays hold */
@@ -27,6 +37,9 @@ struct dyng_route {
   size_t n_taken, taken_cap;
   dyng__radix_heap heap;
   dyng__level_fifo same;
+  double *bound;     /* per vertex, where seen by an aimed search: its bound */
+  dyng__aim_item *aq; /* the aimed search's binary heap */
+  size_t n_aq, aq_cap;
 };
 
 dyng_route *dyng_route_new(void) {
@@ -43,6 +56,8 @@ void dyng_route_free(dyng_route *r) {
   dyng_free(r->level);
   dyng_free(r->entry);
   dyng_free(r->taken);
+  dyng_free(r->bound);
+  dyng_free(r->aq);
   dyng__heap_free(&r->heap);
   dyng_free(r->same.v);
   dyng_free(r);
@@ -51,7 +66,8 @@ void dyng_route_free(dyng_route *r) {
 size_t dyng_route_bytes(const dyng_route *r) {
   if (!r) return 0;
   size_t n = (size_t)r->cap * (4 * sizeof(uint32_t) + sizeof(double) + sizeof(uint32_t)) +
-             r->taken_cap * sizeof(uint32_t) + r->same.cap * sizeof(uint64_t);
+             r->taken_cap * sizeof(uint32_t) + r->same.cap * sizeof(uint64_t) +
+             (r->bound ? (size_t)r->cap * sizeof(double) : 0) + r->aq_cap * sizeof(dyng__aim_item);
   for (int i = 0; i < DYNG__BUCKETS; i++) n += r->heap.b[i].cap * sizeof(dyng__item);
   return n + sizeof *r;
 }
@@ -70,7 +86,8 @@ static int dyng__route_begin(dyng_route *r, uint32_t n) {
     uint32_t cap = n;
     uint32_t *seen = dyng_calloc(cap, sizeof *seen), *out = dyng_calloc(cap, sizeof *out),
              *want = dyng_calloc(cap, sizeof *want);
-    if (!seen || !out || !want || dyng_resize(&r->dist, cap, sizeof *r->dist) ||
+    if (!seen || !out || !want || (r->bound && dyng_resize(&r->bound, cap, sizeof *r->bound)) ||
+        dyng_resize(&r->dist, cap, sizeof *r->dist) ||
         dyng_resize(&r->level, cap, sizeof *r->level) || dyng_resize(&r->entry, cap, sizeof *r->entry)) {
       dyng_free(seen), dyng_free(out), dyng_free(want);
       return DYNG_ENOMEM;
@@ -104,6 +121,123 @@ static inline uint32_t dyng__rlevel(const dyng_route *r, uint32_t v) {
   return r->seen[v] == r->stamp ? r->level[v] : DYNG_NONE;
 }
 
+/* ---- the aimed search ----------------------------------------------------- */
+
+static inline int dyng__aim_less(const dyng__aim_item *a, const dyng__aim_item *b) {
+  return a->f < b->f || (a->f == b->f && a->level < b->level);
+}
+
+static int dyng__aq_push(dyng_route *r, double f, double gd, uint32_t level, uint32_t v) {
+  if (r->n_aq == r->aq_cap && dyng_grow((void **)&r->aq, &r->aq_cap, r->n_aq + 1, sizeof *r->aq))
+    return DYNG_ENOMEM;
+  size_t i = r->n_aq++;
+  dyng__aim_item it = {f, gd, level, v};
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (!dyng__aim_less(&it, &r->aq[p])) break;
+    r->aq[i] = r->aq[p];
+    i = p;
+  }
+  r->aq[i] = it;
+  return DYNG_OK;
+}
+
+static dyng__aim_item dyng__aq_pop(dyng_route *r) {
+  dyng__aim_item top = r->aq[0], last = r->aq[--r->n_aq];
+  size_t i = 0, n = r->n_aq;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && dyng__aim_less(&r->aq[c + 1], &r->aq[c])) c++;
+    if (!dyng__aim_less(&r->aq[c], &last)) break;
+    r->aq[i] = r->aq[c];
+    i = c;
+  }
+  if (n) r->aq[i] = last;
+  return top;
+}
+
+/* The bound on v's distance to t (never above it). */
+static double dyng__aim_bound(const dyng_route_aim *aim, uint32_t v, uint32_t t) {
+  double h = 0.0;
+  for (int i = 0; i < aim->n; i++) {
+    const double *d = aim->dist[i];
+    if (isinf(d[v]) || isinf(d[t])) continue;
+    double b = d[t] - d[v];
+    if (aim->undirected && d[v] - d[t] > b) b = d[v] - d[t];
+    b -= aim->slack[i];
+    if (b > h) h = b;
+  }
+  return h;
+}
+
+/* A* toward goal->target with goal->aim (see route.h).  A vertex's offer
+** is taken as in the plain search (distance, then level, then rowid); an
+** improvement of distance or level puts it back in the queue. */
+static int dyng__route_aimed(dyng_route *r, const dyng_graph_view *g, uint32_t source, int objective,
+                             const dyng_route_goal *goal) {
+  if (!r->bound && !(r->bound = dyng_malloc((size_t)r->cap * sizeof *r->bound))) return DYNG_ENOMEM;
+  const uint32_t stamp = r->stamp, t = goal->target;
+  const dyng_route_aim *aim = goal->aim;
+  const uint32_t *off = g->out.off, *deg = g->out.deg, *nbr = g->out.nbr, *ref = g->out.ref;
+  const double *w = g->out.w[objective];
+  double *dist = r->dist, *bound = r->bound;
+  uint32_t *level = r->level, *entry = r->entry, *seen = r->seen;
+  uint32_t tick = 0;
+  r->n_aq = 0;
+  seen[source] = stamp;
+  dist[source] = 0.0;
+  level[source] = 0;
+  entry[source] = DYNG_NONE;
+  bound[source] = dyng__aim_bound(aim, source, t);
+  int rc = dyng__aq_push(r, bound[source], 0.0, 0, source);
+  while (rc == DYNG_OK && r->n_aq) {
+    /* Once the target came out, what is left bounded at its distance or
+    ** below may still tie with it or improve a vertex of its path. */
+    if (r->out[t] == stamp) {
+      double dt = dist[t];
+      if (r->aq[0].f > dt + dt * (4 * DBL_EPSILON)) break;
+    }
+    dyng__aim_item it = dyng__aq_pop(r);
+    uint32_t u = it.v;
+    if (it.g != dist[u] || it.level != level[u]) continue; /* stale */
+    if (dyng_poll_stop(g->cancel, &tick, 4095)) {
+      rc = DYNG_EINTERRUPTED;
+      break;
+    }
+    if (r->out[u] != stamp) {
+      r->out[u] = stamp;
+      if (r->n_taken == r->taken_cap &&
+          dyng_grow((void **)&r->taken, &r->taken_cap, r->n_taken + 1, sizeof *r->taken)) {
+        rc = DYNG_ENOMEM;
+        break;
+      }
+      r->taken[r->n_taken++] = u;
+    }
+    double du = dist[u];
+    uint32_t hu = level[u];
+    for (uint32_t p = off[u], end = off[u] + deg[u]; p < end; p++) {
+      uint32_t x = nbr[p];
+      double nd = du + w[p];
+      double dx = dyng__rdist(r, x);
+      if (nd > dx) continue;
+      uint32_t hx = dyng__offer_level(du, hu, nd);
+      if (nd < dx || hx < dyng__rlevel(r, x)) {
+        if (seen[x] != stamp) bound[x] = dyng__aim_bound(aim, x, t);
+        seen[x] = stamp;
+        dist[x] = nd;
+        level[x] = hx;
+        entry[x] = p;
+        if ((rc = dyng__aq_push(r, nd + bound[x], nd, hx, x)) != DYNG_OK) break;
+      } else if (hx == level[x] && x != source &&
+                 dyng__edge_rank(g, ref[p] >> 1) < dyng__edge_rank(g, ref[entry[x]] >> 1)) {
+        entry[x] = p;
+      }
+    }
+  }
+  return rc;
+}
+
 int dyng_route_search(dyng_route *r, const dyng_graph_view *g, uint32_t source, int objective,
                       const dyng_route_goal *goal) {
   uint32_t n = g->n_vertices;
@@ -113,6 +247,8 @@ int dyng_route_search(dyng_route *r, const dyng_graph_view *g, uint32_t source, 
     if (goal->targets[i] >= n) return DYNG_EINVAL;
   int rc = dyng__route_begin(r, n);
   if (rc != DYNG_OK) return rc;
+  if (goal->target != DYNG_NONE && goal->aim && goal->aim->n > 0)
+    return dyng__route_aimed(r, g, source, objective, goal);
   const uint32_t stamp = r->stamp;
   size_t n_wanted = 0;
   if (goal->target == DYNG_NONE)
@@ -292,3 +428,172 @@ int dyng_route_matrix(const dyng_graph_view *g, int objective, const uint32_t *s
   dyng_free(j.ws);
   return rc;
 }
+
+/* ---- landmarks ------------------------------------------------------------ */
+
+struct dyng_landmarks {
+  int k, objective;
+  int undirected;
+  dyng_sssp_tree *trees;  /* k trees */
+  const double **dist;    /* their distances, for an aim */
+  double *slack;          /* per tree: what rounding can add to a bound */
+  int64_t n_update, n_recompute;
+};
+
+/* What rounding can add to a bound of tree t: each distance is a sum of at
+** most n_vertices weights, each addition off by half an ulp of the sum, so
+** a distance is within n * DBL_EPSILON of its exact value, relatively;
+** a bound subtracts two of them. */
+static void dyng__landmark_slack(dyng_landmarks *lm, int i, uint32_t n) {
+  const dyng_sssp_tree *t = &lm->trees[i];
+  double dmax = 0.0;
+  for (uint32_t v = 0; v < t->n_vertices && v < n; v++)
+    if (!isinf(t->dist[v]) && t->dist[v] > dmax) dmax = t->dist[v];
+  lm->slack[i] = dmax * (4.0 * (double)n + 16.0) * DBL_EPSILON + DBL_MIN;
+  lm->dist[i] = t->dist;
+}
+
+void dyng_landmarks_free(dyng_landmarks *lm) {
+  if (!lm) return;
+  for (int i = 0; lm->trees && i < lm->k; i++) dyng_sssp_tree_free(&lm->trees[i]);
+  dyng_free(lm->trees);
+  dyng_free(lm->dist);
+  dyng_free(lm->slack);
+  dyng_free(lm);
+}
+
+int dyng_landmarks_build(const dyng_graph_view *g, int objective, int k, dyng_landmarks **out) {
+  *out = NULL;
+  uint32_t n = g->n_vertices;
+  if (k < 1 || objective < 0 || objective >= g->n_objectives || n == 0) return DYNG_EINVAL;
+  dyng_landmarks *lm = dyng_calloc(1, sizeof *lm);
+  if (!lm) return DYNG_ENOMEM;
+  lm->objective = objective;
+  lm->undirected = !g->directed;
+  lm->trees = dyng_calloc((size_t)k, sizeof *lm->trees);
+  lm->dist = dyng_calloc((size_t)k, sizeof *lm->dist);
+  lm->slack = dyng_calloc((size_t)k, sizeof *lm->slack);
+  /* Per vertex: its distance from the nearest landmark so far. */
+  double *nearest = dyng_malloc((size_t)n * sizeof *nearest);
+  int rc = lm->trees && lm->dist && lm->slack && nearest ? DYNG_OK : DYNG_ENOMEM;
+  /* The first landmark is the vertex farthest from a vertex with edges. */
+  uint32_t start = 0;
+  while (start < n && g->out.deg[start] == 0) start++;
+  if (start == n) start = 0;
+  dyng_sssp_tree probe;
+  memset(&probe, 0, sizeof probe);
+  if (rc == DYNG_OK) rc = dyng_sssp_tree_init(&probe, n);
+  if (rc == DYNG_OK) rc = dyng_sssp_dijkstra(g, start, objective, DYNG_NONE, &probe);
+  uint32_t next = start;
+  if (rc == DYNG_OK) {
+    for (uint32_t v = 0; v < n; v++) nearest[v] = INFINITY;
+    for (uint32_t v = 0; v < n; v++)
+      if (!isinf(probe.dist[v]) && probe.dist[v] > probe.dist[next]) next = v;
+  }
+  dyng_sssp_tree_free(&probe);
+  for (int i = 0; rc == DYNG_OK && i < k; i++) {
+    rc = dyng_sssp_tree_init(&lm->trees[i], n);
+    if (rc == DYNG_OK) rc = dyng_sssp_dijkstra(g, next, objective, DYNG_NONE, &lm->trees[i]);
+    if (rc != DYNG_OK) break;
+    lm->k = i + 1;
+    dyng__landmark_slack(lm, i, n);
+    /* The next one: the vertex with edges farthest from every landmark
+    ** (one no landmark reaches first: another component). */
+    const double *d = lm->trees[i].dist;
+    double best = -1.0;
+    for (uint32_t v = 0; v < n; v++) {
+      if (d[v] < nearest[v]) nearest[v] = d[v];
+      if (g->out.deg[v] && nearest[v] > best) best = nearest[v], next = v;
+    }
+    if (best <= 0.0) break; /* every vertex is a landmark's own */
+  }
+  dyng_free(nearest);
+  if (rc != DYNG_OK) {
+    lm->k = k; /* every tree, the one that failed included (zeroed ones too) */
+    dyng_landmarks_free(lm);
+    return rc;
+  }
+  *out = lm;
+  return DYNG_OK;
+}
+
+/* One update of the landmark trees, a tree per thread at a time. */
+typedef struct dyng__landmark_job {
+  dyng_team team;
+  dyng_landmarks *lm;
+  const dyng_graph_view *g;
+  const dyng_changes *ch;
+  int recompute;
+  size_t budget;
+  _Atomic int64_t n_update, n_recompute;
+} dyng__landmark_job;
+
+static void dyng__landmark_worker(void *ctx, int thread) {
+  (void)thread;
+  dyng__landmark_job *j = ctx;
+  const dyng_changes *ch = j->ch;
+  uint32_t from, to, n = j->g->n_vertices;
+  while (dyng_team_take(&j->team, &from, &to)) {
+    for (uint32_t i = from; i < to; i++) {
+      dyng_sssp_tree *t = &j->lm->trees[i];
+      int rc = dyng_sssp_tree_grow(t, n);
+      if (rc == DYNG_OK && !j->recompute) {
+        size_t touched = 0;
+        rc = dyng_sssp_update(j->g, t, ch->removed, ch->n_removed, ch->added, ch->n_added, j->budget, &touched);
+        if (rc == DYNG_OK) atomic_fetch_add(&j->n_update, 1);
+      }
+      if (rc == DYNG_OK ? j->recompute : rc == DYNG_EGAVEUP) {
+        rc = dyng_sssp_dijkstra(j->g, t->source, j->lm->objective, DYNG_NONE, t);
+        atomic_fetch_add(&j->n_recompute, 1);
+      }
+      if (rc != DYNG_OK) {
+        dyng_team_fail(&j->team, rc);
+        return;
+      }
+      dyng__landmark_slack(j->lm, (int)i, n);
+    }
+  }
+}
+
+int dyng_landmarks_update(dyng_landmarks *lm, const dyng_graph_view *g, const dyng_changes *ch) {
+  uint32_t n = g->n_vertices;
+  size_t n_changed = ch->n_removed + ch->n_added;
+  /* Past an eighth of the edges, computing again is the cheaper. */
+  size_t n_edges = 0;
+  for (uint32_t v = 0; v < n; v++) n_edges += g->out.deg[v];
+  dyng__landmark_job j;
+  memset(&j, 0, sizeof j);
+  j.lm = lm;
+  j.g = g;
+  j.ch = ch;
+  j.recompute = n_changed * 8 > n_edges;
+  j.budget = n / 4 > 1024 ? n / 4 : 1024;
+  atomic_init(&j.n_update, 0);
+  atomic_init(&j.n_recompute, 0);
+  dyng_team_init(&j.team, (uint32_t)lm->k, 1, 0, NULL);
+  int rc = dyng_team_run(&j.team, dyng__landmark_worker, &j);
+  lm->n_update += atomic_load(&j.n_update);
+  lm->n_recompute += atomic_load(&j.n_recompute);
+  return rc;
+}
+
+void dyng_landmarks_aim(const dyng_landmarks *lm, dyng_route_aim *aim) {
+  aim->n = lm->k;
+  aim->dist = lm->dist;
+  aim->slack = lm->slack;
+  aim->undirected = lm->undirected;
+}
+
+size_t dyng_landmarks_bytes(const dyng_landmarks *lm) {
+  if (!lm) return 0;
+  size_t per = sizeof(double) + 4 * sizeof(uint32_t);
+  size_t n = 0;
+  for (int i = 0; i < lm->k; i++) n += (size_t)lm->trees[i].n_vertices * per;
+  return n + sizeof *lm;
+}
+
+int dyng_landmarks_objective(const dyng_landmarks *lm) { return lm->objective; }
+int dyng_landmarks_count(const dyng_landmarks *lm) { return lm->k; }
+uint32_t dyng_landmarks_vertex(const dyng_landmarks *lm, int i) { return lm->trees[i].source; }
+int64_t dyng_landmarks_updates(const dyng_landmarks *lm) { return lm->n_update; }
+int64_t dyng_landmarks_recomputes(const dyng_landmarks *lm) { return lm->n_recompute; }

@@ -36,6 +36,19 @@ void dyng_route_free(dyng_route *r); /* accepts NULL */
 /* Bytes the workspace holds. */
 size_t dyng_route_bytes(const dyng_route *r);
 
+/* Lower bounds on the distance from any vertex to a target, from the
+** distances of a few landmark vertices (ALT: A*, landmarks and the
+** triangle inequality): d(L, t) - d(L, v) <= d(v, t) for each landmark L
+** whose tree reaches both, and on an undirected graph d(L, v) - d(L, t)
+** too.  Each bound is lowered by `slack`, more than rounding can add to
+** the sums it compares, so it never overestimates. */
+typedef struct dyng_route_aim {
+  int n;                     /* landmarks (0: no aim) */
+  const double *const *dist; /* per landmark: its tree's distances (INFINITY: unreached) */
+  const double *slack;       /* per landmark: taken off each of its bounds */
+  int undirected;
+} dyng_route_aim;
+
 /* What a search is after; a search stops at the first of these that holds
 ** (none: every vertex the source reaches). */
 typedef struct dyng_route_goal {
@@ -45,12 +58,19 @@ typedef struct dyng_route_goal {
   double max_dist;      /* take only vertices at most this far (INFINITY: any) */
   int strict;           /* take only vertices nearer than max_dist */
   uint64_t max_taken;   /* stop after this many vertices (0: no limit) */
+  const dyng_route_aim *aim; /* with a target: aim at it (NULL: do not) */
 } dyng_route_goal;
 
 /* A goal with no limit. */
 dyng_route_goal dyng_route_goal_none(void);
 
 /* Searches from `source` in objective `objective` of g until `goal` holds.
+** With a target and an aim, vertices come out by distance plus the bound
+** (A*); a vertex that a later offer improves goes back in the queue, and
+** the search goes on until every vertex left is bounded past the target's
+** distance, so that the target's path and every tie on it are final: the
+** whole tree's path.  Only the target's path is then final
+** (dyng_route_final holds for the target and its path).
 ** DYNG_EINVAL for a source, target or objective out of range; DYNG_ENOMEM;
 ** DYNG_EINTERRUPTED when g->cancel asks to stop. */
 int dyng_route_search(dyng_route *r, const dyng_graph_view *g, uint32_t source, int objective,
@@ -74,6 +94,33 @@ uint32_t dyng_route_parent_edge(const dyng_route *r, const dyng_graph_view *g, u
 ** it), *pn of them; *pn = 0 when the target did not come out. */
 int dyng_route_path(const dyng_route *r, const dyng_graph_view *g, uint32_t target, uint32_t **pv,
                     uint32_t *pn) DYNG_WARN_UNUSED;
+
+/* Landmarks: the trees of k vertices far apart (each next one the
+** farthest from those before), kept on the host and repaired with every
+** batch as kept trees are, so that the bounds they give follow the graph. */
+typedef struct dyng_landmarks dyng_landmarks;
+
+/* Builds k landmark trees (k >= 1) of objective `objective` on g (whose in
+** adjacency, on a directed graph, the updates need).  DYNG_ENOMEM,
+** DYNG_EINVAL, DYNG_EINTERRUPTED (g->cancel). */
+int dyng_landmarks_build(const dyng_graph_view *g, int objective, int k, dyng_landmarks **out) DYNG_WARN_UNUSED;
+void dyng_landmarks_free(dyng_landmarks *lm); /* accepts NULL */
+
+/* Brings the trees up to date with g after the batch `changes` (repaired,
+** or computed again when that is cheaper or the repair gives up). */
+int dyng_landmarks_update(dyng_landmarks *lm, const dyng_graph_view *g, const dyng_changes *changes) DYNG_WARN_UNUSED;
+
+/* The aim the landmarks give (valid until they are updated or freed). */
+void dyng_landmarks_aim(const dyng_landmarks *lm, dyng_route_aim *aim);
+
+size_t dyng_landmarks_bytes(const dyng_landmarks *lm);
+int dyng_landmarks_objective(const dyng_landmarks *lm);
+int dyng_landmarks_count(const dyng_landmarks *lm);
+/* Landmark i's vertex. */
+uint32_t dyng_landmarks_vertex(const dyng_landmarks *lm, int i);
+/* Batches repaired and computed again since the build. */
+int64_t dyng_landmarks_updates(const dyng_landmarks *lm);
+int64_t dyng_landmarks_recomputes(const dyng_landmarks *lm);
 
 /* Distances from each of sources[0 .. n_sources) to each of targets[0 ..
 ** n_targets) in objective `objective`: out[i * n_targets + j], INFINITY

@@ -28,6 +28,22 @@
 
 SQLITE_EXTENSION_INIT3
 
+/* The landmarks that aim pG's routes: null while it has none. */
+static json_t *dyngLandmarksJson(const DyngGraph *pG) {
+  const dyng_landmarks *lm = pG->pMirror ? pG->pMirror->landmarks : NULL;
+  if (!lm) return json_null();
+  json_t *pObj = json_object(), *pNodes = json_array();
+  for (int i = 0; i < dyng_landmarks_count(lm); i++)
+    json_array_append_new(pNodes, json_integer(dyng_graph_node_id(pG->pGraph, dyng_landmarks_vertex(lm, i))));
+  int iObj = dyng_landmarks_objective(lm);
+  json_object_set_new(pObj, "objective", pG->nWeight ? json_string(pG->azWeight[iObj]) : json_integer(iObj));
+  json_object_set_new(pObj, "nodes", pNodes);
+  json_object_set_new(pObj, "bytes", json_integer((json_int_t)dyng_landmarks_bytes(lm)));
+  json_object_set_new(pObj, "updates", json_integer(dyng_landmarks_updates(lm)));
+  json_object_set_new(pObj, "recomputes", json_integer(dyng_landmarks_recomputes(lm)));
+  return pObj;
+}
+
 /* Formats ms since the epoch as ISO 8601 UTC into zBuf (at least 32 bytes). */
 static void dyngIsoTime(sqlite3_int64 ms, char *zBuf) {
   time_t t = (time_t)(ms / 1000);
@@ -94,6 +110,7 @@ static json_t *dyngGraphJson(DyngGraph *pG) {
     json_object_set_new(pObj, "undo_records", json_integer(pG->nUndo));
     json_object_set_new(pObj, "trees", dyngTreesJson(pG, -1));
     json_object_set_new(pObj, "cycle_counts", dyngCountsJson(pG, -1));
+    json_object_set_new(pObj, "landmarks", dyngLandmarksJson(pG));
   }
   return pObj;
 }
@@ -140,12 +157,13 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
                                                                : json_real(pConn->rMaxMs));
   json_object_set_new(pRoot, "interrupt_check", json_string(dyngInterruptCheck()));
   json_object_set_new(pRoot, "max_graph_mb", json_real((double)pConn->nMaxGraphBytes / (1 << 20)));
+  json_object_set_new(pRoot, "landmarks", json_integer(pConn->nLandmarks));
   json_object_set_new(pRoot, "graphs", pGraphs);
   return pRoot;
 }
 
 /* dyng_config(key, value) changes a setting of this connection: backend,
-** progress, cache_mb (the memory of kept shortest-path trees), max_ms (the
+** progress, landmarks, cache_mb (the memory of kept shortest-path trees), max_ms (the
 ** time a query's computation may take; not set at first) and
 ** max_graph_mb (the memory of one graph's mirror).  A NULL value puts the
 ** setting back as a new connection has it. */
@@ -167,6 +185,19 @@ static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey
       for (DyngGraph *p = pConn->pGraphs; p; p = p->pNext)
         if (p->eBackendPref < 0 && p->pGraph) p->bReattach = 1;
     }
+    return 1;
+  }
+  if (sqlite3_stricmp(zKey, "landmarks") == 0) {
+    int t = sqlite3_value_numeric_type(pVal);
+    sqlite3_int64 x = bNull ? DYNG_DEFAULT_LANDMARKS : sqlite3_value_int64(pVal);
+    if (!bNull && (t != SQLITE_INTEGER || x < 0 || x > DYNG_MAX_LANDMARKS)) {
+      dyngFuncError(ctx, SQLITE_ERROR,
+                    sqlite3_mprintf("dyng_config: landmarks must be an integer from 0 (routes not aimed) to %d, "
+                                    "or NULL for the default, %d",
+                                    DYNG_MAX_LANDMARKS, DYNG_DEFAULT_LANDMARKS));
+      return 0;
+    }
+    pConn->nLandmarks = (int)x;
     return 1;
   }
   if (sqlite3_stricmp(zKey, "progress") == 0) {
@@ -199,7 +230,7 @@ static int dyngConfigSet(sqlite3_context *ctx, DyngConn *pConn, const char *zKey
   if (sqlite3_stricmp(zKey, "cache_mb") != 0) {
     dyngFuncError(ctx, SQLITE_ERROR,
                   sqlite3_mprintf("dyng_config: '%s' cannot be set (settable: backend, cache_mb, "
-                                  "max_ms, max_graph_mb, progress)", zKey));
+                                  "landmarks, max_ms, max_graph_mb, progress)", zKey));
     return 0;
   }
   int t = sqlite3_value_numeric_type(pVal);
@@ -285,7 +316,7 @@ static void dyngConfigFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     if (!pOut) {
       char *zMsg = sqlite3_mprintf("dyng_config: unknown key '%s' (known: version, sqlite, build, "
                                    "backend, driver, devices, plugins, discovery, threads, progress, cache_mb, cache_bytes, "
-                                   "max_ms, max_graph_mb, interrupt_check, graphs)",
+                                   "max_ms, max_graph_mb, landmarks, interrupt_check, graphs)",
                                    zKey);
       json_decref(pRoot);
       dyngFuncError(ctx, SQLITE_ERROR, zMsg);

@@ -164,6 +164,7 @@ int sqlite3_dyng_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
   dyng_mirror_pool_init(&pConn->pool, (int64_t)DYNG_DEFAULT_CACHE_MB << 20);
   dyngWatchHooks(pConn);
   pConn->rMaxMs = -1; /* not set: DYNG_DEFAULT_MAX_MS where it applies */
+  pConn->nLandmarks = DYNG_DEFAULT_LANDMARKS;
   pConn->eBackendPref = DYNG_BACKEND_AUTO;
 
   /* The graph module owns pConn: its destructor frees it, also when the

@@ -132,10 +132,16 @@ struct DyngConn {
                                not set, see DYNG_DEFAULT_MAX_MS) */
   sqlite3_int64 nMaxGraphBytes; /* max_graph_mb: memory one graph's mirror
                                may take (0: no limit) */
+  int nLandmarks;           /* landmarks: how many aim a graph's routes */
 };
 
 /* The default tree budget of a connection, in MiB. */
 #define DYNG_DEFAULT_CACHE_MB 256
+
+/* The landmarks a graph's routes are aimed by unless dyng_config says
+** otherwise, and the most it may say. */
+#define DYNG_DEFAULT_LANDMARKS 4
+#define DYNG_MAX_LANDMARKS 16
 
 /* The budget of a combinatorial computation (a Pareto front, a cycle count)
 ** while max_ms is not set.  Every computation a query starts can be reached

@@ -704,8 +704,15 @@ static int dyngFuncFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *id
       goal.strict = args.bStrict;
       if (args.nRows > 0) goal.max_taken = (uint64_t)args.nRows;
     }
+    /* Landmarks (built at the first route) only where max_graph_mb has
+    ** room for them. */
+    int nLandmarks = pVtab->pConn->nLandmarks;
+    sqlite3_int64 nLimit = pVtab->pConn->nMaxGraphBytes;
+    if (nLimit > 0 && !pG->pMirror->landmarks &&
+        dyngGraphHostBytes(pG) + dyng_mirror_landmark_bytes(pG->pMirror, nLandmarks) > (size_t)nLimit)
+      nLandmarks = 0;
     dyng_route *pRoute = NULL;
-    int erc = dyng_mirror_route(pG->pMirror, vSource, iObj, &goal, &watch.cancel, &pRoute);
+    int erc = dyng_mirror_route(pG->pMirror, vSource, iObj, &goal, nLandmarks, &watch.cancel, &pRoute);
     rc = dyngEngineFail(pG, erc, &watch, zFunc, 0, &zErr, NULL);
     dyngWatchEnd(&watch, 0);
     if (rc != SQLITE_OK) return dyngVtabError(&pVtab->base, rc, zErr);

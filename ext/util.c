@@ -181,7 +181,10 @@ void dyngGraphDropMirror(DyngGraph *pG) {
 
 size_t dyngGraphHostBytes(const DyngGraph *pG) {
   if (!pG->pGraph) return 0;
-  return dyng_graph_bytes(pG->pGraph) + (pG->pBatch ? dyng_batch_bytes(pG->pBatch) : 0);
+  size_t n = dyng_graph_bytes(pG->pGraph) + (pG->pBatch ? dyng_batch_bytes(pG->pBatch) : 0);
+  /* What the routes keep: their workspace and landmarks. */
+  if (pG->pMirror) n += dyng_route_bytes(pG->pMirror->route) + dyng_landmarks_bytes(pG->pMirror->landmarks);
+  return n;
 }
 
 void dyngGraphFreeDefinition(DyngGraph *pG) {

@@ -39,9 +39,40 @@ static void draw_edge(test_rng *r, const scenario *sc, int64_t *s, int64_t *d, d
   w[1] = test_rng_below(r, 3) ? 0.0 : test_rng_unit(r);
 }
 
-/* A route from s to t against tree `t` (from s): its path, read back from
-** the workspace, is the tree's path, vertex by vertex and edge by edge. */
+/* A route from s to t (aimed with `aim` when not NULL) against tree `t`
+** (from s): 1 when its path, read back from the workspace, is the tree's
+** path, vertex by vertex and edge by edge; with `quiet` 0 a difference
+** fails the test. */
+static int route_matches(dyng_route *r, const dyng_graph_view *v, const dyng_sssp_tree *t, uint32_t target,
+                         const dyng_route_aim *aim, int quiet) {
+  dyng_route_goal goal = dyng_route_goal_none();
+  goal.target = target;
+  goal.aim = aim;
+  assert_int_equal(dyng_route_search(r, v, t->source, t->objective, &goal), DYNG_OK);
+  if (isinf(t->dist[target])) return !dyng_route_final(r, target);
+  if (!dyng_route_final(r, target)) return 0;
+  uint32_t *path = NULL, n = 0;
+  assert_int_equal(dyng_route_path(r, v, target, &path, &n), DYNG_OK);
+  uint32_t x = target;
+  int ok = n >= 1;
+  for (uint32_t i = 0; ok && i < n; i++) {
+    if (path[i] != x || dyng_route_dist(r, x) != t->dist[x] || dyng_route_parent_edge(r, v, x) != t->parent_edge[x]) {
+      if (!quiet)
+        fail_msg("route %u -> %u: vertex %u of the path is %u at %.17g by edge %u; the tree's %u at %.17g by edge %u",
+                 t->source, target, i, path[i], dyng_route_dist(r, path[i]), dyng_route_parent_edge(r, v, path[i]), x,
+                 t->dist[x], t->parent_edge[x]);
+      ok = 0;
+      break;
+    }
+    x = t->parent[x];
+  }
+  if (ok && x != DYNG_NONE) ok = 0;
+  dyng_free(path);
+  return ok;
+}
+
 static void check_route(dyng_route *r, const dyng_graph_view *v, const dyng_sssp_tree *t, uint32_t target) {
+  assert_true(route_matches(r, v, t, target, NULL, 0));
   dyng_route_goal goal = dyng_route_goal_none();
   goal.target = target;
   assert_int_equal(dyng_route_search(r, v, t->source, t->objective, &goal), DYNG_OK);
@@ -121,10 +152,20 @@ static void run_scenario(const scenario *sc, uint64_t salt) {
     assert_int_equal(dyng_graph_load_edge(g, 1000000 - next_rowid++, s, d, w), DYNG_OK);
   }
   assert_int_equal(dyng_graph_seal(g), DYNG_OK);
+  if (sc->directed) assert_int_equal(dyng_graph_build_in(g), DYNG_OK);
   dyng_route *r = dyng_route_new();
   assert_non_null(r);
   dyng_batch *b = dyng_batch_new(2);
   assert_non_null(b);
+  /* Landmarks of both objectives, repaired with every batch. */
+  dyng_landmarks *lm[2];
+  dyng_changes ch;
+  memset(&ch, 0, sizeof ch);
+  {
+    dyng_graph_view v;
+    dyng_graph_get_view(g, &v);
+    for (int k = 0; k < 2; k++) assert_int_equal(dyng_landmarks_build(&v, k, 3 + k, &lm[k]), DYNG_OK);
+  }
   for (int round = 0; round < 12; round++) {
     dyng_graph_view v;
     dyng_graph_get_view(g, &v);
@@ -136,6 +177,13 @@ static void run_scenario(const scenario *sc, uint64_t salt) {
       assert_int_equal(dyng_sssp_dijkstra(&v, src, obj, DYNG_NONE, &t), DYNG_OK);
       for (int k = 0; k < 8; k++) check_route(r, &v, &t, (uint32_t)test_rng_below(&rng, v.n_vertices));
       check_route(r, &v, &t, src);
+      /* Aimed by the landmarks, kept up to date. */
+      dyng_route_aim aim;
+      dyng_landmarks_aim(lm[obj], &aim);
+      for (int k = 0; k < 8; k++)
+        assert_true(route_matches(r, &v, &t, (uint32_t)test_rng_below(&rng, v.n_vertices), &aim, 0));
+      assert_true(route_matches(r, &v, &t, src, &aim, 0));
+      assert_true(route_matches(r, &v, &t, dyng_landmarks_vertex(lm[obj], 0), &aim, 0));
       /* Bounds at a distance some vertex has (ties at the bound) and
       ** between. */
       uint32_t at = (uint32_t)test_rng_below(&rng, v.n_vertices);
@@ -178,8 +226,23 @@ static void run_scenario(const scenario *sc, uint64_t salt) {
         assert_int_equal(dyng_batch_delete(b, rowid), DYNG_OK);
       }
     }
-    assert_int_equal(dyng_graph_apply(g, b, NULL), DYNG_OK);
+    assert_int_equal(dyng_graph_apply_tracked(g, b, NULL, &ch), DYNG_OK);
+    dyng_graph_get_view(g, &v);
+    for (int k = 0; k < 2; k++) {
+      assert_int_equal(dyng_landmarks_update(lm[k], &v, &ch), DYNG_OK);
+      /* The repaired landmark trees are those from scratch. */
+      dyng_sssp_tree fresh;
+      uint32_t at = dyng_landmarks_vertex(lm[k], 0);
+      assert_int_equal(dyng_sssp_tree_init(&fresh, v.n_vertices), DYNG_OK);
+      assert_int_equal(dyng_sssp_dijkstra(&v, at, k, DYNG_NONE, &fresh), DYNG_OK);
+      dyng_route_aim aim;
+      dyng_landmarks_aim(lm[k], &aim);
+      for (uint32_t x = 0; x < v.n_vertices; x++) assert_true(aim.dist[0][x] == fresh.dist[x]);
+      dyng_sssp_tree_free(&fresh);
+    }
   }
+  for (int k = 0; k < 2; k++) dyng_landmarks_free(lm[k]);
+  dyng_changes_free(&ch);
   dyng_batch_free(b);
   dyng_route_free(r);
   dyng_graph_free(g);
@@ -207,6 +270,106 @@ static void test_sparse_disconnected_routes_equal_the_tree(void **state) {
   (void)state;
   scenario sc = {0, 3, 400, 250};
   run_scenario(&sc, 4);
+}
+
+/* The checks above catch a broken aim: a bound that overestimates (a
+** landmark's distances scaled up), and a landmark left stale by a batch
+** that made a shortcut (a chain 0 - 1 - ... - 99 of weight 10 with its
+** landmark at 0, then an edge 0 - 99 of weight 1: from 98 to 1 the stale
+** bound says 970, the route is 21). */
+static void test_broken_aims_are_caught(void **state) {
+  (void)state;
+  /* Overestimating: a 12 x 12 grid of weights 1..9, its landmark's
+  ** distances tripled. */
+  {
+    dyng_graph *grid = NULL;
+    assert_int_equal(dyng_graph_new(&grid, 1, 0), DYNG_OK);
+    test_rng rng;
+    test_rng_seed(&rng, g_seed + 77);
+    int64_t rowid = 1;
+    for (int y = 0; y < 12; y++)
+      for (int x = 0; x < 12; x++) {
+        double w = (double)(1 + test_rng_below(&rng, 9));
+        if (x + 1 < 12) assert_int_equal(dyng_graph_load_edge(grid, rowid++, y * 12 + x, y * 12 + x + 1, &w), DYNG_OK);
+        w = (double)(1 + test_rng_below(&rng, 9));
+        if (y + 1 < 12) assert_int_equal(dyng_graph_load_edge(grid, rowid++, y * 12 + x, y * 12 + x + 12, &w), DYNG_OK);
+      }
+    assert_int_equal(dyng_graph_seal(grid), DYNG_OK);
+    dyng_graph_view gv;
+    dyng_graph_get_view(grid, &gv);
+    dyng_landmarks *glm = NULL;
+    assert_int_equal(dyng_landmarks_build(&gv, 0, 2, &glm), DYNG_OK);
+    dyng_route_aim aim;
+    dyng_landmarks_aim(glm, &aim);
+    double *scaled[2];
+    for (int i = 0; i < 2; i++) {
+      scaled[i] = test_malloc(gv.n_vertices * sizeof *scaled[i]);
+      for (uint32_t x = 0; x < gv.n_vertices; x++) scaled[i][x] = 3 * aim.dist[i][x];
+    }
+    const double *scaled_dist[2] = {scaled[0], scaled[1]};
+    dyng_route_aim over = aim;
+    over.dist = scaled_dist;
+    dyng_route *gr = dyng_route_new();
+    dyng_sssp_tree gt;
+    assert_int_equal(dyng_sssp_tree_init(&gt, gv.n_vertices), DYNG_OK);
+    int caught = 0;
+    for (uint32_t s = 0; s < gv.n_vertices; s += 7) {
+      assert_int_equal(dyng_sssp_dijkstra(&gv, s, 0, DYNG_NONE, &gt), DYNG_OK);
+      for (uint32_t x = 0; x < gv.n_vertices; x += 5) {
+        assert_true(route_matches(gr, &gv, &gt, x, &aim, 0));
+        caught += !route_matches(gr, &gv, &gt, x, &over, 1);
+      }
+    }
+    assert_true(caught > 0);
+    for (int i = 0; i < 2; i++) test_free(scaled[i]);
+    dyng_sssp_tree_free(&gt);
+    dyng_route_free(gr);
+    dyng_landmarks_free(glm);
+    dyng_graph_free(grid);
+  }
+  dyng_graph *g = NULL;
+  assert_int_equal(dyng_graph_new(&g, 1, 0), DYNG_OK);
+  for (int i = 0; i < 99; i++) {
+    double w = 10.0;
+    assert_int_equal(dyng_graph_load_edge(g, i + 1, i, i + 1, &w), DYNG_OK);
+  }
+  assert_int_equal(dyng_graph_seal(g), DYNG_OK);
+  dyng_graph_view v;
+  dyng_graph_get_view(g, &v);
+  dyng_landmarks *lm = NULL;
+  assert_int_equal(dyng_landmarks_build(&v, 0, 1, &lm), DYNG_OK);
+  dyng_route_aim aim;
+  uint32_t l0 = dyng_landmarks_vertex(lm, 0);
+  dyng_route *r = dyng_route_new();
+  dyng_sssp_tree t;
+  assert_int_equal(dyng_sssp_tree_init(&t, v.n_vertices), DYNG_OK);
+  /* Stale: the shortcut, and the landmark not told. */
+  uint32_t far = l0 == 0 ? 99 : 0;
+  dyng_batch *b = dyng_batch_new(1);
+  double w1 = 1.0;
+  int64_t a = dyng_graph_node_id(g, l0), z = dyng_graph_node_id(g, far);
+  assert_int_equal(dyng_batch_insert(b, 1000, a, z, &w1), DYNG_OK);
+  dyng_changes ch;
+  memset(&ch, 0, sizeof ch);
+  assert_int_equal(dyng_graph_apply_tracked(g, b, NULL, &ch), DYNG_OK);
+  dyng_graph_get_view(g, &v);
+  uint32_t s98, t1;
+  assert_int_equal(dyng_graph_vertex(g, l0 == 0 ? 98 : 1, &s98), DYNG_OK);
+  assert_int_equal(dyng_graph_vertex(g, l0 == 0 ? 1 : 98, &t1), DYNG_OK);
+  assert_int_equal(dyng_sssp_dijkstra(&v, s98, 0, DYNG_NONE, &t), DYNG_OK);
+  assert_true(t.dist[t1] == 21.0);
+  dyng_landmarks_aim(lm, &aim);
+  assert_false(route_matches(r, &v, &t, t1, &aim, 1));
+  /* Told, it is right again. */
+  assert_int_equal(dyng_landmarks_update(lm, &v, &ch), DYNG_OK);
+  dyng_landmarks_aim(lm, &aim);
+  assert_true(route_matches(r, &v, &t, t1, &aim, 0));
+  dyng_changes_free(&ch);
+  dyng_batch_free(b);
+  dyng_sssp_tree_free(&t);
+  dyng_landmarks_free(lm);
+  dyng_route_free(r);
+  dyng_graph_free(g);
 }
 
 /* Out-of-range vertices and objectives are refused; a workspace made for
@@ -260,6 +423,7 @@ int main(void) {
       cmocka_unit_test(test_undirected_ties_routes_equal_the_tree),
       cmocka_unit_test(test_zero_weights_everywhere_routes_equal_the_tree),
       cmocka_unit_test(test_sparse_disconnected_routes_equal_the_tree),
+      cmocka_unit_test(test_broken_aims_are_caught),
       cmocka_unit_test(test_bad_arguments_and_growth),
   };
   return cmocka_run_group_tests_name("route", tests, NULL, NULL);

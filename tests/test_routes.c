@@ -150,6 +150,74 @@ static void test_undirected_parts_equal_the_whole_tree(void **state) {
   run_tables(0, 2);
 }
 
+/* On a graph large enough for landmarks (10,100 nodes: a grid with weights
+** 0..2), aimed routes through batches equal the whole trees', and
+** dyng_config reports the landmarks. */
+static void run_aimed(int directed, uint64_t salt) {
+  test_rng r;
+  test_rng_seed(&r, g_seed * 131 + salt);
+  sqlite3 *db = sql_open(":memory:");
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL)");
+  sql_ok(db, "BEGIN");
+  for (int y = 0; y < 101; y++)
+    for (int x = 0; x < 100; x++) {
+      int v = y * 100 + x;
+      if (x + 1 < 100)
+        sql_ok_free(db, sqlite3_mprintf("INSERT INTO e VALUES (%d, %d, %d)", v, v + 1, (int)test_rng_below(&r, 3)));
+      if (y + 1 < 101)
+        sql_ok_free(db, sqlite3_mprintf("INSERT INTO e VALUES (%d, %d, %d)", v + 100, v, (int)test_rng_below(&r, 3)));
+      if (directed && x > 0)
+        sql_ok_free(db, sqlite3_mprintf("INSERT INTO e VALUES (%d, %d, %d)", v, v - 1, (int)test_rng_below(&r, 3)));
+    }
+  sql_ok(db, "COMMIT");
+  sql_ok_free(db, sqlite3_mprintf("CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w, directed=%d)", directed));
+  sql_ok_free(db, sqlite3_mprintf("CREATE VIRTUAL TABLE w USING dyng(edges=e, weights=w, directed=%d)", directed));
+  for (int round = 0; round < 4; round++) {
+    for (int q = 0; q < 10; q++) {
+      int s = (int)test_rng_below(&r, 10100), t = (int)test_rng_below(&r, 10100);
+      sqlite3_free(one(db, sqlite3_mprintf("SELECT count(*) FROM dyng_sssp('w', %d)", s)));
+      same(db,
+           sqlite3_mprintf("SELECT group_concat(node || ':' || ifnull(edge, '') || ':' || agg_cost, ' ') FROM "
+                           "dyng_path('g', %d, %d)",
+                           s, t),
+           sqlite3_mprintf("SELECT group_concat(node || ':' || ifnull(edge, '') || ':' || agg_cost, ' ') FROM "
+                           "dyng_path('w', %d, %d)",
+                           s, t),
+           "aimed dyng_path");
+    }
+    assert_int_equal(sql_int(db, "SELECT json_array_length(dyng_config('graphs'), '$[0].landmarks.nodes')"), 4);
+    sql_ok(db, "BEGIN");
+    for (int i = 0; i < 30; i++)
+      sql_ok_free(db, sqlite3_mprintf("UPDATE e SET w = %d WHERE rowid = %d", (int)test_rng_below(&r, 3),
+                                      1 + (int)test_rng_below(&r, 20000)));
+    sql_ok_free(db, sqlite3_mprintf("DELETE FROM e WHERE rowid = %d", 1 + (int)test_rng_below(&r, 20000)));
+    sql_ok_free(db, sqlite3_mprintf("INSERT INTO e VALUES (%d, %d, 0)", (int)test_rng_below(&r, 10100),
+                                    (int)test_rng_below(&r, 10100)));
+    sql_ok(db, "COMMIT");
+  }
+  assert_true(sql_int(db, "SELECT json_extract(dyng_config('graphs'), '$[0].landmarks.updates') + "
+                          "json_extract(dyng_config('graphs'), '$[0].landmarks.recomputes')") >= 4 * 3);
+  /* landmarks 0: not aimed (and the same answers). */
+  sql_ok(db, "SELECT dyng_config('landmarks', 0)");
+  same(db, sqlite3_mprintf("SELECT group_concat(node, ' ') FROM dyng_path('g', 17, 9999)"),
+       sqlite3_mprintf("SELECT group_concat(node, ' ') FROM dyng_path('w', 17, 9999)"), "unaimed dyng_path");
+  sql_fails(db, "SELECT dyng_config('landmarks', 17)", "dyng_config: landmarks must be an integer from 0", NULL);
+  sql_fails(db, "SELECT dyng_config('landmarks', 'many')", "dyng_config: landmarks must be an integer from 0", NULL);
+  sql_ok(db, "SELECT dyng_config('landmarks', NULL)");
+  assert_int_equal(sql_int(db, "SELECT dyng_config('landmarks')"), 4);
+  sqlite3_close(db);
+}
+
+static void test_directed_aimed_routes_equal_the_whole_tree(void **state) {
+  (void)state;
+  run_aimed(1, 1);
+}
+
+static void test_undirected_aimed_routes_equal_the_whole_tree(void **state) {
+  (void)state;
+  run_aimed(0, 2);
+}
+
 /* Routes from many sources leave a kept tree in the cache, however small
 ** it is; a source asked again gets its tree kept. */
 static void test_routes_keep_kept_trees(void **state) {
@@ -251,6 +319,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_directed_parts_equal_the_whole_tree),
       cmocka_unit_test(test_undirected_parts_equal_the_whole_tree),
+      cmocka_unit_test(test_directed_aimed_routes_equal_the_whole_tree),
+      cmocka_unit_test(test_undirected_aimed_routes_equal_the_whole_tree),
       cmocka_unit_test(test_routes_keep_kept_trees),
       cmocka_unit_test(test_bad_arguments),
       cmocka_unit_test(test_matrix_honours_max_ms),
