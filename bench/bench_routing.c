@@ -4,7 +4,11 @@
 **
 **   bench_routing DB.db [--runs N] [--cols C] [--extension PATH] [--verbose]
 **
-** DB.db holds edges(src, dst, length, ...) (bench/gen_graph); --cols C says
+** DB.db holds edges(src, dst, length, ...) (bench/gen_graph), or is an
+** edge list (a name ending .edges or .txt, read with dyng_read_edges) whose
+** edges get reproducible lengths: 1 + ((src * 7919 + dst * 104729) mod 997)
+** / 10, from 1 to 100.6 (the road network of ../shared/data has none);
+** --cols C says
 ** it is a grid of C columns (node r*C + c), so that "a few edges away"
 ** means c + 5 in the same row; without it the near target is the far end
 ** of a 5-edge walk along the sources' first out-edges.  On a scratch copy it
@@ -58,8 +62,18 @@ int main(int argc, char **argv) {
   }
   if (!path || runs < 1) die("usage: bench_routing DB.db [--runs N] [--cols C] [--extension PATH] [--verbose]");
   const char *scratch = scratch_name();
-  copy_file(path, scratch);
+  size_t len = strlen(path);
+  int edge_list = (len > 6 && !strcmp(path + len - 6, ".edges")) || (len > 4 && !strcmp(path + len - 4, ".txt"));
+  if (!edge_list) copy_file(path, scratch);
   sqlite3 *db = open_with_extension(scratch, ext);
+  if (edge_list) {
+    char *q = sqlite3_mprintf("CREATE TABLE edges(src INTEGER, dst INTEGER, length REAL);"
+                              "INSERT INTO edges SELECT src, dst, 1 + ((src * 7919 + dst * 104729) %% 997) / 10.0 "
+                              "FROM dyng_read_edges(%Q)",
+                              path);
+    sql_exec(db, q);
+    sqlite3_free(q);
+  }
   sql_exec(db, "CREATE VIRTUAL TABLE bench_g USING dyng(edges=edges, weights='length', directed=0)");
   sql_exec(db, "SELECT dyng_config('cache_mb', 0)");
   double n_nodes = sql_number(db, "SELECT count(*) FROM bench_g");
