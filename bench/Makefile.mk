@@ -53,7 +53,7 @@ bench_bench_peers_SOURCES = bench/bench_peers.c bench/bench_util.c bench/bench_u
 bench_bench_peers_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(IGRAPH_CFLAGS)
 bench_bench_peers_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) $(IGRAPH_LIBS) -lm
 
-EXTRA_DIST += bench/README.md bench/peers_networkx.py bench/plot.sh bench/results/bench.csv
+EXTRA_DIST += bench/README.md bench/peers_networkx.py bench/peers_routing.py bench/plot.sh bench/results/bench.csv
 
 BENCH_RUNS = 5
 BENCH_NSOURCES = 4
