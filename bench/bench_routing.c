@@ -49,6 +49,16 @@ static double time_query(sqlite3 *db, const char *sql, double *value) {
   return dt;
 }
 
+/* A random node id of bench_g, drawn from 0 .. max_node until one is. */
+static double random_node(sqlite3 *db, uint64_t *seed, double max_node) {
+  char sql[128];
+  for (;;) {
+    double v = (double)(splitmix64(seed) % (uint64_t)(max_node + 1));
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM bench_g WHERE node = %.0f", v);
+    if (sql_number(db, sql) != 0) return v;
+  }
+}
+
 int main(int argc, char **argv) {
   const char *path = NULL, *ext = "./dyng.so";
   int runs = 11, cols = 0, verbose = 0;
@@ -87,15 +97,7 @@ int main(int argc, char **argv) {
   char sql[512];
   for (int run = 0; run < runs; run++) {
     /* A random node that exists, its random target, its near one. */
-    double s = 0, t = 0, tn = 0, d = 0, dw = 0;
-    do {
-      s = (double)(splitmix64(&seed) % (uint64_t)(max_node + 1));
-      snprintf(sql, sizeof sql, "SELECT count(*) FROM bench_g WHERE node = %.0f", s);
-    } while (sql_number(db, sql) == 0);
-    do {
-      t = (double)(splitmix64(&seed) % (uint64_t)(max_node + 1));
-      snprintf(sql, sizeof sql, "SELECT count(*) FROM bench_g WHERE node = %.0f", t);
-    } while (sql_number(db, sql) == 0);
+    double s = random_node(db, &seed, max_node), t = random_node(db, &seed, max_node), tn = 0, d = 0, dw = 0;
     if (cols > 0 && (int64_t)s % cols + 5 < cols) {
       tn = s + 5;
     } else {
@@ -153,15 +155,7 @@ int main(int argc, char **argv) {
     sqlite3_str *src = sqlite3_str_new(NULL), *dst = sqlite3_str_new(NULL);
     sql_exec(db, "DROP TABLE IF EXISTS bench_pick; CREATE TEMP TABLE bench_pick(s INTEGER, t INTEGER)");
     for (int k = 0; k < n_mat; k++) {
-      double s, t;
-      do {
-        s = (double)(splitmix64(&seed) % (uint64_t)(max_node + 1));
-        snprintf(sql, sizeof sql, "SELECT count(*) FROM bench_g WHERE node = %.0f", s);
-      } while (sql_number(db, sql) == 0);
-      do {
-        t = (double)(splitmix64(&seed) % (uint64_t)(max_node + 1));
-        snprintf(sql, sizeof sql, "SELECT count(*) FROM bench_g WHERE node = %.0f", t);
-      } while (sql_number(db, sql) == 0);
+      double s = random_node(db, &seed, max_node), t = random_node(db, &seed, max_node);
       sqlite3_str_appendf(src, "%s%.0f", k ? "," : "[", s);
       sqlite3_str_appendf(dst, "%s%.0f", k ? "," : "[", t);
       snprintf(sql, sizeof sql, "INSERT INTO bench_pick VALUES (%.0f, %.0f)", s, t);

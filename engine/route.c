@@ -121,6 +121,37 @@ static inline uint32_t dyng__rlevel(const dyng_route *r, uint32_t v) {
   return r->seen[v] == r->stamp ? r->level[v] : DYNG_NONE;
 }
 
+/* Records that u came out (in r->taken): DYNG_OK or DYNG_ENOMEM. */
+static int dyng__route_take(dyng_route *r, uint32_t u) {
+  r->out[u] = r->stamp;
+  if (r->n_taken == r->taken_cap && dyng_grow((void **)&r->taken, &r->taken_cap, r->n_taken + 1, sizeof *r->taken))
+    return DYNG_ENOMEM;
+  r->taken[r->n_taken++] = u;
+  return DYNG_OK;
+}
+
+/* The offer of adjacency entry p, from a vertex at du (level hu), of nd
+** to its head x, weighed by the tie rule: 1 when it improves x's distance
+** or level (x now has it, and goes in the queue), else 0 (x's parent edge
+** is taken over when the offer ties and its rowid is smaller). */
+static inline int dyng__route_offer(dyng_route *r, const dyng_graph_view *g, uint32_t source, uint32_t p,
+                                    uint32_t x, double du, uint32_t hu, double nd) {
+  double dx = dyng__rdist(r, x);
+  if (nd > dx) return 0;
+  uint32_t hx = dyng__offer_level(du, hu, nd);
+  if (nd < dx || hx < dyng__rlevel(r, x)) {
+    r->seen[x] = r->stamp;
+    r->dist[x] = nd;
+    r->level[x] = hx;
+    r->entry[x] = p;
+    return 1;
+  }
+  const uint32_t *ref = g->out.ref;
+  if (hx == r->level[x] && x != source && dyng__edge_rank(g, ref[p] >> 1) < dyng__edge_rank(g, ref[r->entry[x]] >> 1))
+    r->entry[x] = p;
+  return 0;
+}
+
 /* ---- the aimed search ----------------------------------------------------- */
 
 static inline int dyng__aim_less(const dyng__aim_item *a, const dyng__aim_item *b) {
@@ -179,7 +210,7 @@ static int dyng__route_aimed(dyng_route *r, const dyng_graph_view *g, uint32_t s
   if (!r->bound && !(r->bound = dyng_malloc((size_t)r->cap * sizeof *r->bound))) return DYNG_ENOMEM;
   const uint32_t stamp = r->stamp, t = goal->target;
   const dyng_route_aim *aim = goal->aim;
-  const uint32_t *off = g->out.off, *deg = g->out.deg, *nbr = g->out.nbr, *ref = g->out.ref;
+  const uint32_t *off = g->out.off, *deg = g->out.deg, *nbr = g->out.nbr;
   const double *w = g->out.w[objective];
   double *dist = r->dist, *bound = r->bound;
   uint32_t *level = r->level, *entry = r->entry, *seen = r->seen;
@@ -205,34 +236,15 @@ static int dyng__route_aimed(dyng_route *r, const dyng_graph_view *g, uint32_t s
       rc = DYNG_EINTERRUPTED;
       break;
     }
-    if (r->out[u] != stamp) {
-      r->out[u] = stamp;
-      if (r->n_taken == r->taken_cap &&
-          dyng_grow((void **)&r->taken, &r->taken_cap, r->n_taken + 1, sizeof *r->taken)) {
-        rc = DYNG_ENOMEM;
-        break;
-      }
-      r->taken[r->n_taken++] = u;
-    }
+    if (r->out[u] != stamp && (rc = dyng__route_take(r, u)) != DYNG_OK) break;
     double du = dist[u];
     uint32_t hu = level[u];
     for (uint32_t p = off[u], end = off[u] + deg[u]; p < end; p++) {
       uint32_t x = nbr[p];
-      double nd = du + w[p];
-      double dx = dyng__rdist(r, x);
-      if (nd > dx) continue;
-      uint32_t hx = dyng__offer_level(du, hu, nd);
-      if (nd < dx || hx < dyng__rlevel(r, x)) {
-        if (seen[x] != stamp) bound[x] = dyng__aim_bound(aim, x, t);
-        seen[x] = stamp;
-        dist[x] = nd;
-        level[x] = hx;
-        entry[x] = p;
-        if ((rc = dyng__aq_push(r, nd + bound[x], nd, hx, x)) != DYNG_OK) break;
-      } else if (hx == level[x] && x != source &&
-                 dyng__edge_rank(g, ref[p] >> 1) < dyng__edge_rank(g, ref[entry[x]] >> 1)) {
-        entry[x] = p;
-      }
+      int fresh = seen[x] != stamp;
+      if (!dyng__route_offer(r, g, source, p, x, du, hu, du + w[p])) continue;
+      if (fresh) bound[x] = dyng__aim_bound(aim, x, t);
+      if ((rc = dyng__aq_push(r, dist[x] + bound[x], dist[x], level[x], x)) != DYNG_OK) break;
     }
   }
   return rc;
@@ -255,7 +267,7 @@ int dyng_route_search(dyng_route *r, const dyng_graph_view *g, uint32_t source, 
     for (size_t i = 0; i < goal->n_targets; i++)
       if (r->want[goal->targets[i]] != stamp) r->want[goal->targets[i]] = stamp, n_wanted++;
   const int by_targets = goal->target == DYNG_NONE && goal->n_targets > 0;
-  const uint32_t *off = g->out.off, *deg = g->out.deg, *nbr = g->out.nbr, *ref = g->out.ref;
+  const uint32_t *off = g->out.off, *deg = g->out.deg, *nbr = g->out.nbr;
   const double *w = g->out.w[objective];
   double *dist = r->dist;
   uint32_t *level = r->level, *entry = r->entry, *seen = r->seen;
@@ -288,13 +300,7 @@ int dyng_route_search(dyng_route *r, const dyng_graph_view *g, uint32_t source, 
       rc = DYNG_EINTERRUPTED;
       break;
     }
-    r->out[u] = stamp;
-    if (r->n_taken == r->taken_cap &&
-        dyng_grow((void **)&r->taken, &r->taken_cap, r->n_taken + 1, sizeof *r->taken)) {
-      rc = DYNG_ENOMEM;
-      break;
-    }
-    r->taken[r->n_taken++] = u;
+    if ((rc = dyng__route_take(r, u)) != DYNG_OK) break;
     if (u == goal->target) break;
     if (by_targets && r->want[u] == stamp && --n_wanted == 0) break;
     if (goal->max_taken && r->n_taken >= goal->max_taken) break;
@@ -302,20 +308,9 @@ int dyng_route_search(dyng_route *r, const dyng_graph_view *g, uint32_t source, 
     for (uint32_t p = off[u], end = off[u] + deg[u]; p < end; p++) {
       uint32_t x = nbr[p];
       double nd = du + w[p];
-      double dx = dyng__rdist(r, x);
-      if (nd > dx) continue;
-      uint32_t hx = dyng__offer_level(du, hu, nd);
-      if (nd < dx || hx < dyng__rlevel(r, x)) {
-        seen[x] = stamp;
-        dist[x] = nd;
-        level[x] = hx;
-        entry[x] = p;
-        rc = nd == du ? dyng__fifo_push(&r->same, hx, x) : dyng__heap_push(&r->heap, dyng__key(nd), x);
-        if (rc) break;
-      } else if (hx == level[x] && x != source &&
-                 dyng__edge_rank(g, ref[p] >> 1) < dyng__edge_rank(g, ref[entry[x]] >> 1)) {
-        entry[x] = p;
-      }
+      if (!dyng__route_offer(r, g, source, p, x, du, hu, nd)) continue;
+      rc = nd == du ? dyng__fifo_push(&r->same, level[x], x) : dyng__heap_push(&r->heap, dyng__key(nd), x);
+      if (rc) break;
     }
   }
   return rc;
