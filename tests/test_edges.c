@@ -358,15 +358,28 @@ static void test_settings_keep_fractions_and_null_restores_defaults(void **state
   sqlite3_close(db);
 }
 
+/* Sets e.w of every row to x. */
+static void set_weight(sqlite3 *db, double x) {
+  sqlite3_stmt *p = NULL;
+  assert_int_equal(sqlite3_prepare_v2(db, "UPDATE e SET w = ?", -1, &p, NULL), SQLITE_OK);
+  assert_int_equal(sqlite3_bind_double(p, 1, x), SQLITE_OK);
+  assert_int_equal(sqlite3_step(p), SQLITE_DONE);
+  sqlite3_finalize(p);
+}
+
 /* The values a refused row has are written as they are: -1e299 is
 ** negative, not too large; 4.5e300 in its shortest form; one byte. */
 static void test_refused_values_are_described_as_they_are(void **state) {
   (void)state;
   sqlite3 *db = sql_open(":memory:");
-  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL); INSERT INTO e VALUES (1, 2, 4.5e300)");
+  /* The values are bound, not parsed: SQLite's text-to-real conversion
+  ** runs in long double, which valgrind computes in double, a few ulps
+  ** off. */
+  sql_ok(db, "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL); INSERT INTO e VALUES (1, 2, 0)");
+  set_weight(db, 4.5e300);
   sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)", "(rowid 1 has 4.5e+300)",
             NULL);
-  sql_ok(db, "UPDATE e SET w = -1e299");
+  set_weight(db, -1e299);
   sql_fails(db, "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w)",
             "must be a finite number >= 0 (rowid 1 has -1e+299)", NULL);
   sql_ok(db, "UPDATE e SET w = x'00'");
