@@ -422,6 +422,15 @@ int dyng_mirror_tree_path(dyng_mirror *m, dyng_sssp_tree *t, uint32_t target, ui
 #define DYNG_RECOMPUTE_SHARE 8
 #define DYNG_UPDATE_BUDGET 4
 
+/* The rule above for a batch of n_changed changes: *huge when it
+** recomputes at once, else the repair's work budget *budget.  Kept trees
+** and landmarks follow it alike. */
+static void batch_rule(const dyng_mirror *m, size_t n_changed, int *huge, size_t *budget) {
+  *huge = n_changed * DYNG_RECOMPUTE_SHARE > (size_t)dyng_graph_n_edges(m->graph);
+  *budget = dyng_graph_n_vertices(m->graph) / DYNG_UPDATE_BUDGET;
+  if (*budget < 1024) *budget = 1024;
+}
+
 /* One tree's part of a batch: what was decided and how it went. */
 typedef struct tree_job {
   dyng_kept_tree *p;
@@ -515,9 +524,7 @@ static void trees_update(dyng_mirror *m, const dyng_changes *ch) {
   run.m = m;
   run.ch = ch;
   run.view = &view;
-  run.huge = n_changed * DYNG_RECOMPUTE_SHARE > (size_t)dyng_graph_n_edges(m->graph);
-  run.budget = view.n_vertices / DYNG_UPDATE_BUDGET;
-  if (run.budget < 1024) run.budget = 1024;
+  batch_rule(m, n_changed, &run.huge, &run.budget);
   uint32_t n_tree = 0;
   for (dyng_kept_tree *p = m->trees; p; p = p->next) n_tree++;
   run.job = dyng_calloc(n_tree, sizeof *run.job);
@@ -722,7 +729,10 @@ int dyng_mirror_apply(dyng_mirror *m, dyng_batch *batch, dyng_apply_stats *stats
     if (m->landmarks) {
       dyng_graph_view view;
       dyng_graph_get_view(m->graph, &view);
-      if (dyng_landmarks_update(m->landmarks, &view, ch) != DYNG_OK) {
+      int huge;
+      size_t budget;
+      batch_rule(m, ch->n_removed + ch->n_added, &huge, &budget);
+      if (dyng_landmarks_update(m->landmarks, &view, ch, huge, budget) != DYNG_OK) {
         dyng_landmarks_free(m->landmarks);
         m->landmarks = NULL;
       }

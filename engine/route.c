@@ -550,19 +550,15 @@ static void dyng__landmark_worker(void *ctx, int thread) {
   }
 }
 
-int dyng_landmarks_update(dyng_landmarks *lm, const dyng_graph_view *g, const dyng_changes *ch) {
-  uint32_t n = g->n_vertices;
-  size_t n_changed = ch->n_removed + ch->n_added;
-  /* Past an eighth of the edges, computing again is the cheaper. */
-  size_t n_edges = 0;
-  for (uint32_t v = 0; v < n; v++) n_edges += g->out.deg[v];
+int dyng_landmarks_update(dyng_landmarks *lm, const dyng_graph_view *g, const dyng_changes *ch, int recompute,
+                          size_t max_touched) {
   dyng__landmark_job j;
   memset(&j, 0, sizeof j);
   j.lm = lm;
   j.g = g;
   j.ch = ch;
-  j.recompute = n_changed * 8 > n_edges;
-  j.budget = n / 4 > 1024 ? n / 4 : 1024;
+  j.recompute = recompute;
+  j.budget = max_touched;
   atomic_init(&j.n_update, 0);
   atomic_init(&j.n_recompute, 0);
   dyng_team_init(&j.team, (uint32_t)lm->k, 1, 0, NULL);

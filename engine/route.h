@@ -106,9 +106,12 @@ typedef struct dyng_landmarks dyng_landmarks;
 int dyng_landmarks_build(const dyng_graph_view *g, int objective, int k, dyng_landmarks **out) DYNG_WARN_UNUSED;
 void dyng_landmarks_free(dyng_landmarks *lm); /* accepts NULL */
 
-/* Brings the trees up to date with g after the batch `changes` (repaired,
-** or computed again when that is cheaper or the repair gives up). */
-int dyng_landmarks_update(dyng_landmarks *lm, const dyng_graph_view *g, const dyng_changes *changes) DYNG_WARN_UNUSED;
+/* Brings the trees up to date with g after the batch `changes`: each is
+** repaired with a work budget of max_touched, and computed again when the
+** repair gives up or with `recompute` (the caller's rule for a batch too
+** large to repair; engine/mirror.c's for kept trees). */
+int dyng_landmarks_update(dyng_landmarks *lm, const dyng_graph_view *g, const dyng_changes *changes, int recompute,
+                          size_t max_touched) DYNG_WARN_UNUSED;
 
 /* The aim the landmarks give (valid until they are updated or freed). */
 void dyng_landmarks_aim(const dyng_landmarks *lm, dyng_route_aim *aim);

@@ -229,7 +229,7 @@ static void run_scenario(const scenario *sc, uint64_t salt) {
     assert_int_equal(dyng_graph_apply_tracked(g, b, NULL, &ch), DYNG_OK);
     dyng_graph_get_view(g, &v);
     for (int k = 0; k < 2; k++) {
-      assert_int_equal(dyng_landmarks_update(lm[k], &v, &ch), DYNG_OK);
+      assert_int_equal(dyng_landmarks_update(lm[k], &v, &ch, 0, 1024), DYNG_OK);
       /* The repaired landmark trees are those from scratch. */
       dyng_sssp_tree fresh;
       uint32_t at = dyng_landmarks_vertex(lm[k], 0);
@@ -361,7 +361,7 @@ static void test_broken_aims_are_caught(void **state) {
   dyng_landmarks_aim(lm, &aim);
   assert_false(route_matches(r, &v, &t, t1, &aim, 1));
   /* Told, it is right again. */
-  assert_int_equal(dyng_landmarks_update(lm, &v, &ch), DYNG_OK);
+  assert_int_equal(dyng_landmarks_update(lm, &v, &ch, 0, 1024), DYNG_OK);
   dyng_landmarks_aim(lm, &aim);
   assert_true(route_matches(r, &v, &t, t1, &aim, 0));
   dyng_changes_free(&ch);
