@@ -16,7 +16,8 @@
 # The plugin's sources: .cu files for nvcc, and C files (of engine/) that
 # $(CC) compiles for the plugin; then the headers of cuda/ they include.
 DYNG_CUDA_SOURCES = cuda/entry.cu cuda/dev_backend.cu cuda/dev_common.cu cuda/dev_graph.cu cuda/dev_sssp.cu \
-	cuda/dev_cycles.cu cuda/dev_cycles_snap.cu cuda/dev_cycles_patch.cu cuda/dev_mosp.cu
+	cuda/dev_cycles.cu cuda/dev_cycles_snap.cu cuda/dev_cycles_patch.cu cuda/dev_mosp.cu \
+	cuda/dev_matrix.cu
 DYNG_CUDA_C_SOURCES =
 DYNG_CUDA_HEADER_FILES = cuda/backend_cuda.h cuda/dev_graph.cuh cuda/dev_state.cuh cuda/dev_load.cuh \
 	cuda/dev_cycles.cuh

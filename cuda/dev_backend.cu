@@ -425,7 +425,7 @@ static const dyng_backend dev_table = {
     DEV_NAME, PACKAGE_VERSION, DYNG_BACKEND_ABI, 0, DYNG_CAP_DEVICE, dev_attach, dev_update, dev_detach,
     dev_device_bytes, dev_sssp, dev_sssp_update, dev_error, dev_tree_release,
     dev_cycles_count, dev_cycles_delta, dev_mosp_path,
-    dev_tree_fetch, dev_tree_path,
+    dev_tree_fetch, dev_tree_path, dev_matrix,
 };
 
 extern "C" const dyng_backend *dyng_cuda_backend(void) { return &dev_table; }

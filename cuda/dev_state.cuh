@@ -60,6 +60,10 @@ int dev_mosp_path(void *state, const dyng_graph_view *view, const dyng_sssp_tree
                   uint32_t source, uint32_t target, uint32_t cap, uint32_t *vertex, uint32_t *edge, uint32_t *n,
                   double *ensemble_cost);
 size_t dev_mosp_bytes(const DevMosp *m);
+
+/* Cost matrices on the device (engine/backend.h's matrix; dev_matrix.cu). */
+int dev_matrix(void *state, const dyng_graph_view *view, int objective, const uint32_t *sources, size_t n_sources,
+               const uint32_t *targets, size_t n_targets, double *out);
 void dev_mosp_free(DevMosp *m); /* accepts NULL */
 
 #endif /* DYNG_DEV_STATE_CUH */

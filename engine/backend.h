@@ -36,14 +36,14 @@
 ** of engine/errcode.h or the code an entry returns for a condition
 ** changes incompatibly (11: DYNG_EOVERFLOW, DYNG_EGAVEUP and DYNG_ENOROOM
 ** where 10 said DYNG_ETOOBIG). */
-#define DYNG_BACKEND_ABI 11
+#define DYNG_BACKEND_ABI 12
 
 /* The layout of every struct of the ABI on x86_64 (LP64), for ABI 11:
 ** S(struct, sizeof, alignment) and then, for each of its fields in order,
 ** F(struct, field, offsetof, sizeof).  tests/test_abi.c checks it against
 ** the compiler, so a change of layout fails there until this table is
 ** updated and DYNG_BACKEND_ABI bumped with it. */
-#define DYNG_ABI_LAYOUT_OF 11 /* the DYNG_BACKEND_ABI the table describes */
+#define DYNG_ABI_LAYOUT_OF 12 /* the DYNG_BACKEND_ABI the table describes */
 #define DYNG_ABI_LAYOUT(S, F) \
   S(dyng_adj_view, 112, 8) \
   F(dyng_adj_view, off, 0, 8) \
@@ -102,7 +102,7 @@
   S(dyng_cycles_diff, 16, 8) \
   F(dyng_cycles_diff, lost, 0, 8) \
   F(dyng_cycles_diff, gained, 8, 8) \
-  S(dyng_backend, 136, 8) \
+  S(dyng_backend, 144, 8) \
   F(dyng_backend, name, 0, 8) \
   F(dyng_backend, version, 8, 8) \
   F(dyng_backend, abi, 16, 4) \
@@ -121,6 +121,7 @@
   F(dyng_backend, mosp_path, 112, 8) \
   F(dyng_backend, tree_fetch, 120, 8) \
   F(dyng_backend, tree_path, 128, 8) \
+  F(dyng_backend, matrix, 136, 8) \
   S(dyng_plugin, 48, 8) \
   F(dyng_plugin, abi, 0, 4) \
   F(dyng_plugin, version, 8, 8) \
@@ -232,6 +233,15 @@ struct dyng_backend {
   int (*tree_fetch)(void *state, dyng_sssp_tree *t, const uint32_t *vertices, uint32_t n);
   int (*tree_path)(void *state, const dyng_sssp_tree *t, uint32_t target, uint32_t cap, uint32_t *vertex,
                    uint32_t *n);
+
+  /* Optional: the distances from each of sources[0 .. n_sources) to each
+  ** of targets[0 .. n_targets) in objective `objective`, into
+  ** out[i * n_targets + j] (INFINITY: unreachable), equal to the host's
+  ** dyng_route_matrix (engine/route.h).  DYNG_ENOMEM when the backend's
+  ** memory cannot hold a pass (the host then computes the matrix),
+  ** DYNG_EINTERRUPTED when view->cancel says so.  NULL: the host does. */
+  int (*matrix)(void *state, const dyng_graph_view *view, int objective, const uint32_t *sources,
+                size_t n_sources, const uint32_t *targets, size_t n_targets, double *out);
 };
 
 /* The built-in CPU backend. */

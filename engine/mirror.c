@@ -299,7 +299,7 @@ int dyng_mirror_route_pays(dyng_mirror *m, uint32_t source, int objective) {
 }
 
 size_t dyng_mirror_landmark_bytes(const dyng_mirror *m, int n) {
-  return (size_t)n * dyng_graph_n_vertices(m->graph) * (sizeof(double) + 4 * sizeof(uint32_t));
+  return (size_t)n * dyng_graph_n_vertices(m->graph) * sizeof(double);
 }
 
 int dyng_mirror_route(dyng_mirror *m, uint32_t source, int objective, const dyng_route_goal *goal,
@@ -317,13 +317,8 @@ int dyng_mirror_route(dyng_mirror *m, uint32_t source, int objective, const dyng
       dyng_landmarks_free(lm);
       m->landmarks = lm = NULL;
     }
-    /* Built once; their updates need a directed graph's in adjacency. */
-    int erc = DYNG_OK;
-    if (!lm && (erc = dyng_graph_build_in(m->graph)) == DYNG_OK) {
-      dyng_graph_get_view(m->graph, &view);
-      view.cancel = cancel;
-      erc = dyng_landmarks_build(&view, objective, n_landmarks, &m->landmarks);
-    }
+    /* Built once, then kept up to date by every batch. */
+    int erc = lm ? DYNG_OK : dyng_landmarks_build(&view, objective, n_landmarks, &m->landmarks);
     if (erc == DYNG_EINTERRUPTED) return erc;
     /* Out of memory for them: the search goes unaimed. */
     if (m->landmarks) {
@@ -333,6 +328,32 @@ int dyng_mirror_route(dyng_mirror *m, uint32_t source, int objective, const dyng
   }
   int erc = dyng_route_search(m->route, &view, source, objective, &aimed);
   if (erc == DYNG_OK) *pr = m->route;
+  return erc;
+}
+
+int dyng_mirror_matrix_on_backend(const dyng_mirror *m, size_t n_sources) {
+  return m->be->matrix && n_sources >= DYNG_MATRIX_DEVICE_MIN_SOURCES &&
+         dyng_graph_n_vertices(m->graph) >= DYNG_MATRIX_DEVICE_MIN_VERTICES;
+}
+
+int dyng_mirror_matrix(dyng_mirror *m, int objective, const uint32_t *sources, size_t n_sources,
+                       const uint32_t *targets, size_t n_targets, const dyng_cancel *cancel, double *out,
+                       int *on_backend) {
+  dyng_graph_view view;
+  dyng_graph_get_view(m->graph, &view);
+  view.cancel = cancel;
+  *on_backend = 0;
+  if (dyng_mirror_matrix_on_backend(m, n_sources)) {
+    int erc = m->be->matrix(m->state, &view, objective, sources, n_sources, targets, n_targets, out);
+    /* Out of device memory for a pass: the host computes this one. */
+    if (erc != DYNG_ENOMEM) {
+      *on_backend = 1;
+      if (erc == DYNG_OK) m->matrices_backend++;
+      return erc;
+    }
+  }
+  int erc = dyng_route_matrix(&view, objective, sources, n_sources, targets, n_targets, out);
+  if (erc == DYNG_OK) m->matrices_host++;
   return erc;
 }
 
@@ -732,7 +753,7 @@ int dyng_mirror_apply(dyng_mirror *m, dyng_batch *batch, dyng_apply_stats *stats
       int huge;
       size_t budget;
       batch_rule(m, ch->n_removed + ch->n_added, &huge, &budget);
-      if (dyng_landmarks_update(m->landmarks, &view, ch, huge, budget) != DYNG_OK) {
+      if (dyng_landmarks_update(m->landmarks, &view, ch, huge) != DYNG_OK) {
         dyng_landmarks_free(m->landmarks);
         m->landmarks = NULL;
       }
@@ -838,6 +859,7 @@ const char *dyng_mirror_runs_on(const dyng_mirror *m, int analysis) {
     case DYNG_RUNS_SSSP: return be->name;
     case DYNG_RUNS_MOSP: return be->mosp_path ? be->name : cpu;
     case DYNG_RUNS_CYCLES: return dyng_backend_counts_cycles(be) ? be->name : cpu;
+    case DYNG_RUNS_MATRIX: return be->matrix ? be->name : cpu;
     default: return cpu;
   }
 }

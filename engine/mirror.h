@@ -139,6 +139,8 @@ struct dyng_mirror {
   double apply_ms;            /* time spent applying batches to the host graph */
   double backend_ms;          /* time the backend spent following them */
   double kept_ms;             /* time kept trees and counts spent following them */
+  int64_t matrices_backend;   /* cost matrix blocks the backend computed ... */
+  int64_t matrices_host;      /* ... and the host */
   dyng_route *route;          /* the searches that stop early, made on first use */
   dyng_landmarks *landmarks;  /* their aim (engine/route.h), built on first use and
                                  repaired with every batch; NULL: none */
@@ -205,6 +207,21 @@ int dyng_mirror_route_pays(dyng_mirror *m, uint32_t source, int objective);
 int dyng_mirror_route(dyng_mirror *m, uint32_t source, int objective, const dyng_route_goal *goal,
                       int n_landmarks, const dyng_cancel *cancel, dyng_route **pr);
 
+/* A cost matrix (engine/route.h's dyng_route_matrix) on the mirror's
+** graph: on the backend when its table has a matrix entry and the matrix
+** is large enough to pay for a device pass (DYNG_MATRIX_DEVICE_MIN_SOURCES
+** sources, DYNG_MATRIX_DEVICE_MIN_VERTICES vertices), else, and when the
+** device is out of memory for it, on the host's threads.  *on_backend gets
+** 1 when the backend computed it (its errors are then the backend's). */
+#define DYNG_MATRIX_DEVICE_MIN_SOURCES 4
+#define DYNG_MATRIX_DEVICE_MIN_VERTICES 50000
+int dyng_mirror_matrix(dyng_mirror *m, int objective, const uint32_t *sources, size_t n_sources,
+                       const uint32_t *targets, size_t n_targets, const dyng_cancel *cancel, double *out,
+                       int *on_backend);
+
+/* Whether a matrix of n_sources sources would go to the backend. */
+int dyng_mirror_matrix_on_backend(const dyng_mirror *m, size_t n_sources);
+
 /* Bytes n landmarks would take on the mirror's graph. */
 size_t dyng_mirror_landmark_bytes(const dyng_mirror *m, int n);
 
@@ -244,9 +261,10 @@ const char *dyng_mirror_backend_message(const dyng_mirror *m, int erc);
 
 /* The name of the backend that computes an analysis of this mirror: the
 ** backend computes shortest-path trees and their updates, and the cycle
-** counts and the MOSP path where its table has them; the rest runs on the
-** host graph, on the CPU. */
-enum { DYNG_RUNS_SSSP, DYNG_RUNS_MOSP, DYNG_RUNS_PARETO, DYNG_RUNS_CYCLES };
+** counts, the MOSP path and cost matrices where its table has them (a
+** matrix smaller than dyng_mirror_matrix's threshold runs on the host all
+** the same); the rest runs on the host graph, on the CPU. */
+enum { DYNG_RUNS_SSSP, DYNG_RUNS_MOSP, DYNG_RUNS_PARETO, DYNG_RUNS_CYCLES, DYNG_RUNS_MATRIX };
 const char *dyng_mirror_runs_on(const dyng_mirror *m, int analysis);
 
 /* Bytes the backend's state holds outside host memory (0 on the CPU). */

@@ -15,6 +15,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* An entry of the aimed search's queue: by f (distance plus bound), then
@@ -426,35 +427,85 @@ int dyng_route_matrix(const dyng_graph_view *g, int objective, const uint32_t *s
 
 /* ---- landmarks ------------------------------------------------------------ */
 
+/*
+** A landmark keeps one number per vertex, d[v], a potential: for every edge
+** (x, y) of the graph, d[y] <= d[x] + w(x, y) (both ways on an undirected
+** graph), and d[L] = 0.  Summed along any path from v to t this gives
+** d[t] - d[v] <= d(v, t), the bound of the aim, and d[v] <= d(L, v): the
+** exact distances from L are the largest potential, and the build computes
+** them.  A batch can break the inequality only where it added an edge or
+** lowered a weight (an update is its old edge removed and the new one
+** added); removing an edge or raising a weight only loosens it.  So a
+** batch is followed by lowering d where an added edge breaks it and
+** carrying that down the edges by Dijkstra's rule: the result is a
+** potential of the new graph again, the exact distances when the batch
+** removed nothing.  The bounds it gives never overestimate; with every
+** removal they may get weaker, until the distances are computed again.
+**
+** The distances are stored scaled by DYNG_LANDMARK_SCALE (a scaled
+** potential is one: a * d[y] <= a * d[x] + w when a <= 1), which leaves
+** every edge a little room, (1 - a) w: a lowered d then runs out after a
+** few edges instead of down a whole subtree, for bounds a little weaker.
+*/
 struct dyng_landmarks {
   int k, objective;
   int undirected;
-  dyng_sssp_tree *trees;  /* k trees */
-  const double **dist;    /* their distances, for an aim */
-  double *slack;          /* per tree: what rounding can add to a bound */
+  uint32_t n;             /* vertices each potential holds */
+  uint32_t *vertex;       /* k landmark vertices */
+  double **d;             /* k potentials */
+  double *dmax;           /* per landmark: at least its largest finite d */
+  double *slack;          /* per landmark: what rounding can add to a bound */
+  dyng__radix_heap *heap; /* per landmark: the queue of its repairs */
+  size_t loosened;        /* edges removed or reweighed since d was exact */
   int64_t n_update, n_recompute;
 };
 
-/* What rounding can add to a bound of tree t: each distance is a sum of at
-** most n_vertices weights, each addition off by half an ulp of the sum, so
-** a distance is within n * DBL_EPSILON of its exact value, relatively;
-** a bound subtracts two of them. */
-static void dyng__landmark_slack(dyng_landmarks *lm, int i, uint32_t n) {
-  const dyng_sssp_tree *t = &lm->trees[i];
-  double dmax = 0.0;
-  for (uint32_t v = 0; v < t->n_vertices && v < n; v++)
-    if (!isinf(t->dist[v]) && t->dist[v] > dmax) dmax = t->dist[v];
-  lm->slack[i] = dmax * (4.0 * (double)n + 16.0) * DBL_EPSILON + DBL_MIN;
-  lm->dist[i] = t->dist;
+/* What rounding can add to a bound of landmark i: each d is a sum of at
+** most n_vertices weights, each addition off by half an ulp of a sum of at
+** most 2 dmax (a larger sum never decides a d), so a bound, the difference
+** of two, is off by less than the slack. */
+static void dyng__landmark_slack(dyng_landmarks *lm, int i) {
+  lm->slack[i] = lm->dmax[i] * (4.0 * (double)lm->n + 16.0) * DBL_EPSILON + DBL_MIN;
 }
 
 void dyng_landmarks_free(dyng_landmarks *lm) {
   if (!lm) return;
-  for (int i = 0; lm->trees && i < lm->k; i++) dyng_sssp_tree_free(&lm->trees[i]);
-  dyng_free(lm->trees);
-  dyng_free(lm->dist);
+  for (int i = 0; lm->d && i < lm->k; i++) dyng_free(lm->d[i]);
+  for (int i = 0; lm->heap && i < lm->k; i++) dyng__heap_free(&lm->heap[i]);
+  dyng_free(lm->d);
+  dyng_free(lm->vertex);
+  dyng_free(lm->dmax);
   dyng_free(lm->slack);
+  dyng_free(lm->heap);
   dyng_free(lm);
+}
+
+/* DYNG_LANDMARK_SCALE, or the environment's value of that name (a
+** number in (0, 1], read once) for measuring another. */
+static double dyng__landmark_scale(void) {
+  static _Atomic double scale = 0.0;
+  double s = atomic_load(&scale);
+  if (s == 0.0) {
+    const char *z = getenv("DYNG_LANDMARK_SCALE");
+    s = z ? strtod(z, NULL) : 0.0;
+    if (!(s > 0.0 && s <= 1.0)) s = DYNG_LANDMARK_SCALE;
+    atomic_store(&scale, s);
+  }
+  return s;
+}
+
+/* Landmark i's potential computed again: its exact distances on g, scaled. */
+static int dyng__landmark_exact(dyng_landmarks *lm, int i, const dyng_graph_view *g, dyng_sssp_tree *t) {
+  int rc = dyng_sssp_dijkstra(g, lm->vertex[i], lm->objective, DYNG_NONE, t);
+  if (rc != DYNG_OK) return rc;
+  double dmax = 0.0, *d = lm->d[i], scale = dyng__landmark_scale();
+  for (uint32_t v = 0; v < lm->n; v++) {
+    d[v] = scale * t->dist[v];
+    if (!isinf(d[v]) && d[v] > dmax) dmax = d[v];
+  }
+  lm->dmax[i] = dmax;
+  dyng__landmark_slack(lm, i);
+  return DYNG_OK;
 }
 
 int dyng_landmarks_build(const dyng_graph_view *g, int objective, int k, dyng_landmarks **out) {
@@ -465,36 +516,40 @@ int dyng_landmarks_build(const dyng_graph_view *g, int objective, int k, dyng_la
   if (!lm) return DYNG_ENOMEM;
   lm->objective = objective;
   lm->undirected = !g->directed;
-  lm->trees = dyng_calloc((size_t)k, sizeof *lm->trees);
-  lm->dist = dyng_calloc((size_t)k, sizeof *lm->dist);
+  lm->n = n;
+  lm->vertex = dyng_calloc((size_t)k, sizeof *lm->vertex);
+  lm->d = dyng_calloc((size_t)k, sizeof *lm->d);
+  lm->dmax = dyng_calloc((size_t)k, sizeof *lm->dmax);
   lm->slack = dyng_calloc((size_t)k, sizeof *lm->slack);
+  lm->heap = dyng_calloc((size_t)k, sizeof *lm->heap);
   /* Per vertex: its distance from the nearest landmark so far. */
   double *nearest = dyng_malloc((size_t)n * sizeof *nearest);
-  int rc = lm->trees && lm->dist && lm->slack && nearest ? DYNG_OK : DYNG_ENOMEM;
+  int rc = lm->vertex && lm->d && lm->dmax && lm->slack && lm->heap && nearest ? DYNG_OK : DYNG_ENOMEM;
   /* The first landmark is the vertex farthest from a vertex with edges. */
   uint32_t start = 0;
   while (start < n && g->out.deg[start] == 0) start++;
   if (start == n) start = 0;
-  dyng_sssp_tree probe;
-  memset(&probe, 0, sizeof probe);
-  if (rc == DYNG_OK) rc = dyng_sssp_tree_init(&probe, n);
-  if (rc == DYNG_OK) rc = dyng_sssp_dijkstra(g, start, objective, DYNG_NONE, &probe);
+  dyng_sssp_tree t;
+  memset(&t, 0, sizeof t);
+  if (rc == DYNG_OK) rc = dyng_sssp_tree_init(&t, n);
+  if (rc == DYNG_OK) rc = dyng_sssp_dijkstra(g, start, objective, DYNG_NONE, &t);
   uint32_t next = start;
   if (rc == DYNG_OK) {
     for (uint32_t v = 0; v < n; v++) nearest[v] = INFINITY;
     for (uint32_t v = 0; v < n; v++)
-      if (!isinf(probe.dist[v]) && probe.dist[v] > probe.dist[next]) next = v;
+      if (!isinf(t.dist[v]) && t.dist[v] > t.dist[next]) next = v;
   }
-  dyng_sssp_tree_free(&probe);
   for (int i = 0; rc == DYNG_OK && i < k; i++) {
-    rc = dyng_sssp_tree_init(&lm->trees[i], n);
-    if (rc == DYNG_OK) rc = dyng_sssp_dijkstra(g, next, objective, DYNG_NONE, &lm->trees[i]);
-    if (rc != DYNG_OK) break;
+    if (!(lm->d[i] = dyng_malloc((size_t)n * sizeof *lm->d[i]))) {
+      rc = DYNG_ENOMEM;
+      break;
+    }
     lm->k = i + 1;
-    dyng__landmark_slack(lm, i, n);
+    lm->vertex[i] = next;
+    if ((rc = dyng__landmark_exact(lm, i, g, &t)) != DYNG_OK) break;
     /* The next one: the vertex with edges farthest from every landmark
     ** (one no landmark reaches first: another component). */
-    const double *d = lm->trees[i].dist;
+    const double *d = lm->d[i];
     double best = -1.0;
     for (uint32_t v = 0; v < n; v++) {
       if (d[v] < nearest[v]) nearest[v] = d[v];
@@ -502,9 +557,9 @@ int dyng_landmarks_build(const dyng_graph_view *g, int objective, int k, dyng_la
     }
     if (best <= 0.0) break; /* every vertex is a landmark's own */
   }
+  dyng_sssp_tree_free(&t);
   dyng_free(nearest);
   if (rc != DYNG_OK) {
-    lm->k = k; /* every tree, the one that failed included (zeroed ones too) */
     dyng_landmarks_free(lm);
     return rc;
   }
@@ -512,79 +567,114 @@ int dyng_landmarks_build(const dyng_graph_view *g, int objective, int k, dyng_la
   return DYNG_OK;
 }
 
-/* One update of the landmark trees, a tree per thread at a time. */
+/* Lowers d[y] to du + w when that is below it, and queues y. */
+static inline int dyng__landmark_lower(dyng_landmarks *lm, int i, uint32_t y, double nd) {
+  double *d = lm->d[i];
+  if (!(nd < d[y])) return DYNG_OK;
+  d[y] = nd;
+  if (nd > lm->dmax[i]) lm->dmax[i] = nd;
+  return dyng__heap_push(&lm->heap[i], dyng__key(nd), y);
+}
+
+/* Landmark i's potential after the batch ch: lowered where an added edge
+** breaks it, and the lowering carried down the edges of g. */
+static int dyng__landmark_repair(dyng_landmarks *lm, int i, const dyng_graph_view *g, const dyng_changes *ch) {
+  dyng__radix_heap *h = &lm->heap[i];
+  for (int b = 0; b < DYNG__BUCKETS; b++) h->b[b].n = 0;
+  h->last = h->used = 0;
+  h->size = 0;
+  const double *d = lm->d[i];
+  const int obj = lm->objective;
+  int rc = DYNG_OK;
+  for (size_t e = 0; rc == DYNG_OK && e < ch->n_added; e++) {
+    const dyng_edge_change *c = &ch->added[e];
+    double w = c->w[obj];
+    rc = dyng__landmark_lower(lm, i, c->dst, d[c->src] + w);
+    if (rc == DYNG_OK && lm->undirected) rc = dyng__landmark_lower(lm, i, c->src, d[c->dst] + w);
+  }
+  const double *wt = g->out.w[obj];
+  while (rc == DYNG_OK && h->size) {
+    dyng__item it;
+    if ((rc = dyng__heap_pop(h, &it)) != DYNG_OK) break;
+    uint32_t u = it.vertex;
+    if (it.key != dyng__key(d[u])) continue; /* lowered again since */
+    double du = d[u];
+    uint32_t p = g->out.off[u], end = p + g->out.deg[u];
+    for (; rc == DYNG_OK && p < end; p++) rc = dyng__landmark_lower(lm, i, g->out.nbr[p], du + wt[p]);
+  }
+  if (rc == DYNG_OK) dyng__landmark_slack(lm, i);
+  return rc;
+}
+
+/* One update of the landmarks, a landmark per thread at a time. */
 typedef struct dyng__landmark_job {
   dyng_team team;
   dyng_landmarks *lm;
   const dyng_graph_view *g;
   const dyng_changes *ch;
-  int recompute;
-  size_t budget;
-  _Atomic int64_t n_update, n_recompute;
+  int exact; /* compute the distances again instead of repairing */
 } dyng__landmark_job;
 
 static void dyng__landmark_worker(void *ctx, int thread) {
   (void)thread;
   dyng__landmark_job *j = ctx;
-  const dyng_changes *ch = j->ch;
-  uint32_t from, to, n = j->g->n_vertices;
-  while (dyng_team_take(&j->team, &from, &to)) {
-    for (uint32_t i = from; i < to; i++) {
-      dyng_sssp_tree *t = &j->lm->trees[i];
-      int rc = dyng_sssp_tree_grow(t, n);
-      if (rc == DYNG_OK && !j->recompute) {
-        size_t touched = 0;
-        rc = dyng_sssp_update(j->g, t, ch->removed, ch->n_removed, ch->added, ch->n_added, j->budget, &touched);
-        if (rc == DYNG_OK) atomic_fetch_add(&j->n_update, 1);
-      }
-      if (rc == DYNG_OK ? j->recompute : rc == DYNG_EGAVEUP) {
-        rc = dyng_sssp_dijkstra(j->g, t->source, j->lm->objective, DYNG_NONE, t);
-        atomic_fetch_add(&j->n_recompute, 1);
-      }
-      if (rc != DYNG_OK) {
-        dyng_team_fail(&j->team, rc);
-        return;
-      }
-      dyng__landmark_slack(j->lm, (int)i, n);
-    }
-  }
+  uint32_t from, to;
+  dyng_sssp_tree t;
+  memset(&t, 0, sizeof t);
+  int rc = j->exact ? dyng_sssp_tree_init(&t, j->g->n_vertices) : DYNG_OK;
+  while (rc == DYNG_OK && dyng_team_take(&j->team, &from, &to))
+    for (uint32_t i = from; rc == DYNG_OK && i < to; i++)
+      rc = j->exact ? dyng__landmark_exact(j->lm, (int)i, j->g, &t) : dyng__landmark_repair(j->lm, (int)i, j->g, j->ch);
+  dyng_sssp_tree_free(&t);
+  if (rc != DYNG_OK) dyng_team_fail(&j->team, rc);
 }
 
-int dyng_landmarks_update(dyng_landmarks *lm, const dyng_graph_view *g, const dyng_changes *ch, int recompute,
-                          size_t max_touched) {
+int dyng_landmarks_update(dyng_landmarks *lm, const dyng_graph_view *g, const dyng_changes *ch, int recompute) {
+  uint32_t n = g->n_vertices;
+  if (n > lm->n) {
+    /* New vertices: no edge constrains them yet. */
+    for (int i = 0; i < lm->k; i++) {
+      if (dyng_resize(&lm->d[i], n, sizeof *lm->d[i])) return DYNG_ENOMEM;
+      for (uint32_t v = lm->n; v < n; v++) lm->d[i][v] = INFINITY;
+    }
+    lm->n = n;
+  }
+  lm->loosened += ch->n_removed;
   dyng__landmark_job j;
   memset(&j, 0, sizeof j);
   j.lm = lm;
   j.g = g;
   j.ch = ch;
-  j.recompute = recompute;
-  j.budget = max_touched;
-  atomic_init(&j.n_update, 0);
-  atomic_init(&j.n_recompute, 0);
+  j.exact = recompute || lm->loosened * DYNG_LANDMARK_LOOSE_SHARE > (size_t)g->n_edge_slots;
   dyng_team_init(&j.team, (uint32_t)lm->k, 1, 0, NULL);
   int rc = dyng_team_run(&j.team, dyng__landmark_worker, &j);
-  lm->n_update += atomic_load(&j.n_update);
-  lm->n_recompute += atomic_load(&j.n_recompute);
-  return rc;
+  if (rc != DYNG_OK) return rc;
+  if (j.exact) {
+    lm->loosened = 0;
+    lm->n_recompute++;
+  } else {
+    lm->n_update++;
+  }
+  return DYNG_OK;
 }
 
 void dyng_landmarks_aim(const dyng_landmarks *lm, dyng_route_aim *aim) {
   aim->n = lm->k;
-  aim->dist = lm->dist;
+  aim->dist = (const double *const *)lm->d;
   aim->slack = lm->slack;
   aim->undirected = lm->undirected;
 }
 
 size_t dyng_landmarks_bytes(const dyng_landmarks *lm) {
   if (!lm) return 0;
-  size_t per = sizeof(double) + 4 * sizeof(uint32_t);
-  size_t n = 0;
-  for (int i = 0; i < lm->k; i++) n += (size_t)lm->trees[i].n_vertices * per;
-  return n + sizeof *lm;
+  size_t n = (size_t)lm->k * lm->n * sizeof(double);
+  for (int i = 0; i < lm->k; i++)
+    for (int b = 0; b < DYNG__BUCKETS; b++) n += lm->heap[i].b[b].cap * sizeof(dyng__item);
+  return n + sizeof *lm + (size_t)lm->k * (sizeof(uint32_t) + sizeof(double *) + 2 * sizeof(double) + sizeof(dyng__radix_heap));
 }
 
 int dyng_landmarks_objective(const dyng_landmarks *lm) { return lm->objective; }
 int dyng_landmarks_count(const dyng_landmarks *lm) { return lm->k; }
-uint32_t dyng_landmarks_vertex(const dyng_landmarks *lm, int i) { return lm->trees[i].source; }
+uint32_t dyng_landmarks_vertex(const dyng_landmarks *lm, int i) { return lm->vertex[i]; }
 int64_t dyng_landmarks_updates(const dyng_landmarks *lm) { return lm->n_update; }
 int64_t dyng_landmarks_recomputes(const dyng_landmarks *lm) { return lm->n_recompute; }

@@ -95,23 +95,35 @@ uint32_t dyng_route_parent_edge(const dyng_route *r, const dyng_graph_view *g, u
 int dyng_route_path(const dyng_route *r, const dyng_graph_view *g, uint32_t target, uint32_t **pv,
                     uint32_t *pn) DYNG_WARN_UNUSED;
 
-/* Landmarks: the trees of k vertices far apart (each next one the
-** farthest from those before), kept on the host and repaired with every
-** batch as kept trees are, so that the bounds they give follow the graph. */
+/* Landmarks: k vertices far apart (each next one the farthest from those
+** before), each with a potential per vertex (engine/route.c says what
+** that is): their distances when built, kept a valid lower bound through
+** every batch by lowering it only where the batch added an edge or lowered
+** a weight, so that the bounds they give never overestimate and a batch
+** costs what its shortcuts change, not a tree's repair. */
 typedef struct dyng_landmarks dyng_landmarks;
 
-/* Builds k landmark trees (k >= 1) of objective `objective` on g (whose in
-** adjacency, on a directed graph, the updates need).  DYNG_ENOMEM,
+/* Once the edges removed or reweighed since the distances were last exact
+** are more than 1/DYNG_LANDMARK_LOOSE_SHARE of the edge slots, an update
+** computes the distances again (from the same vertices). */
+#define DYNG_LANDMARK_LOOSE_SHARE 16
+
+/* The factor the landmarks' distances are kept at (engine/route.c says
+** why); the environment's DYNG_LANDMARK_SCALE overrides it, for benches. */
+#define DYNG_LANDMARK_SCALE 0.98
+
+/* Builds k landmarks (k >= 1) of objective `objective` on g.  DYNG_ENOMEM,
 ** DYNG_EINVAL, DYNG_EINTERRUPTED (g->cancel). */
 int dyng_landmarks_build(const dyng_graph_view *g, int objective, int k, dyng_landmarks **out) DYNG_WARN_UNUSED;
 void dyng_landmarks_free(dyng_landmarks *lm); /* accepts NULL */
 
-/* Brings the trees up to date with g after the batch `changes`: each is
-** repaired with a work budget of max_touched, and computed again when the
-** repair gives up or with `recompute` (the caller's rule for a batch too
-** large to repair; engine/mirror.c's for kept trees). */
-int dyng_landmarks_update(dyng_landmarks *lm, const dyng_graph_view *g, const dyng_changes *changes, int recompute,
-                          size_t max_touched) DYNG_WARN_UNUSED;
+/* Brings the potentials up to date with g after the batch `changes`:
+** repaired, or computed again with `recompute` (the caller's rule for a
+** batch too large to repair; engine/mirror.c's for kept trees) or by the
+** rule of DYNG_LANDMARK_LOOSE_SHARE.  On an error other than DYNG_ENOMEM
+** while growing, the landmarks must be freed, not used. */
+int dyng_landmarks_update(dyng_landmarks *lm, const dyng_graph_view *g, const dyng_changes *changes,
+                          int recompute) DYNG_WARN_UNUSED;
 
 /* The aim the landmarks give (valid until they are updated or freed). */
 void dyng_landmarks_aim(const dyng_landmarks *lm, dyng_route_aim *aim);
@@ -121,7 +133,7 @@ int dyng_landmarks_objective(const dyng_landmarks *lm);
 int dyng_landmarks_count(const dyng_landmarks *lm);
 /* Landmark i's vertex. */
 uint32_t dyng_landmarks_vertex(const dyng_landmarks *lm, int i);
-/* Batches repaired and computed again since the build. */
+/* Batches repaired, and times computed again, since the build. */
 int64_t dyng_landmarks_updates(const dyng_landmarks *lm);
 int64_t dyng_landmarks_recomputes(const dyng_landmarks *lm);
 

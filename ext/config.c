@@ -85,7 +85,12 @@ static json_t *dyngGraphJson(DyngGraph *pG) {
     json_object_set_new(pRuns, "mosp_path", json_string(dyng_mirror_runs_on(m, DYNG_RUNS_MOSP)));
     json_object_set_new(pRuns, "pareto", json_string(dyng_mirror_runs_on(m, DYNG_RUNS_PARETO)));
     json_object_set_new(pRuns, "cycle_counts", json_string(dyng_mirror_runs_on(m, DYNG_RUNS_CYCLES)));
+    json_object_set_new(pRuns, "matrix", json_string(dyng_mirror_runs_on(m, DYNG_RUNS_MATRIX)));
     json_object_set_new(pObj, "runs_on", pRuns);
+    json_t *pMat = json_object();
+    json_object_set_new(pMat, "on_backend", json_integer(m->matrices_backend));
+    json_object_set_new(pMat, "on_host", json_integer(m->matrices_host));
+    json_object_set_new(pObj, "matrices", pMat);
     json_object_set_new(pObj, "device_bytes", json_integer((json_int_t)nDevice));
     dyngIsoTime(pG->loadTime, zTime);
     json_object_set_new(pObj, "last_load", json_string(zTime));

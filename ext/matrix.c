@@ -233,15 +233,16 @@ static int dyngMatrixIds(sqlite3_vtab *pVtab, const char *zRole, sqlite3_value *
 static int dyngMatrixBlock(DyngMatrixVtab *pVtab, DyngMatrixCursor *c) {
   size_t per = DYNG_MATRIX_BLOCK_CELLS / c->nDst;
   if (per < 1) per = 1;
-  size_t nThreads = (size_t)dyng_threads();
-  /* Several sources per thread keep every thread busy. */
-  if (per > 16 * nThreads) per = 16 * nThreads;
-  c->nBlock = c->nSrc - c->iBlock < per ? c->nSrc - c->iBlock : per;
-  for (size_t i = 0; i < c->nBlock * c->nDst; i++) c->aOut[i] = INFINITY;
   DyngGraph *pG = NULL;
   char *zErr = NULL;
   int rc = dyngGraphOpen(pVtab->pConn, "dyng_matrix", c->zGraph, 1, &pG, &zErr);
   if (rc != SQLITE_OK) return dyngVtabError(&pVtab->base, rc, zErr);
+  /* Several sources per host thread keep every thread busy; a device takes
+  ** as many as a block holds, in passes of many sources each. */
+  size_t nThreads = (size_t)dyng_threads();
+  if (per > 16 * nThreads && !dyng_mirror_matrix_on_backend(pG->pMirror, per)) per = 16 * nThreads;
+  c->nBlock = c->nSrc - c->iBlock < per ? c->nSrc - c->iBlock : per;
+  for (size_t i = 0; i < c->nBlock * c->nDst; i++) c->aOut[i] = INFINITY;
   int iObj = 0;
   rc = dyngObjectiveArg(&pVtab->base, "dyng_matrix", pG, c->pObjective, &iObj);
   if (rc != SQLITE_OK) return rc;
@@ -256,15 +257,14 @@ static int dyngMatrixBlock(DyngMatrixVtab *pVtab, DyngMatrixCursor *c) {
   if (!nDstV || !nSrcV) return SQLITE_OK;
   double *aTmp = sqlite3_malloc64((sqlite3_uint64)nSrcV * nDstV * sizeof *aTmp);
   if (!aTmp) return SQLITE_NOMEM;
-  dyng_graph_view view;
-  dyng_graph_get_view(pG->pGraph, &view);
-  view.cancel = &c->watch.cancel;
-  int erc = dyng_route_matrix(&view, iObj, c->aSrcV, nSrcV, c->aDstV, nDstV, aTmp);
+  int bBackend = 0;
+  int erc = dyng_mirror_matrix(pG->pMirror, iObj, c->aSrcV, nSrcV, c->aDstV, nDstV, &c->watch.cancel, aTmp,
+                               &bBackend);
   if (erc == DYNG_OK)
     for (size_t i = 0; i < nSrcV; i++)
       for (size_t k = 0; k < nDstV; k++) c->aOut[aRowOf[i] * c->nDst + c->aDstAt[k]] = aTmp[i * nDstV + k];
   sqlite3_free(aTmp);
-  rc = dyngEngineFail(pG, erc, &c->watch, "dyng_matrix", 0, &zErr, NULL);
+  rc = dyngEngineFail(pG, erc, &c->watch, "dyng_matrix", bBackend ? DYNG_ERR_BACKEND : 0, &zErr, NULL);
   return dyngVtabError(&pVtab->base, rc, zErr);
 }
 

@@ -754,6 +754,67 @@ static void test_engine_codes_reach_sql_as_their_own_message(void **state) {
   probe_free(&p);
 }
 
+/* A cost matrix large enough for the device goes to the backend's matrix
+** entry (its answers those of the CPU graph of the same table); out of
+** device memory, the host computes it; a failure is a clear error; a
+** small one stays on the host. */
+static void test_matrix_goes_to_the_backend(void **state) {
+  (void)state;
+  const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
+  install(dir, "fakeplugin13", "dyng_cuda13.so");
+  char ld[600], pp[600];
+  env_paths(ld, pp, lib, dir);
+  static const char *const setup =
+      "CREATE TABLE e(src INTEGER, dst INTEGER, w REAL);"
+      "WITH RECURSIVE i(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM i WHERE x < 59999) "
+      "INSERT INTO e SELECT x, x + 1, x % 4 FROM i;"
+      "INSERT INTO e SELECT src + 3, src, 1 + src % 7 FROM e WHERE src % 97 = 0;"
+      "CREATE VIRTUAL TABLE g USING dyng(edges=e, weights=w, directed=1);"
+      "CREATE VIRTUAL TABLE gc USING dyng(edges=e, weights=w, directed=1, backend=cpu)";
+#define MATRIX_OF(graph, srcs) \
+  "SELECT count(*) || ' ' || sum(dist) || ' ' || group_concat(source || '>' || target, ',') FROM dyng_matrix('" \
+  graph "', '" srcs "', '[3, 500, 59000, 60000, 7, 123456789]')"
+  static const char *const big = "[0, 300, 1000, 4000, 44000, 59999, 300]", *const small = "[0, 300]";
+  char q_big[400], q_big_cpu[400], q_small[400], q_small_cpu[400];
+  snprintf(q_big, sizeof q_big, MATRIX_OF("g", "%s"), big);
+  snprintf(q_big_cpu, sizeof q_big_cpu, MATRIX_OF("gc", "%s"), big);
+  snprintf(q_small, sizeof q_small, MATRIX_OF("g", "%s"), small);
+  snprintf(q_small_cpu, sizeof q_small_cpu, MATRIX_OF("gc", "%s"), small);
+#undef MATRIX_OF
+  char same[1000], same_small[1000];
+  snprintf(same, sizeof same, "SELECT CASE WHEN (%s) = (%s) THEN 'same matrix' ELSE 'DIFF matrix' END", q_big,
+           q_big_cpu);
+  snprintf(same_small, sizeof same_small, "SELECT CASE WHEN (%s) = (%s) THEN 'same small' ELSE 'DIFF small' END",
+           q_small, q_small_cpu);
+  static const char *const forced[] = {NULL, "FAKE_PLUGIN_RETURN=13:matrix:-1"};
+  for (int f = 0; f < 2; f++) {
+    const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", "FAKE_PLUGIN_KEEP=13", forced[f], NULL};
+    const char *sql[] = {setup, same, same_small, NULL};
+    probe p = run(env, sql);
+    contains(p.out, "same matrix\nsame small\n");
+    lacks(p.out, "ERROR");
+    lacks(p.out, "DIFF");
+    assert_string_equal(str_at(&p, "graphs.0.backend"), "cuda13");
+    assert_string_equal(str_at(&p, "graphs.0.runs_on.matrix"), "cuda13");
+    assert_string_equal(str_at(&p, "graphs.1.runs_on.matrix"), "cpu");
+    /* The big one went to the backend (a block of its 6 distinct sources), the
+    ** small one not. */
+    contains(p.calls, "matrix 6\n");
+    lacks(p.calls, "matrix 2\n");
+    assert_string_equal(str_at(&p, "graphs.0.matrices.on_backend"), f ? "0" : "1");
+    assert_string_equal(str_at(&p, "graphs.0.matrices.on_host"), f ? "2" : "1");
+    probe_free(&p);
+  }
+  const char *env[] = {ld, pp, "FAKE_CUDA_DEVICES=NVIDIA H200:90:143771", "FAKE_PLUGIN_KEEP=13",
+                       "FAKE_PLUGIN_RETURN=13:matrix:-7", NULL};
+  const char *sql[] = {setup, q_big, same_small, NULL};
+  probe p = run(env, sql);
+  contains(p.out, "ERROR: dyng_matrix: graph 'g': backend failure\n");
+  /* The small matrix, on the host, still answers. */
+  contains(p.out, "same small\n");
+  probe_free(&p);
+}
+
 static void test_connection_and_graph_preferences(void **state) {
   (void)state;
   const char *lib = driver_folder("lib", 1), *dir = folder("plugins");
@@ -823,6 +884,7 @@ int main(void) {
       cmocka_unit_test(test_trees_the_backend_keeps),
       cmocka_unit_test(test_counts_skip_updates_that_gave_up),
       cmocka_unit_test(test_engine_codes_reach_sql_as_their_own_message),
+      cmocka_unit_test(test_matrix_goes_to_the_backend),
       cmocka_unit_test(test_connection_and_graph_preferences),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -314,6 +314,56 @@ static void run_case(int kind, int directed, int integer, uint64_t salt) {
   sqlite3_close(db);
 }
 
+/* dyng_matrix on the device equals the CPU's, bit for bit, on a graph
+** large enough for the device's batched search, before and after batches;
+** dyng_config says the device computed it. */
+static void matrix_case(int kind, int directed, int integer, uint64_t salt) {
+  test_rng r;
+  test_rng_seed(&r, test_seed() ^ (salt * 0x9e3779b97f4a7c15ULL));
+  sqlite3 *db = sql_open(":memory:");
+  int n = kind != 1 ? 60000 : 52000;
+  make_edges(db, &r, kind, n, integer);
+  char sql[1600];
+  snprintf(sql, sizeof sql,
+           "CREATE VIRTUAL TABLE gc USING dyng(edges=e, weights='a,b', directed=%d, backend=cpu);"
+           "CREATE VIRTUAL TABLE gg USING dyng(edges=e, weights='a,b', directed=%d, backend=cuda)",
+           directed, directed);
+  sql_ok(db, sql);
+  for (int round = 0; round < 3; round++) {
+    /* Sources and targets, repeats and an unknown id among them. */
+    char src[400] = "[", dst[1200] = "[";
+    for (int i = 0; i < 9; i++)
+      snprintf(src + strlen(src), sizeof src - strlen(src), "%lld, ", (long long)some_node(db));
+    for (int i = 0; i < 60; i++)
+      snprintf(dst + strlen(dst), sizeof dst - strlen(dst), "%lld, ", (long long)some_node(db));
+    strcat(src, "123456789]");
+    strcat(dst, "123456789]");
+    const char *obj = round == 1 ? "b" : "a";
+    snprintf(sql, sizeof sql,
+             "WITH g AS MATERIALIZED (SELECT * FROM dyng_matrix('gg', '%s', '%s', '%s')), "
+             "c AS MATERIALIZED (SELECT * FROM dyng_matrix('gc', '%s', '%s', '%s')) "
+             "SELECT (SELECT count(*) FROM g) || ' ' || (SELECT count(*) FROM c) || ' ' || "
+             "(SELECT count(*) FROM g JOIN c USING (source, target) WHERE g.dist = c.dist)",
+             src, dst, obj, src, dst, obj);
+    char *counts = query_text(db, sql);
+    assert_non_null(counts);
+    long a = 0, b = 0, same = 0;
+    assert_int_equal(sscanf(counts, "%ld %ld %ld", &a, &b, &same), 3);
+    if (!(a == b && b == same && a > 0)) fail_msg("dyng_matrix on CUDA and on the CPU: %s (rows, rows, equal)", counts);
+    free(counts);
+    char *on = query_text(db, "SELECT json_extract(dyng_config('graphs'), '$[1].matrices.on_backend')");
+    assert_non_null(on);
+    assert_int_equal(atoi(on), round + 1);
+    free(on);
+    random_batch(db, &r, 40, n, integer);
+  }
+  sqlite3_close(db);
+}
+
+static void test_matrix_sparse_directed_integer(void **state) { (void)state; matrix_case(0, 1, 1, 31); }
+static void test_matrix_grid_undirected_real(void **state) { (void)state; matrix_case(1, 0, 0, 32); }
+static void test_matrix_ties_everywhere_grid_directed(void **state) { (void)state; matrix_case(1, 1, 2, 33); }
+
 /* Kept trees through many small batches: the host graph compacts its pools
 ** and outgrows the device copy's room on the way (new nodes), and each time
 ** the copy is loaded again, the trees must still follow the batch. */
@@ -1336,6 +1386,10 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_mosp_three_objectives_undirected_real),
       cmocka_unit_test(test_mosp_three_objectives_undirected_zero_weights),
       cmocka_unit_test(test_mosp_path_longer_than_first_room),
+      /* Cost matrices. */
+      cmocka_unit_test(test_matrix_sparse_directed_integer),
+      cmocka_unit_test(test_matrix_grid_undirected_real),
+      cmocka_unit_test(test_matrix_ties_everywhere_grid_directed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

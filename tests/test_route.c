@@ -71,6 +71,23 @@ static int route_matches(dyng_route *r, const dyng_graph_view *v, const dyng_sss
   return ok;
 }
 
+/* Whether a potential's value d is as tight as the landmarks keep it
+** where nothing was removed: at least DYNG_LANDMARK_SCALE of the distance
+** (rounding aside). */
+static int tight(double d, double dist) {
+  if (isinf(dist)) return isinf(d);
+  return d >= DYNG_LANDMARK_SCALE * dist * (1 - 1e-12);
+}
+
+/* Whether d is a potential of g in objective obj: d[y] <= d[x] + w for
+** every entry x -> y, as the double sums are. */
+static int potential_holds(const dyng_graph_view *g, int obj, const double *d) {
+  for (uint32_t x = 0; x < g->n_vertices; x++)
+    for (uint32_t p = g->out.off[x]; p < g->out.off[x] + g->out.deg[x]; p++)
+      if (!(d[g->out.nbr[p]] <= d[x] + g->out.w[obj][p])) return 0;
+  return 1;
+}
+
 static void check_route(dyng_route *r, const dyng_graph_view *v, const dyng_sssp_tree *t, uint32_t target) {
   assert_true(route_matches(r, v, t, target, NULL, 0));
   dyng_route_goal goal = dyng_route_goal_none();
@@ -159,6 +176,7 @@ static void run_scenario(const scenario *sc, uint64_t salt) {
   assert_non_null(b);
   /* Landmarks of both objectives, repaired with every batch. */
   dyng_landmarks *lm[2];
+  int exact[2] = {1, 1}; /* the potentials are still the exact distances */
   dyng_changes ch;
   memset(&ch, 0, sizeof ch);
   {
@@ -229,16 +247,56 @@ static void run_scenario(const scenario *sc, uint64_t salt) {
     assert_int_equal(dyng_graph_apply_tracked(g, b, NULL, &ch), DYNG_OK);
     dyng_graph_get_view(g, &v);
     for (int k = 0; k < 2; k++) {
-      assert_int_equal(dyng_landmarks_update(lm[k], &v, &ch, 0, 1024), DYNG_OK);
-      /* The repaired landmark trees are those from scratch. */
-      dyng_sssp_tree fresh;
-      uint32_t at = dyng_landmarks_vertex(lm[k], 0);
-      assert_int_equal(dyng_sssp_tree_init(&fresh, v.n_vertices), DYNG_OK);
-      assert_int_equal(dyng_sssp_dijkstra(&v, at, k, DYNG_NONE, &fresh), DYNG_OK);
+      int64_t recomputes = dyng_landmarks_recomputes(lm[k]);
+      assert_int_equal(dyng_landmarks_update(lm[k], &v, &ch, 0), DYNG_OK);
+      if (dyng_landmarks_recomputes(lm[k]) != recomputes)
+        exact[k] = 1;
+      else if (ch.n_removed)
+        exact[k] = 0;
       dyng_route_aim aim;
       dyng_landmarks_aim(lm[k], &aim);
-      for (uint32_t x = 0; x < v.n_vertices; x++) assert_true(aim.dist[0][x] == fresh.dist[x]);
-      dyng_sssp_tree_free(&fresh);
+      for (int i = 0; i < aim.n; i++) {
+        /* Each potential is one of the graph now: no edge breaks it, its
+        ** landmark at 0, and never above the distances from scratch,
+        ** nor below DYNG_LANDMARK_SCALE of them while no batch since they
+        ** were computed removed an edge. */
+        uint32_t at = dyng_landmarks_vertex(lm[k], i);
+        assert_true(aim.dist[i][at] == 0.0);
+        assert_true(potential_holds(&v, k, aim.dist[i]));
+        dyng_sssp_tree fresh;
+        assert_int_equal(dyng_sssp_tree_init(&fresh, v.n_vertices), DYNG_OK);
+        assert_int_equal(dyng_sssp_dijkstra(&v, at, k, DYNG_NONE, &fresh), DYNG_OK);
+        for (uint32_t x = 0; x < v.n_vertices; x++) {
+          assert_true(aim.dist[i][x] <= fresh.dist[x]);
+          if (exact[k]) assert_true(tight(aim.dist[i][x], fresh.dist[x]));
+        }
+        dyng_sssp_tree_free(&fresh);
+      }
+    }
+    /* Now and then a batch of inserts alone, which keeps exact ones exact. */
+    if (round % 3 == 2) {
+      dyng_batch_clear(b);
+      for (int op = 0; op < 4; op++) {
+        int64_t s, d;
+        double w[2];
+        draw_edge(&rng, sc, &s, &d, w);
+        assert_int_equal(dyng_batch_insert(b, 1000000 - next_rowid++, s, d, w), DYNG_OK);
+      }
+      assert_int_equal(dyng_graph_apply_tracked(g, b, NULL, &ch), DYNG_OK);
+      dyng_graph_get_view(g, &v);
+      for (int k = 0; k < 2; k++) {
+        assert_int_equal(dyng_landmarks_update(lm[k], &v, &ch, round == 8), DYNG_OK);
+        if (round == 8) exact[k] = 1;
+        dyng_route_aim aim;
+        dyng_landmarks_aim(lm[k], &aim);
+        dyng_sssp_tree fresh;
+        assert_int_equal(dyng_sssp_tree_init(&fresh, v.n_vertices), DYNG_OK);
+        assert_int_equal(dyng_sssp_dijkstra(&v, dyng_landmarks_vertex(lm[k], 0), k, DYNG_NONE, &fresh), DYNG_OK);
+        for (uint32_t x = 0; x < v.n_vertices; x++)
+          assert_true(aim.dist[0][x] <= fresh.dist[x] && (!exact[k] || tight(aim.dist[0][x], fresh.dist[x])));
+        assert_true(potential_holds(&v, k, aim.dist[0]));
+        dyng_sssp_tree_free(&fresh);
+      }
     }
   }
   for (int k = 0; k < 2; k++) dyng_landmarks_free(lm[k]);
@@ -361,7 +419,7 @@ static void test_broken_aims_are_caught(void **state) {
   dyng_landmarks_aim(lm, &aim);
   assert_false(route_matches(r, &v, &t, t1, &aim, 1));
   /* Told, it is right again. */
-  assert_int_equal(dyng_landmarks_update(lm, &v, &ch, 0, 1024), DYNG_OK);
+  assert_int_equal(dyng_landmarks_update(lm, &v, &ch, 0), DYNG_OK);
   dyng_landmarks_aim(lm, &aim);
   assert_true(route_matches(r, &v, &t, t1, &aim, 0));
   dyng_changes_free(&ch);

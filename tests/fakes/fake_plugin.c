@@ -23,7 +23,7 @@
 ** run past its deadline (DYNG_EINTERRUPTED, as the host's deadline stops
 ** it); each update asked for adds "delta <k>" to $FAKE_CUDA_LOG.
 ** $FAKE_PLUGIN_RETURN=<major>:<entry>:<code> makes that entry (sssp,
-** sssp_update, tree_path, mosp_path or cycles_count) of a keeping major
+** sssp_update, tree_path, mosp_path, cycles_count or matrix) of a keeping major
 ** return the engine code <code> (a number) instead of computing.
 */
 #include "config.h"
@@ -31,6 +31,7 @@
 #include "engine/error.h"
 #include "engine/mosp.h"
 #include "engine/plugin.h"
+#include "engine/route.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -246,6 +247,21 @@ static int fake_tree_path(void *state, const dyng_sssp_tree *t, uint32_t target,
   return DYNG_OK;
 }
 
+/* The cost matrix, on the host's engine: its dispatch is what is tested;
+** each call adds "matrix <sources>" to $FAKE_CUDA_LOG. */
+static int fake_matrix(void *state, const dyng_graph_view *view, int objective, const uint32_t *sources,
+                       size_t n_sources, const uint32_t *targets, size_t n_targets, double *out) {
+  (void)state;
+  const char *path = getenv("FAKE_CUDA_LOG");
+  FILE *f = path ? fopen(path, "a") : NULL;
+  if (f) {
+    fprintf(f, "matrix %zu\n", n_sources);
+    fclose(f);
+  }
+  if (fake_forced("matrix")) return fake_forced("matrix");
+  return dyng_route_matrix(view, objective, sources, n_sources, targets, n_targets, out);
+}
+
 static int fake_mosp_path(void *state, const dyng_graph_view *view, const dyng_sssp_tree *const *trees, int k,
                           uint32_t source, uint32_t target, uint32_t cap, uint32_t *vertex, uint32_t *edge,
                           uint32_t *n, double *ensemble_cost) {
@@ -363,6 +379,7 @@ static int fake_init(int device, const dyng_host *host, char *err, size_t n_err)
     fake_backend.tree_fetch = fake_tree_fetch;
     fake_backend.tree_path = fake_tree_path;
     fake_backend.mosp_path = fake_mosp_path;
+    fake_backend.matrix = fake_matrix;
     fake_backend.cycles_count = fake_cycles_count;
     fake_backend.cycles_delta = fake_cycles_delta;
     fake_backend.concurrent = 0;
