@@ -142,7 +142,7 @@ static int matrix_pass(DevState *st, const dyng_graph_view *view, MatrixPass P, 
   k_mx_seed<<<blocks_of(n_src), THREADS, 0, s>>>(P, d_src, n_src, near);
   TRY(cudaGetLastError(), "k_mx_seed");
   for (uint64_t step = 1;; step++) {
-    if ((step & 63) == 0 && dev_stop_asked(view->cancel)) {
+    if ((step & 15) == 1 && dev_stop_asked(view->cancel)) {
       rc = DYNG_EINTERRUPTED;
       goto done;
     }
@@ -179,6 +179,11 @@ static int matrix_pass(DevState *st, const dyng_graph_view *view, MatrixPass P, 
     }
     n_near = (uint32_t)h[C_NEAR];
     n_far = (uint32_t)h[C_FAR];
+  }
+  /* A pass of few rounds is asked once more at its end. */
+  if (dev_stop_asked(view->cancel)) {
+    rc = DYNG_EINTERRUPTED;
+    goto done;
   }
   k_mx_gather<<<blocks_of((size_t)n_src * n_tgt), THREADS, 0, s>>>(P.dist, P.n, n_src, d_tgt, n_tgt, d_out);
   TRY(cudaGetLastError(), "k_mx_gather");

@@ -258,7 +258,8 @@ tests_fakes_fakeplugin_noentry_la_LIBADD = $(FAKE_PLUGIN_LIBADD)
 # GPU_SUITE= GPU_SANITIZERS=racecheck` runs racecheck alone); GPU_SUITE
 # empty leaves out the test programs' plain run.
 GPU_SANITIZERS = memcheck racecheck
-GPU_SUITE = tests/test_gpu tests/test_sql tests/test_sync_model tests/test_same_answer tests/test_backends
+GPU_SUITE = tests/test_gpu tests/test_sql tests/test_sync_model tests/test_same_answer tests/test_backends \
+	tests/test_routes
 check-gpu: all $(check_PROGRAMS) $(check_LTLIBRARIES)
 	@if test -n "$(GPU_SUITE)"; then \
 	  DYNG_REQUIRE_CUDA=1 $(MAKE) $(AM_MAKEFLAGS) check TESTS='$(GPU_SUITE)' || exit 1; \
