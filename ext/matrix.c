@@ -59,6 +59,7 @@ typedef struct DyngMatrixCursor {
   size_t *aDstAt;           /* per block: where each known target's column is */
   size_t *aRowOf;           /* per block: where each known source's row is */
   double *aOut;             /* the current block's distances */
+  size_t nCap;              /* rows aOut, aSrcV and aRowOf hold */
   size_t iBlock, nBlock;    /* its first source and how many */
   size_t iSrc, iDst;        /* the current row: a source and a target */
   int bEof;
@@ -241,6 +242,8 @@ static int dyngMatrixBlock(DyngMatrixVtab *pVtab, DyngMatrixCursor *c) {
   ** as many as a block holds, in passes of many sources each. */
   size_t nThreads = (size_t)dyng_threads();
   if (per > 16 * nThreads && !dyng_mirror_matrix_on_backend(pG->pMirror, per)) per = 16 * nThreads;
+  /* (The graph may have changed backend since the rows were allocated.) */
+  if (per > c->nCap) per = c->nCap;
   c->nBlock = c->nSrc - c->iBlock < per ? c->nSrc - c->iBlock : per;
   for (size_t i = 0; i < c->nBlock * c->nDst; i++) c->aOut[i] = INFINITY;
   int iObj = 0;
@@ -324,7 +327,10 @@ static int dyngMatrixFilter(sqlite3_vtab_cursor *pBase, int idxNum, const char *
   c->bEof = 0;
   size_t per = DYNG_MATRIX_BLOCK_CELLS / c->nDst;
   size_t nRows = per ? (per < c->nSrc ? per : c->nSrc) : 1;
-  if (nRows > 16 * (size_t)dyng_threads()) nRows = 16 * (size_t)dyng_threads();
+  /* Rows of a block: as dyngMatrixBlock makes them (a device takes more). */
+  if (nRows > 16 * (size_t)dyng_threads() && !dyng_mirror_matrix_on_backend(pG->pMirror, nRows))
+    nRows = 16 * (size_t)dyng_threads();
+  c->nCap = nRows;
   c->aOut = sqlite3_malloc64((sqlite3_uint64)nRows * c->nDst * sizeof *c->aOut);
   c->aSrcV = sqlite3_malloc64((sqlite3_uint64)nRows * sizeof *c->aSrcV);
   c->aRowOf = sqlite3_malloc64((sqlite3_uint64)nRows * sizeof *c->aRowOf);
