@@ -34,6 +34,7 @@
 #include "engine/route.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -247,17 +248,24 @@ static int fake_tree_path(void *state, const dyng_sssp_tree *t, uint32_t target,
   return DYNG_OK;
 }
 
+/* Appends a line to $FAKE_CUDA_LOG, when set. */
+static void fake_log(const char *fmt, ...) {
+  const char *path = getenv("FAKE_CUDA_LOG");
+  FILE *f = path ? fopen(path, "a") : NULL;
+  if (!f) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(f, fmt, ap);
+  va_end(ap);
+  fclose(f);
+}
+
 /* The cost matrix, on the host's engine: its dispatch is what is tested;
 ** each call adds "matrix <sources>" to $FAKE_CUDA_LOG. */
 static int fake_matrix(void *state, const dyng_graph_view *view, int objective, const uint32_t *sources,
                        size_t n_sources, const uint32_t *targets, size_t n_targets, double *out) {
   (void)state;
-  const char *path = getenv("FAKE_CUDA_LOG");
-  FILE *f = path ? fopen(path, "a") : NULL;
-  if (f) {
-    fprintf(f, "matrix %zu\n", n_sources);
-    fclose(f);
-  }
+  fake_log("matrix %zu\n", n_sources);
   if (fake_forced("matrix")) return fake_forced("matrix");
   return dyng_route_matrix(view, objective, sources, n_sources, targets, n_targets, out);
 }
@@ -310,12 +318,7 @@ static int fake_cycles_count(void *state, const dyng_graph_view *view, int k, in
 static int fake_cycles_delta(void *state, const dyng_graph_view *view, const dyng_changes *changes, int k,
                              int directed, dyng_cycles_diff *delta) {
   (void)state;
-  const char *path = getenv("FAKE_CUDA_LOG");
-  FILE *f = path ? fopen(path, "a") : NULL;
-  if (f) {
-    fprintf(f, "delta %d\n", k);
-    fclose(f);
-  }
+  fake_log("delta %d\n", k);
   if (fake_env_is_me("FAKE_PLUGIN_SLOW_DELTA")) return DYNG_EINTERRUPTED;
   return dyng_cycles_delta(view, changes, k, directed, view->cancel, delta);
 }
