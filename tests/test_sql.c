@@ -1072,8 +1072,18 @@ static void test_cycle_counts_match_brute_force_and_follow_changes(void **state)
       }
     random_changes(db, &r, "e", 12, 1 + (int)test_rng_below(&r, 4));
   }
-  /* Counts were kept and updated, not counted again. */
-  assert_true(sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].cycle_counts[0].updates')") > 0);
+  /* The counts were kept and followed the batches.  An update stops once it
+  ** has run as long as the count took (at least 1 ms) and the count is taken
+  ** again (counts_update in engine/mirror.c): far out of reach for 12 nodes
+  ** on the host, but a device's launches on a GPU that other processes share
+  ** can take longer.  Both give the right count, checked above. */
+  sqlite3_int64 n_updates =
+      sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].cycle_counts[0].updates')");
+  sqlite3_int64 n_recounts =
+      sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].cycle_counts[0].recounts')");
+  assert_true(n_updates + n_recounts > 0);
+  if (sql_int(db, "SELECT json_extract(dyng_config(), '$.graphs[0].runs_on.cycle_counts') = 'cpu'"))
+    assert_true(n_updates > 0);
   sql_fails(db, "SELECT dyng_cycle_count('g', 11)", "k must be an integer from 3 to 10", NULL);
   sql_fails(db, "SELECT dyng_cycle_count('g', '3')", "k must be", NULL);
   sql_fails(db, "SELECT dyng_cycle_count('g', 3, 'sideways')", "'directed'", NULL);
