@@ -2,7 +2,7 @@
 ** bench/bench_routing.c: routes, cutoffs and cost matrices through SQL,
 ** against the whole one-to-all search they replace, in one process.
 **
-**   bench_routing DB.db [--runs N] [--cols C] [--extension PATH] [--backend B] [--verbose]
+**   bench_routing DB.db [--runs N] [--cols C] [--extension PATH] [--backend B] [--landmarks K] [--verbose]
 **
 ** DB.db holds edges(src, dst, length, ...) (bench/gen_graph), or is an
 ** edge list (a name ending .edges or .txt, read with dyng_read_edges) whose
@@ -61,17 +61,18 @@ static double random_node(sqlite3 *db, uint64_t *seed, double max_node) {
 
 int main(int argc, char **argv) {
   const char *path = NULL, *ext = "./dyng.so", *backend = NULL;
-  int runs = 11, cols = 0, verbose = 0;
+  int runs = 11, cols = 0, verbose = 0, landmarks = -1;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--cols") && i + 1 < argc) cols = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--extension") && i + 1 < argc) ext = argv[++i];
     else if (!strcmp(argv[i], "--verbose")) verbose = 1;
     else if (!strcmp(argv[i], "--backend") && i + 1 < argc) backend = argv[++i];
+    else if (!strcmp(argv[i], "--landmarks") && i + 1 < argc) landmarks = atoi(argv[++i]);
     else if (!path) path = argv[i];
-    else die("usage: bench_routing DB.db [--runs N] [--cols C] [--extension PATH] [--backend B] [--verbose]");
+    else die("usage: bench_routing DB.db [--runs N] [--cols C] [--extension PATH] [--backend B] [--landmarks K] [--verbose]");
   }
-  if (!path || runs < 1) die("usage: bench_routing DB.db [--runs N] [--cols C] [--extension PATH] [--backend B] [--verbose]");
+  if (!path || runs < 1) die("usage: bench_routing DB.db [--runs N] [--cols C] [--extension PATH] [--backend B] [--landmarks K] [--verbose]");
   const char *scratch = scratch_name();
   size_t len = strlen(path);
   int edge_list = (len > 6 && !strcmp(path + len - 6, ".edges")) || (len > 4 && !strcmp(path + len - 4, ".txt"));
@@ -87,6 +88,11 @@ int main(int argc, char **argv) {
   }
   if (backend) {
     char *q = sqlite3_mprintf("SELECT dyng_config('backend', %Q)", backend);
+    sql_exec(db, q);
+    sqlite3_free(q);
+  }
+  if (landmarks >= 0) {
+    char *q = sqlite3_mprintf("SELECT dyng_config('landmarks', %d)", landmarks);
     sql_exec(db, q);
     sqlite3_free(q);
   }
