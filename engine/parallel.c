@@ -7,43 +7,346 @@
 #include "engine/alloc.h"
 #include "engine/error.h"
 
+#include <limits.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
-#if defined(DYNG_HAVE_OPENMP) && defined(_OPENMP)
-#include <omp.h>
+/*
+** The crew: the engine's own threads, started on first use and kept.  A
+** loop posts a job (a function and its context) for n threads, the calling
+** one among them; idle workers claim its slots 1 .. n-1.  Every wait (an
+** idle worker's, a barrier's, the caller's for the job's end) polls for a
+** bounded time, about as long as a short round of the parallel search, and
+** then sleeps on a condition variable: a thread that waits never holds a
+** core that another process could use for longer than that, and a loop on
+** a busy host costs no spinning.  A team (dyng_team_run) closes its job once
+** the caller ran out of chunks, so a worker that did not start in time
+** (its core taken by another process) is not waited for; a job with
+** barriers waits for all its threads.  Only one job runs at a time: a loop
+** that starts while another runs (another connection's thread) runs on its
+** calling thread alone.  The extension is never unloaded (-z nodelete in
+** ext/Makefile.mk), so idle workers may stay asleep in it to the end.
+*/
+
+/* How long a waiting thread polls before it sleeps, in nanoseconds. */
+#define DYNG__SPIN_NS 50000
+
+static inline void dyng__relax_cpu(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
 #endif
+}
 
-/* Set in the child of a fork(): from then on the process runs every loop on
-** its calling thread. */
+static int64_t dyng__now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* One wait's polls: nonzero while it may poll on (DYNG__SPIN_NS from the
+** first call; the clock read every 64 polls). */
+typedef struct dyng__spin {
+  int64_t until;
+  unsigned polls;
+} dyng__spin;
+
+static int dyng__spin_on(dyng__spin *sp) {
+  if ((sp->polls++ & 63) == 0) {
+    int64_t now = dyng__now_ns();
+    if (sp->polls == 1) sp->until = now + DYNG__SPIN_NS;
+    else if (now >= sp->until) return 0;
+  }
+  dyng__relax_cpu();
+  return 1;
+}
+
+typedef struct dyng__crew {
+  pthread_mutex_t mu;    /* guards the sleeps and wakes below */
+  pthread_cond_t work;   /* idle workers: a job was posted */
+  pthread_cond_t done;   /* the caller: a worker left the job */
+  pthread_cond_t turn;   /* a barrier's waiters: it was released */
+  pthread_mutex_t busy;  /* held by the thread whose job runs */
+  int n_workers;         /* started (under mu) */
+  _Atomic uint64_t seq;  /* jobs posted; a worker waits for it to change */
+  void (*fn)(void *ctx, int thread);
+  void *ctx;
+  _Atomic int n;         /* the job's threads, the caller's included */
+  _Atomic int next;      /* the slot the next worker claims; >= n: none */
+  _Atomic int finished;  /* workers that ran their slot to its end */
+  _Atomic int waiting;   /* the caller sleeps until finished moves */
+  _Atomic int spinning;  /* workers polling (on a core) while idle */
+  _Atomic int arrived;   /* at the job's barrier this round */
+  _Atomic unsigned gen;  /* barrier rounds released */
+} dyng__crew;
+
+static dyng__crew dyng__the_crew = {.mu = PTHREAD_MUTEX_INITIALIZER,
+                                    .work = PTHREAD_COND_INITIALIZER,
+                                    .done = PTHREAD_COND_INITIALIZER,
+                                    .turn = PTHREAD_COND_INITIALIZER,
+                                    .busy = PTHREAD_MUTEX_INITIALIZER};
+
+/* Which slot of the running job the calling thread holds (slot + 1; unset,
+** 0, on a thread outside any job).  Thread-specific data rather than
+** thread-local storage, which a module loaded by dlopen() keeps per thread
+** in memory of its own. */
+static pthread_key_t dyng__slot_key;
+
+/* Set in the child of a fork(): the child has none of the parent's
+** workers, and from then on it runs every loop on its calling thread. */
 static _Atomic int dyng__forked = 0;
-static pthread_once_t dyng__fork_once = PTHREAD_ONCE_INIT;
+static pthread_once_t dyng__once = PTHREAD_ONCE_INIT;
 
 /* dyng_set_max_threads' cap; 0: none. */
 static _Atomic int dyng__max_threads = 0;
 
-void dyng_set_max_threads(int n) { atomic_store(&dyng__max_threads, n > 0 ? n : 0); }
+/* The threads a loop may use at most: DYNG_THREADS, else OMP_NUM_THREADS
+** (its first number), else the CPUs this process may run on; pinned (set by
+** DYNG_THREADS): that many whatever the cores free. */
+static int dyng__configured = 1;
+static int dyng__pinned = 0;
 
 static void dyng__in_child(void) { atomic_store(&dyng__forked, 1); }
 
-static void dyng__watch_fork(void) { pthread_atfork(NULL, NULL, dyng__in_child); }
+static int dyng__env_threads(const char *name) {
+  const char *z = getenv(name);
+  char *end = NULL;
+  long v = z ? strtol(z, &end, 10) : 0;
+  if (!z || end == z || (*end && *end != ',') || v < 1) return 0;
+  return v > DYNG_TEAM_MAX_THREADS ? DYNG_TEAM_MAX_THREADS : (int)v;
+}
+
+static void dyng__init_once(void) {
+  pthread_atfork(NULL, NULL, dyng__in_child);
+  (void)pthread_key_create(&dyng__slot_key, NULL);
+  int n = dyng__env_threads("DYNG_THREADS");
+  dyng__pinned = n > 0;
+  if (!n) n = dyng__env_threads("OMP_NUM_THREADS");
+  if (!n) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+  }
+  if (n < 1) n = 1;
+  dyng__configured = n > DYNG_TEAM_MAX_THREADS ? DYNG_TEAM_MAX_THREADS : n;
+}
+
+void dyng_set_max_threads(int n) { atomic_store(&dyng__max_threads, n > 0 ? n : 0); }
 
 int dyng_threads(void) {
-  pthread_once(&dyng__fork_once, dyng__watch_fork);
+  pthread_once(&dyng__once, dyng__init_once);
   if (atomic_load(&dyng__forked)) return 1;
-  int n = 1;
-#if defined(DYNG_HAVE_OPENMP) && defined(_OPENMP)
-  n = omp_get_max_threads();
-#endif
+  int n = dyng__configured;
   int cap = atomic_load(&dyng__max_threads);
   if (cap && n > cap) n = cap;
   return n > 0 ? n : 1;
 }
 
+/* ---- cores free now --------------------------------------------------- */
+
+/* The last reading of the cores free, and when (CLOCK_MONOTONIC, ns). */
+static _Atomic int dyng__free_seen = 0;
+static _Atomic int64_t dyng__free_at = INT64_MIN / 2;
+
+/* Readings this far apart at most (a loop's sizing costs a file read
+** at most once per period). */
+#define DYNG__FREE_PERIOD_NS 5000000
+
+int dyng_free_cores(int n_cpus, long runnable, int own) {
+  long others = runnable - 1 - own; /* the reader itself runs */
+  if (others < 0) others = 0;
+  long free_cores = (long)n_cpus - others;
+  return free_cores < 1 ? 1 : free_cores > n_cpus ? n_cpus : (int)free_cores;
+}
+
+/* The cores no other thread of the machine runs on now: the online CPUs
+** less the threads runnable now (/proc/loadavg's fourth field), less this
+** one and the crew's idle workers still polling.  0 when unknown. */
+static int dyng__read_free(void) {
+  FILE *f = fopen("/proc/loadavg", "re");
+  if (!f) return 0;
+  double a, b, c;
+  long runnable = 0, total = 0;
+  int got = fscanf(f, "%lf %lf %lf %ld/%ld", &a, &b, &c, &runnable, &total);
+  fclose(f);
+  if (got != 5 || runnable < 1) return 0;
+  long n_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n_cpus < 1) return 0;
+  return dyng_free_cores(n_cpus > INT_MAX ? INT_MAX : (int)n_cpus, runnable,
+                         atomic_load_explicit(&dyng__the_crew.spinning, memory_order_relaxed));
+}
+
+int dyng_threads_now(void) {
+  int n = dyng_threads();
+  if (n <= 1 || dyng__pinned) return n;
+  int64_t now = dyng__now_ns();
+  int free_cores = atomic_load_explicit(&dyng__free_seen, memory_order_relaxed);
+  if (now - atomic_load_explicit(&dyng__free_at, memory_order_relaxed) > DYNG__FREE_PERIOD_NS) {
+    free_cores = dyng__read_free();
+    atomic_store_explicit(&dyng__free_seen, free_cores, memory_order_relaxed);
+    atomic_store_explicit(&dyng__free_at, now, memory_order_relaxed);
+  }
+  return free_cores > 0 && free_cores < n ? free_cores : n;
+}
+
+/* ---- the crew ----------------------------------------------------------- */
+
+static void dyng__set_slot(int slot) { (void)pthread_setspecific(dyng__slot_key, (void *)(intptr_t)(slot + 1)); }
+
+int dyng_thread_slot(void) {
+  pthread_once(&dyng__once, dyng__init_once);
+  intptr_t v = (intptr_t)pthread_getspecific(dyng__slot_key);
+  return v > 0 ? (int)(v - 1) : 0;
+}
+
+static void *dyng__worker(void *arg) {
+  dyng__crew *c = &dyng__the_crew;
+  uint64_t seen = (uint64_t)(uintptr_t)arg;
+  for (;;) {
+    /* Idle: poll a while for the next job, then sleep. */
+    atomic_fetch_add(&c->spinning, 1);
+    dyng__spin sp = {0, 0};
+    while (atomic_load_explicit(&c->seq, memory_order_acquire) == seen && dyng__spin_on(&sp)) {
+    }
+    atomic_fetch_sub(&c->spinning, 1);
+    if (atomic_load_explicit(&c->seq, memory_order_acquire) == seen) {
+      pthread_mutex_lock(&c->mu);
+      while (atomic_load_explicit(&c->seq, memory_order_acquire) == seen) pthread_cond_wait(&c->work, &c->mu);
+      pthread_mutex_unlock(&c->mu);
+    }
+    seen = atomic_load_explicit(&c->seq, memory_order_acquire);
+    int slot = atomic_fetch_add(&c->next, 1);
+    if (slot >= atomic_load_explicit(&c->n, memory_order_relaxed)) continue; /* none left, or closed */
+    dyng__set_slot(slot);
+    c->fn(c->ctx, slot);
+    dyng__set_slot(-1);
+    atomic_fetch_add(&c->finished, 1);
+    if (atomic_load(&c->waiting)) {
+      pthread_mutex_lock(&c->mu);
+      pthread_cond_broadcast(&c->done);
+      pthread_mutex_unlock(&c->mu);
+    }
+  }
+  return NULL;
+}
+
+/* Workers for slots 1 .. n-1, started as needed: the threads there are
+** (at least 1, the caller). */
+static int dyng__crew_grow(dyng__crew *c, int n) {
+  pthread_mutex_lock(&c->mu);
+  while (c->n_workers < n - 1) {
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int erc = pthread_create(&th, &attr, dyng__worker,
+                             (void *)(uintptr_t)atomic_load_explicit(&c->seq, memory_order_relaxed));
+    pthread_attr_destroy(&attr);
+    if (erc != 0) break;
+    c->n_workers++;
+  }
+  int have = c->n_workers + 1;
+  pthread_mutex_unlock(&c->mu);
+  return have < n ? have : n;
+}
+
+/* Runs fn(ctx, slot) on n threads, slot 0 on the caller; all: wait for
+** every slot (a job with barriers), else close the job when slot 0 is done
+** and wait only for the slots that started.  Returns the threads the job
+** was posted for (1: it ran on the caller alone). */
+static int dyng__crew_run(int n, int all, void (*fn)(void *ctx, int thread), void *ctx, int *granted) {
+  dyng__crew *c = &dyng__the_crew;
+  if (n > 1 && !atomic_load(&dyng__forked) && pthread_mutex_trylock(&c->busy) == 0) {
+    n = dyng__crew_grow(c, n);
+    if (n > 1) {
+      if (granted) *granted = n;
+      c->fn = fn;
+      c->ctx = ctx;
+      atomic_store_explicit(&c->n, n, memory_order_relaxed);
+      atomic_store(&c->finished, 0);
+      atomic_store(&c->arrived, 0);
+      atomic_store_explicit(&c->next, 1, memory_order_release);
+      pthread_mutex_lock(&c->mu);
+      atomic_fetch_add_explicit(&c->seq, 1, memory_order_release);
+      for (int i = 1; i < n; i++) pthread_cond_signal(&c->work);
+      pthread_mutex_unlock(&c->mu);
+      int outer = dyng_thread_slot();
+      dyng__set_slot(0);
+      fn(ctx, 0);
+      dyng__set_slot(outer);
+      /* The slots to wait for. */
+      int started = n - 1;
+      if (!all) {
+        int claimed = atomic_exchange(&c->next, INT_MAX / 2);
+        started = (claimed < n ? claimed : n) - 1;
+      }
+      dyng__spin sp = {0, 0};
+      while (atomic_load(&c->finished) < started && dyng__spin_on(&sp)) {
+      }
+      if (atomic_load(&c->finished) < started) {
+        pthread_mutex_lock(&c->mu);
+        atomic_store(&c->waiting, 1);
+        while (atomic_load(&c->finished) < started) pthread_cond_wait(&c->done, &c->mu);
+        atomic_store(&c->waiting, 0);
+        pthread_mutex_unlock(&c->mu);
+      }
+      /* Late workers find no slot. */
+      atomic_store(&c->next, INT_MAX / 2);
+      pthread_mutex_unlock(&c->busy);
+      return n;
+    }
+    pthread_mutex_unlock(&c->busy);
+  }
+  if (granted) *granted = 1;
+  int outer = dyng_thread_slot();
+  dyng__set_slot(0);
+  fn(ctx, 0);
+  dyng__set_slot(outer);
+  return 1;
+}
+
+int dyng_barrier_arrive(int n_threads) {
+  if (n_threads <= 1) return 1;
+  dyng__crew *c = &dyng__the_crew;
+  unsigned g = atomic_load_explicit(&c->gen, memory_order_acquire);
+  if (atomic_fetch_add_explicit(&c->arrived, 1, memory_order_acq_rel) == n_threads - 1) {
+    atomic_store_explicit(&c->arrived, 0, memory_order_relaxed);
+    return 1;
+  }
+  dyng__spin sp = {0, 0};
+  while (atomic_load_explicit(&c->gen, memory_order_acquire) == g && dyng__spin_on(&sp)) {
+  }
+  if (atomic_load_explicit(&c->gen, memory_order_acquire) == g) {
+    pthread_mutex_lock(&c->mu);
+    while (atomic_load_explicit(&c->gen, memory_order_acquire) == g) pthread_cond_wait(&c->turn, &c->mu);
+    pthread_mutex_unlock(&c->mu);
+  }
+  return 0;
+}
+
+void dyng_barrier_release(int n_threads) {
+  if (n_threads <= 1) return;
+  dyng__crew *c = &dyng__the_crew;
+  pthread_mutex_lock(&c->mu);
+  atomic_fetch_add_explicit(&c->gen, 1, memory_order_release);
+  pthread_cond_broadcast(&c->turn);
+  pthread_mutex_unlock(&c->mu);
+}
+
+int dyng_run_threads(int n, void (*fn)(void *ctx, int thread), void *ctx, int *granted) {
+  return dyng__crew_run(n, 1, fn, ctx, granted);
+}
+
 void dyng_team_init(dyng_team *t, uint32_t n_items, uint32_t chunk, int max_threads,
                     const dyng_cancel *cancel) {
   if (!chunk) chunk = 1;
-  int n = dyng_threads();
+  int n = dyng_threads_now();
   if (max_threads > 0 && n > max_threads) n = max_threads;
   if (n > DYNG_TEAM_MAX_THREADS) n = DYNG_TEAM_MAX_THREADS;
   /* Threads beyond one per chunk would find nothing to take. */
@@ -71,29 +374,15 @@ static int dyng__team_end(dyng_team *t) {
 }
 
 int dyng_team_run(dyng_team *t, void (*fn)(void *ctx, int thread), void *ctx) {
-#if defined(DYNG_HAVE_OPENMP) && defined(_OPENMP)
-  if (t->n_threads > 1) {
-#pragma omp parallel num_threads(t->n_threads)
-    {
-      /* The runtime may give fewer threads than asked: the chunks left
-      ** over are taken by those that run. */
-      int me = omp_get_thread_num();
-      if (me < t->n_threads) fn(ctx, me);
-    }
-    return dyng__team_end(t);
-  }
-#endif
-  t->n_threads = 1;
-  fn(ctx, 0);
+  /* Fewer threads than asked (the crew busy, or workers not started in
+  ** time) leave their chunks to those that run. */
+  if (dyng__crew_run(t->n_threads, 0, fn, ctx, NULL) == 1) t->n_threads = 1;
   return dyng__team_end(t);
 }
 
 /* The calling thread's place in team t's loop. */
 static int dyng__team_me(const dyng_team *t) {
-  int me = 0;
-#if defined(DYNG_HAVE_OPENMP) && defined(_OPENMP)
-  if (t->n_threads > 1) me = omp_get_thread_num();
-#endif
+  int me = t->n_threads > 1 ? dyng_thread_slot() : 0;
   return me >= 0 && me < t->n_threads ? me : 0;
 }
 

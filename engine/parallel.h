@@ -5,10 +5,11 @@
 ** A team hands out items 0..n-1 in chunks to however many threads
 ** dyng_threads() allows; every thread keeps its own scratch and partial
 ** result, and the first failure (or a stop asked through dyng_cancel) ends
-** the work of all of them.  The threads are OpenMP's when dyng is built with
-** it (OMP_NUM_THREADS sets how many); otherwise, and in a process forked
-** after dyng was loaded (GNU OpenMP's thread pool does not survive fork()),
-** everything runs on the calling thread.
+** the work of all of them.  The threads are the engine's own (POSIX
+** threads, parallel.c says how they wait): DYNG_THREADS of them, else at
+** most OMP_NUM_THREADS, else at most the CPUs the process may run on, a
+** loop taking no more than there are cores free when it starts.  In a process
+** forked after dyng was loaded everything runs on the calling thread.
 */
 #ifndef DYNG_PARALLEL_H
 #define DYNG_PARALLEL_H
@@ -28,8 +29,33 @@ static inline int dyng_poll_stop(const dyng_cancel *c, uint32_t *tick, uint32_t 
   return c->should_stop(c->ctx) != 0;
 }
 
-/* Threads a parallel loop may use now: at least 1. */
+/* Threads a parallel loop may use at most: at least 1. */
 int dyng_threads(void);
+
+/* Threads a loop starting now gets: dyng_threads(), less when fewer cores
+** are free (the machine's online CPUs less its runnable threads, read at
+** most every 5 ms) unless DYNG_THREADS pinned the count; at least 1. */
+int dyng_threads_now(void);
+
+/* The cores free when `runnable` threads are runnable on n_cpus CPUs, one
+** of them the caller and `own` more of them the engine's idle threads:
+** from 1 to n_cpus. */
+int dyng_free_cores(int n_cpus, long runnable, int own);
+
+/* The calling thread's slot in the loop it runs (0 outside one). */
+int dyng_thread_slot(void);
+
+/* Runs fn(ctx, thread) on up to n threads at once, thread 0 the caller,
+** and returns when all are done; *granted (when not NULL) is set, before
+** any of them starts, to how many run (1 when another loop holds the
+** threads).  For work whose threads meet at dyng_barrier_arrive. */
+int dyng_run_threads(int n, void (*fn)(void *ctx, int thread), void *ctx, int *granted);
+
+/* A barrier of the n_threads threads of dyng_run_threads: returns 1 on the
+** last to arrive, which must then call dyng_barrier_release (the others
+** return 0 once it did); work between the two runs alone. */
+int dyng_barrier_arrive(int n_threads);
+void dyng_barrier_release(int n_threads);
 
 /* Caps dyng_threads() for the whole process at n (0 or less: no cap). */
 void dyng_set_max_threads(int n);

@@ -44,10 +44,6 @@
 
 #include "config.h"
 
-#if defined(DYNG_HAVE_OPENMP) && defined(_OPENMP)
-#include <omp.h>
-#endif
-
 /* A list of vertices (engine/alloc.h); DYNG_ENOMEM when it cannot grow. */
 typedef dyng_u32_list dyng__vlist;
 
@@ -320,12 +316,13 @@ static double dyng__past(double d, double delta) {
 typedef struct dyng__search {
   dyng__par *P;
   dyng__vlist *cur;         /* the frontier */
-  int threads;
+  int threads;              /* per-thread lists */
+  int running;              /* threads that run the search */
   double delta;
   const dyng_cancel *cancel;
   _Atomic size_t next;      /* the frontier's next chunk */
   _Atomic int rc;           /* the first failure */
-  int done;                 /* set by the thread of a round's `single` */
+  int done;                 /* set by the thread of a round's turn */
 } dyng__search;
 
 /* Relaxes thread me's near list on its own while it holds fewer than
@@ -341,10 +338,11 @@ static void dyng__search_fail(dyng__search *S, int rc) {
 /* One thread of the search: rounds of relaxing the frontier's chunks and
 ** then, while it stays short, its own near list; each round ends with one
 ** thread's turn of the near lists into the next frontier (or, with none,
-** T past the smallest far distance and the far lists filtered).  The
-** threads wait at OpenMP's barriers in between, so a round costs no new
-** parallel region. */
-static void dyng__search_thread(dyng__search *S, int me) {
+** T past the smallest far distance and the far lists filtered), taken by
+** the last thread to reach the round's barrier while the others wait, so
+** a round costs no new start of threads. */
+static void dyng__search_thread(void *ctx, int me) {
+  dyng__search *S = ctx;
   dyng__par *P = S->P;
   uint32_t tick = 0;
   for (;;) {
@@ -362,9 +360,7 @@ static void dyng__search_thread(dyng__search *S, int me) {
       if (me == 0 && dyng_poll_stop(S->cancel, &tick, 15)) dyng__search_fail(S, DYNG_EINTERRUPTED);
     }
     if (me == 0 && dyng_poll_stop(S->cancel, &tick, 15)) dyng__search_fail(S, DYNG_EINTERRUPTED);
-#pragma omp barrier
-#pragma omp single
-    {
+    if (dyng_barrier_arrive(S->running)) {
       int rc = atomic_load(&S->rc);
       atomic_store_explicit(&S->next, 0, memory_order_relaxed);
       S->cur->n = 0;
@@ -391,6 +387,7 @@ static void dyng__search_thread(dyng__search *S, int me) {
         atomic_store(&S->rc, rc);
         S->done = 1;
       }
+      dyng_barrier_release(S->running);
     }
     if (S->done) break;
   }
@@ -404,14 +401,7 @@ static int dyng__distances(dyng__par *P, dyng__vlist *cur, int threads, double d
   atomic_init(&S.next, 0);
   atomic_init(&S.rc, DYNG_OK);
   P->frontier = cur->v;
-#if defined(DYNG_HAVE_OPENMP) && defined(_OPENMP)
-  if (threads > 1) {
-#pragma omp parallel num_threads(threads)
-    dyng__search_thread(&S, omp_get_thread_num());
-    return atomic_load(&S.rc);
-  }
-#endif
-  dyng__search_thread(&S, 0);
+  (void)dyng_run_threads(threads, dyng__search_thread, &S, &S.running);
   return atomic_load(&S.rc);
 }
 
@@ -431,7 +421,7 @@ static uint32_t dyng__parallel_min(void) {
 }
 
 int dyng_sssp_parallel_pays(const dyng_graph_view *g) {
-  return g->n_vertices >= dyng__parallel_min() && dyng_threads() > 1;
+  return g->n_vertices >= dyng__parallel_min() && dyng_threads_now() > 1;
 }
 
 /* One function over 80 lines on purpose: the phases (near rounds, far
@@ -440,7 +430,7 @@ int dyng_sssp_parallel_pays(const dyng_graph_view *g) {
 int dyng_sssp_parallel(const dyng_graph_view *g, uint32_t source, int objective, dyng_sssp_tree *t) {
   uint32_t n = g->n_vertices;
   if (source >= n || objective < 0 || objective >= g->n_objectives || t->n_vertices < n) return DYNG_EINVAL;
-  int threads = dyng_threads();
+  int threads = dyng_threads_now();
   dyng__par P;
   memset(&P, 0, sizeof P);
   P.g = g;

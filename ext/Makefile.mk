@@ -21,11 +21,11 @@ dyng_la_SOURCES = \
 nodist_dyng_la_SOURCES = sql/capture.sql.h sql/replace.sql.h
 dyng_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) $(JANSSON_CFLAGS) -fvisibility=hidden
 # -z nodelete: SQLite unloads an extension when the connection that loaded
-# it closes, and with it the OpenMP runtime, whose idle pool threads would
-# then run unmapped code.  dyng.so (and so libgomp) stays once loaded.
+# it closes, and the engine's idle threads (engine/parallel.c) would then
+# run unmapped code.  dyng.so stays once loaded.
 dyng_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -no-undefined \
 	-Wl,-z,nodelete -export-symbols-regex '^sqlite3_dyng_init$$'
-dyng_la_LIBADD = engine/libdyngengine.la $(JANSSON_LIBS) $(ZLIB_LIBS) $(OPENMP_CFLAGS) -lm
+dyng_la_LIBADD = engine/libdyngengine.la $(JANSSON_LIBS) $(ZLIB_LIBS) -lm
 
 # `.load ./dyng` in the build folder finds the module next to the sources'
 # build, not only in .libs/.

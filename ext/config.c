@@ -127,11 +127,6 @@ static json_t *dyngConfigJson(DyngConn *pConn) {
   json_t *pGraphs = json_array();
   int nThread = dyng_threads();
   json_object_set_new(pBuild, "flags", json_string(DYNG_BUILD_FLAGS));
-#ifdef DYNG_HAVE_OPENMP
-  json_object_set_new(pBuild, "openmp", json_true());
-#else
-  json_object_set_new(pBuild, "openmp", json_false());
-#endif
 #ifdef DYNG_SANITIZED
   json_object_set_new(pBuild, "sanitizers", json_true());
 #else

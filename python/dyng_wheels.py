@@ -27,7 +27,7 @@ past such a file.
 
 The wheels are first written with the tag linux_x86_64, then `auditwheel
 repair` copies the libraries dyng.so links that are not part of the
-manylinux baseline (Jansson and GNU OpenMP; zlib is part of it) into
+manylinux baseline (Jansson; zlib is part of it) into
 dyng.libs/, under names of their own (their licence texts, from the build
 machine's packages, are in the dist-info's licenses/), points
 dyng.so's RUNPATH there and gives each wheel the manylinux tag of the
@@ -197,13 +197,10 @@ def stripped(path):
 
 # The libraries `auditwheel repair` copies into dyng.libs/ (those dyng.so
 # links beyond the manylinux baseline), each with the licence texts of the
-# build machine's package it is copied from (Debian's copyright files; GCC's
-# names the GPL-3 text, which Debian keeps apart).  They go into the core
-# wheel's dist-info, under licenses/; repair() refuses a bundled library
-# that is not listed here.
+# build machine's package it is copied from (Debian's copyright files).
+# They go into the core wheel's dist-info, under licenses/; repair() refuses
+# a bundled library that is not listed here.
 BUNDLED_LICENCES = {
-    "libgomp": [("licenses/libgomp1-copyright", "/usr/share/doc/libgomp1/copyright"),
-                ("licenses/GPL-3", "/usr/share/common-licenses/GPL-3")],
     "libjansson": [("licenses/libjansson4-copyright", "/usr/share/doc/libjansson4/copyright")],
 }
 

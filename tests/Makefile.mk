@@ -67,7 +67,7 @@ tests_test_graph_LDADD = $(UNIT_LDADD)
 # The team path of dyng_graph_apply_tracked against its loop.
 tests_test_apply_SOURCES = tests/test_apply.c tests/engine_internal.h tests/test_util.h
 tests_test_apply_CFLAGS = $(UNIT_CFLAGS)
-tests_test_apply_LDADD = $(UNIT_LDADD) $(OPENMP_CFLAGS)
+tests_test_apply_LDADD = $(UNIT_LDADD)
 
 tests_test_sssp_SOURCES = tests/test_sssp.c tests/test_util.h
 tests_test_sssp_CFLAGS = $(UNIT_CFLAGS)
@@ -97,7 +97,7 @@ tests_test_loader_LDADD = $(UNIT_LDADD)
 # The team, the radix sort against qsort, and the fork guard.
 tests_test_parallel_SOURCES = tests/test_parallel.c tests/test_util.h
 tests_test_parallel_CFLAGS = $(UNIT_CFLAGS)
-tests_test_parallel_LDADD = $(UNIT_LDADD) $(OPENMP_CFLAGS)
+tests_test_parallel_LDADD = $(UNIT_LDADD)
 
 # The MOSP ensemble path against a shortest path of the ensemble by hand.
 tests_test_mosp_SOURCES = tests/test_mosp.c tests/test_util.h
@@ -189,7 +189,7 @@ tests_test_oom_SOURCES = tests/test_oom.c tests/ref_small.h tests/test_util.h $(
 nodist_tests_test_oom_SOURCES = $(nodist_dyng_la_SOURCES)
 tests_test_oom_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(SQLITE_CFLAGS) $(JANSSON_CFLAGS)
 tests_test_oom_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) $(JANSSON_LIBS) $(ZLIB_LIBS) \
-	$(CMOCKA_LIBS) $(OPENMP_CFLAGS) -ldl -lpthread -lm
+	$(CMOCKA_LIBS) -ldl -lpthread -lm
 
 # CUDA against the CPU through SQL; every case skips without a usable GPU.
 tests_test_gpu_SOURCES = tests/test_gpu.c tests/sql_util.h tests/test_util.h

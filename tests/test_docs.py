@@ -28,7 +28,7 @@
 #     ```json block) that is one JSON object or array the values of the keys
 #     `ms` and `*_ms` (not `max_ms`), `last_load`, `last_sync`, `reason`,
 #     `backend_reason`, `driver`, `devices`, `plugins`, `discovery`, `flags`,
-#     `openmp`, `sanitizers`, `threads` and `interrupt_check` (the keys
+#     `sanitizers`, `threads` and `interrupt_check` (the keys
 #     themselves must match).
 #
 # Besides the examples: every markdown table of docs/*.md and README.md must
@@ -64,7 +64,7 @@ DOCS = ["docs/sql.md", "README.md"]
 TIMEOUT_S = 120
 
 MASKED_KEYS = {"ms", "last_load", "last_sync", "reason", "backend_reason", "driver", "devices",
-               "plugins", "discovery", "flags", "openmp", "sanitizers", "threads",
+               "plugins", "discovery", "flags", "sanitizers", "threads",
                "interrupt_check"}
 VERSION = re.compile(r"\b\d+\.\d+\.\d+\b")
 FENCE = re.compile(r"^(\s*)(```+)\s*(.*?)\s*$")

@@ -1,16 +1,22 @@
 /*
 ** tests/test_parallel.c: engine/parallel.c without SQLite: the team (every
 ** item handed out once, the first failure wins, a stop asked through
-** dyng_cancel), the radix sort against qsort, and the fork guard (a forked
-** child runs every loop on one thread).
+** dyng_cancel), the engine's threads (a barrier's rounds, loops started
+** from loops and from several threads at once, idle threads that hold no
+** core, fewer threads on a busy machine), the radix sort against qsort,
+** and the fork guard (a forked child runs every loop on one thread).
 */
 #include "test_util.h"
 
 #include "engine/error.h"
 #include "engine/parallel.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int teardown(void **state) {
@@ -280,6 +286,190 @@ static void test_radix_sort_is_the_same_on_one_thread(void **state) {
   check_radix(&r, 200000, 0, 64, 1);
 }
 
+
+/* ---- the engine's threads ---------------------------------------------- */
+
+static void test_free_cores_count_the_others(void **state) {
+  (void)state;
+  /* Only the reader runs: every core is free. */
+  assert_int_equal(dyng_free_cores(16, 1, 0), 16);
+  /* Five other threads run. */
+  assert_int_equal(dyng_free_cores(16, 6, 0), 11);
+  /* The engine's own idle threads polling are not others. */
+  assert_int_equal(dyng_free_cores(16, 6, 3), 14);
+  /* As many busy threads as cores, or more: the caller alone. */
+  assert_int_equal(dyng_free_cores(16, 17, 0), 1);
+  assert_int_equal(dyng_free_cores(2, 40, 0), 1);
+  /* Nonsense (more own threads than runnable) leaves every core. */
+  assert_int_equal(dyng_free_cores(4, 1, 9), 4);
+}
+
+/* Rounds at a barrier: each thread adds its mark, and the last to arrive
+** checks that every thread's mark of this round is in and starts the next. */
+typedef struct rounds_job {
+  int n;                   /* threads granted */
+  int rounds;
+  _Atomic uint64_t marks;  /* this round's */
+  int round;               /* written by the round's last thread */
+  _Atomic int bad;
+  _Atomic int ran[8];      /* per slot: rounds it passed */
+} rounds_job;
+
+static void run_rounds(void *ctx, int thread) {
+  rounds_job *j = ctx;
+  for (;;) {
+    int r = j->round;
+    if (r == j->rounds) break;
+    atomic_fetch_add(&j->marks, (uint64_t)1 << (thread * 8));
+    atomic_fetch_add(&j->ran[thread], 1);
+    if (dyng_barrier_arrive(j->n)) {
+      uint64_t want = 0;
+      for (int t = 0; t < j->n; t++) want += (uint64_t)1 << (t * 8);
+      if (atomic_load(&j->marks) != want) atomic_store(&j->bad, 1);
+      atomic_store(&j->marks, 0);
+      j->round = r + 1;
+      dyng_barrier_release(j->n);
+    }
+  }
+}
+
+static void test_barrier_rounds_see_every_thread(void **state) {
+  (void)state;
+  for (int want = 1; want <= 8; want++) {
+    rounds_job j = {.rounds = 300};
+    atomic_init(&j.marks, 0);
+    atomic_init(&j.bad, 0);
+    for (int t = 0; t < 8; t++) atomic_init(&j.ran[t], 0);
+    int ran = dyng_run_threads(want, run_rounds, &j, &j.n);
+    assert_int_equal(ran, j.n);
+    assert_true(j.n >= 1 && j.n <= want);
+    assert_int_equal(atomic_load(&j.bad), 0);
+    assert_int_equal(j.round, 300);
+    for (int t = 0; t < j.n; t++) assert_int_equal(atomic_load(&j.ran[t]), 300);
+  }
+}
+
+/* A team whose every item runs a team of its own (the inner loops find the
+** threads taken and run on their calling thread). */
+typedef struct nested_job {
+  dyng_team team;
+  _Atomic uint32_t *taken; /* per inner item, over all outer items */
+  uint32_t n_inner;
+} nested_job;
+
+static void inner_items(void *ctx, int thread) {
+  count_job *c = ctx;
+  uint32_t b, e;
+  (void)thread;
+  while (dyng_team_take(&c->team, &b, &e))
+    for (uint32_t i = b; i < e; i++) atomic_fetch_add(&c->taken[i], 1);
+}
+
+static void outer_items(void *ctx, int thread) {
+  nested_job *j = ctx;
+  uint32_t b, e;
+  (void)thread;
+  while (dyng_team_take(&j->team, &b, &e))
+    for (uint32_t i = b; i < e; i++) {
+      count_job c = {.taken = j->taken, .fail_at = UINT32_MAX};
+      dyng_team_init(&c.team, j->n_inner, 7, 0, NULL);
+      if (dyng_team_run(&c.team, inner_items, &c) != DYNG_OK) fail_msg("inner loop failed");
+    }
+}
+
+static void test_loops_inside_loops_cover_every_item(void **state) {
+  (void)state;
+  nested_job j = {.n_inner = 3000};
+  j.taken = calloc(j.n_inner, sizeof *j.taken);
+  assert_non_null(j.taken);
+  dyng_team_init(&j.team, 40, 1, 0, NULL);
+  assert_int_equal(dyng_team_run(&j.team, outer_items, &j), DYNG_OK);
+  for (uint32_t i = 0; i < j.n_inner; i++) assert_int_equal(atomic_load(&j.taken[i]), 40);
+  free(j.taken);
+}
+
+/* Loops started from several threads at once. */
+static void *loops_from_a_thread(void *arg) {
+  int *ok = arg;
+  for (int round = 0; round < 30; round++) {
+    count_job j = {.fail_at = UINT32_MAX};
+    int rc;
+    run_count(&j, 20000, 13, 0, NULL, &rc);
+    for (uint32_t i = 0; i < 20000; i++)
+      if (atomic_load(&j.taken[i]) != 1) rc = DYNG_EINVAL;
+    free(j.taken);
+    if (rc != DYNG_OK) *ok = 0;
+  }
+  return NULL;
+}
+
+static void test_loops_from_many_threads_at_once(void **state) {
+  (void)state;
+  pthread_t th[4];
+  int ok[4] = {1, 1, 1, 1};
+  for (int i = 0; i < 4; i++) assert_int_equal(pthread_create(&th[i], NULL, loops_from_a_thread, &ok[i]), 0);
+  for (int i = 0; i < 4; i++) {
+    assert_int_equal(pthread_join(th[i], NULL), 0);
+    assert_true(ok[i]);
+  }
+}
+
+static double cpu_seconds(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+         ru.ru_stime.tv_usec / 1e6;
+}
+
+/* After a loop the threads wait a moment and then sleep: over 200 ms of
+** the caller's sleep the process uses next to no CPU time. */
+static void test_idle_threads_hold_no_core(void **state) {
+  (void)state;
+  int ran = 0;
+  rounds_job j = {.rounds = 50};
+  atomic_init(&j.marks, 0);
+  atomic_init(&j.bad, 0);
+  for (int t = 0; t < 8; t++) atomic_init(&j.ran[t], 0);
+  ran = dyng_run_threads(8, run_rounds, &j, &j.n);
+  assert_true(ran >= 1);
+  double before = cpu_seconds();
+  struct timespec ts = {0, 200 * 1000 * 1000};
+  nanosleep(&ts, NULL);
+  double used = cpu_seconds() - before;
+  if (used > 0.05) fail_msg("%.1f ms of CPU time while idle for 200 ms (%d threads)", used * 1e3, ran);
+}
+
+/* With a busy process on every CPU a loop runs on the caller alone (unless
+** DYNG_THREADS pinned the count). */
+static void test_busy_machine_gets_one_thread(void **state) {
+  (void)state;
+  if (getenv("DYNG_THREADS")) {
+    print_message("# DYNG_THREADS pins the threads: nothing to check\n");
+    return;
+  }
+  long n_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  assert_true(n_cpus >= 1);
+  if (n_cpus > 64) n_cpus = 64;
+  pid_t kids[64];
+  for (long i = 0; i < n_cpus; i++) {
+    kids[i] = fork();
+    assert_true(kids[i] >= 0);
+    if (kids[i] == 0)
+      for (volatile uint64_t x = 0;; x++) {
+      }
+  }
+  /* Past the 5 ms between readings, and the children on their cores. */
+  struct timespec ts = {0, 30 * 1000 * 1000};
+  nanosleep(&ts, NULL);
+  int now = dyng_threads_now();
+  dyng_team t;
+  dyng_team_init(&t, 100000, 16, 0, NULL);
+  for (long i = 0; i < n_cpus; i++) kill(kids[i], SIGKILL);
+  for (long i = 0; i < n_cpus; i++) waitpid(kids[i], NULL, 0);
+  assert_int_equal(now, 1);
+  assert_int_equal(t.n_threads, 1);
+}
+
 /* ---- the fork guard ---------------------------------------------------- */
 
 static void test_forked_child_runs_loops_on_one_thread(void **state) {
@@ -323,6 +513,12 @@ int main(void) {
       cmocka_unit_test_teardown(test_radix_sort_matches_a_stable_qsort, teardown),
       cmocka_unit_test_teardown(test_radix_sort_is_the_same_on_one_thread, teardown),
       cmocka_unit_test_teardown(test_forked_child_runs_loops_on_one_thread, teardown),
+      cmocka_unit_test_teardown(test_free_cores_count_the_others, teardown),
+      cmocka_unit_test_teardown(test_barrier_rounds_see_every_thread, teardown),
+      cmocka_unit_test_teardown(test_loops_inside_loops_cover_every_item, teardown),
+      cmocka_unit_test_teardown(test_loops_from_many_threads_at_once, teardown),
+      cmocka_unit_test_teardown(test_idle_threads_hold_no_core, teardown),
+      cmocka_unit_test_teardown(test_busy_machine_gets_one_thread, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,7 +20,7 @@
 **     that lived through the history (which must have met it as batches,
 **     their trees updated in place).
 **
-** The whole run also goes again in child processes with OMP_NUM_THREADS=1
+** The whole run also goes again in child processes with DYNG_THREADS=1
 ** and 4 (graph batches and tree updates run on a team of threads, and with
 ** 4 every tree from scratch is the parallel search's), whose answers must
 ** hash to the same digest as this process's.
@@ -405,7 +405,7 @@ static void test_kept_fresh_and_reloaded_graphs_follow_the_tie_rule(void **state
   print_message("# digest %016llx\n", (unsigned long long)d);
 }
 
-/* The same history in a child process with OMP_NUM_THREADS threads. */
+/* The same history in a child process with DYNG_THREADS threads. */
 static uint64_t digest_with_threads(int threads) {
   char self[1024], cmd[1200];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -413,7 +413,7 @@ static uint64_t digest_with_threads(int threads) {
   self[n] = 0;
   /* With several threads, every tree from scratch is the parallel search's
   ** (engine/sssp_par.c), however small the graph. */
-  snprintf(cmd, sizeof cmd, "OMP_NUM_THREADS=%d DYNG_PARALLEL_SSSP_MIN=%d DYNG_SAME_ANSWER_CHILD=1 DYNG_TEST_SEED=%llu '%s'",
+  snprintf(cmd, sizeof cmd, "DYNG_THREADS=%d DYNG_PARALLEL_SSSP_MIN=%d DYNG_SAME_ANSWER_CHILD=1 DYNG_TEST_SEED=%llu '%s'",
            threads, threads > 1 ? 1 : 1000000000, (unsigned long long)g_seed, self);
   FILE *f = popen(cmd, "r");
   assert_non_null(f);

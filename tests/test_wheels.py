@@ -155,9 +155,6 @@ for w in wheels:
     for lib in sorted(n for n in names if re.match(r"[^/]+\.libs/[^/]+$", n)):
         stem = os.path.basename(lib).split("-")[0]
         texts = [t for n, t in licences.items() if n.startswith("licenses/" + stem)]
-        if stem == "libgomp":  # the exception is in GCC's copyright file, the GPL-3 apart
-            gpl = "GNU GENERAL PUBLIC LICENSE" in licences.get("licenses/GPL-3", "")
-            texts = [t for t in texts if gpl and "GCC RUNTIME LIBRARY EXCEPTION" in t]
         ok(texts and stem in third_party and lib.split("/")[0] + "/" in third_party,
            "%s: bundles %s with its licence text (%s/licenses/) and THIRD_PARTY_LICENSES names it"
            % (name, os.path.basename(lib), info), "licences: %s" % sorted(licences))
