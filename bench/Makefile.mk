@@ -7,7 +7,7 @@
 
 noinst_PROGRAMS += bench/gen_graph bench/bench_graph bench/bench_sync bench/bench_dyn \
 	bench/bench_analyses bench/bench_gpu bench/bench_gpu_cycles bench/bench_read bench/bench_peers \
-	bench/cycle_work bench/bench_routing
+	bench/cycle_work bench/bench_routing bench/bench_busy
 
 bench_gen_graph_SOURCES = bench/gen_graph.c
 bench_gen_graph_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
@@ -40,6 +40,9 @@ bench_bench_gpu_cycles_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) -lm
 bench_bench_routing_SOURCES = bench/bench_routing.c bench/bench_util.c bench/bench_util.h
 bench_bench_routing_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 bench_bench_routing_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) -lm
+bench_bench_busy_SOURCES = bench/bench_busy.c bench/bench_util.c bench/bench_util.h
+bench_bench_busy_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+bench_bench_busy_LDADD = engine/libdyngengine.la $(SQLITE_LIBS) -lm
 
 bench_cycle_work_SOURCES = bench/cycle_work.c bench/bench_util.c bench/bench_util.h
 bench_cycle_work_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
