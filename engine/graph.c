@@ -536,7 +536,7 @@ int dyng_graph_seal(dyng_graph *g) {
   memset(&z, 0, sizeof z);
   z.g = g;
   uint32_t most = g->n_slots / DYNG__SEAL_RANGE, forced = atomic_load(&dyng__seal_ranges);
-  int threads = dyng_threads();
+  int threads = dyng_threads_now();
   z.n_ranges = most < 1 ? 1 : most < (uint32_t)threads ? most : (uint32_t)threads;
   if (forced) z.n_ranges = forced;
   z.per_range = g->n_slots / z.n_ranges + 1;

@@ -54,7 +54,7 @@ static int dyng__use_team(size_t n_ops) {
   size_t forced = atomic_load(&dyng__team_min);
   if (n_ops == 0 || n_ops > (size_t)DYNG_MAX_INDEX / 4) return 0;
   if (forced) return n_ops >= forced;
-  return n_ops >= DYNG__TEAM_MIN_OPS && dyng_threads() > 1;
+  return n_ops >= DYNG__TEAM_MIN_OPS && dyng_threads_now() > 1;
 }
 
 /* One operation of the batch, as the team path works it out. */

@@ -139,7 +139,7 @@ static void dyng__helper_stop(dyng_loader *l, int abandon) {
 ** waits for the next one to be free, or loads it here. */
 static int dyng__chunk_done(dyng_loader *l) {
   unsigned after = atomic_load(&dyng__helper_after);
-  if (!l->helper && ++l->n_full > (after ? after - 1 : DYNG__HELPER_AFTER) && (after || dyng_threads() > 1))
+  if (!l->helper && ++l->n_full > (after ? after - 1 : DYNG__HELPER_AFTER) && (after || dyng_threads_now() > 1))
     (void)dyng__helper_start(l);
   if (!l->helper) {
     l->rc = dyng__load_chunk(l->g, l->n_weights, l->buf[l->cur]);

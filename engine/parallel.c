@@ -21,10 +21,10 @@
 ** loop posts a job (a function and its context) for n threads, the calling
 ** one among them; idle workers claim its slots 1 .. n-1.  Every wait (an
 ** idle worker's, a barrier's, the caller's for the job's end) polls for a
-** bounded time, about as long as a short round of the parallel search, and
-** then sleeps on a condition variable: a thread that waits never holds a
-** core that another process could use for longer than that, and a loop on
-** a busy host costs no spinning.  A team (dyng_team_run) closes its job once
+** bounded time (0.2 ms idle, 1 ms inside a job) and then sleeps on a
+** condition variable: a thread that waits never holds a core that another
+** process could use for longer than that, and since a loop takes only the
+** cores free when it starts, a busy host sees no spinning at all.  A team (dyng_team_run) closes its job once
 ** the caller ran out of chunks, so a worker that did not start in time
 ** (its core taken by another process) is not waited for; a job with
 ** barriers waits for all its threads.  Only one job runs at a time: a loop
@@ -33,8 +33,13 @@
 ** ext/Makefile.mk), so idle workers may stay asleep in it to the end.
 */
 
-/* How long a waiting thread polls before it sleeps, in nanoseconds. */
-#define DYNG__SPIN_NS 50000
+/* How long a waiting thread polls before it sleeps, in nanoseconds: an
+** idle worker between loops (back-to-back loops, as a load's seal runs
+** them, find it awake), and a thread waiting inside a loop (at a barrier,
+** or for the loop's end), where a round of the parallel search must not
+** cost a wake-up. */
+#define DYNG__IDLE_SPIN_NS 200000
+#define DYNG__WAIT_SPIN_NS 1000000
 
 static inline void dyng__relax_cpu(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -50,17 +55,17 @@ static int64_t dyng__now_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* One wait's polls: nonzero while it may poll on (DYNG__SPIN_NS from the
+/* One wait's polls: nonzero while it may poll on (budget ns from the
 ** first call; the clock read every 64 polls). */
 typedef struct dyng__spin {
-  int64_t until;
+  int64_t until, budget;
   unsigned polls;
 } dyng__spin;
 
 static int dyng__spin_on(dyng__spin *sp) {
   if ((sp->polls++ & 63) == 0) {
     int64_t now = dyng__now_ns();
-    if (sp->polls == 1) sp->until = now + DYNG__SPIN_NS;
+    if (sp->polls == 1) sp->until = now + sp->budget;
     else if (now >= sp->until) return 0;
   }
   dyng__relax_cpu();
@@ -211,7 +216,7 @@ static void *dyng__worker(void *arg) {
   for (;;) {
     /* Idle: poll a while for the next job, then sleep. */
     atomic_fetch_add(&c->spinning, 1);
-    dyng__spin sp = {0, 0};
+    dyng__spin sp = {0, DYNG__IDLE_SPIN_NS, 0};
     while (atomic_load_explicit(&c->seq, memory_order_acquire) == seen && dyng__spin_on(&sp)) {
     }
     atomic_fetch_sub(&c->spinning, 1);
@@ -286,7 +291,7 @@ static int dyng__crew_run(int n, int all, void (*fn)(void *ctx, int thread), voi
         int claimed = atomic_exchange(&c->next, INT_MAX / 2);
         started = (claimed < n ? claimed : n) - 1;
       }
-      dyng__spin sp = {0, 0};
+      dyng__spin sp = {0, DYNG__WAIT_SPIN_NS, 0};
       while (atomic_load(&c->finished) < started && dyng__spin_on(&sp)) {
       }
       if (atomic_load(&c->finished) < started) {
@@ -319,7 +324,7 @@ int dyng_barrier_arrive(int n_threads) {
     atomic_store_explicit(&c->arrived, 0, memory_order_relaxed);
     return 1;
   }
-  dyng__spin sp = {0, 0};
+  dyng__spin sp = {0, DYNG__WAIT_SPIN_NS, 0};
   while (atomic_load_explicit(&c->gen, memory_order_acquire) == g && dyng__spin_on(&sp)) {
   }
   if (atomic_load_explicit(&c->gen, memory_order_acquire) == g) {
