@@ -56,7 +56,9 @@ static int64_t dyng__now_ns(void) {
 }
 
 /* One wait's polls: nonzero while it may poll on (budget ns from the
-** first call; the clock read every 64 polls). */
+** first call; the clock read every 64 polls).  Past the first 20 us each
+** reading also yields the core, so that with more threads than cores (the
+** count pinned by DYNG_THREADS) the thread being waited for gets to run. */
 typedef struct dyng__spin {
   int64_t until, budget;
   unsigned polls;
@@ -67,6 +69,7 @@ static int dyng__spin_on(dyng__spin *sp) {
     int64_t now = dyng__now_ns();
     if (sp->polls == 1) sp->until = now + sp->budget;
     else if (now >= sp->until) return 0;
+    else if (sp->until - now < sp->budget - 20000) sched_yield();
   }
   dyng__relax_cpu();
   return 1;
@@ -82,8 +85,11 @@ typedef struct dyng__crew {
   _Atomic uint64_t seq;  /* jobs posted; a worker waits for it to change */
   void (*fn)(void *ctx, int thread);
   void *ctx;
-  _Atomic int n;         /* the job's threads, the caller's included */
-  _Atomic int next;      /* the slot the next worker claims; >= n: none */
+  /* The job's threads (the caller's included) in the high 32 bits, the
+  ** slot the next worker claims in the low ones: a worker claims with a
+  ** compare-and-swap while the slot is below the count, so the slot it
+  ** gets and the job it belongs to are read together.  0: no job. */
+  _Atomic uint64_t claim;
   _Atomic int finished;  /* workers that ran their slot to its end */
   _Atomic int waiting;   /* the caller sleeps until finished moves */
   _Atomic int spinning;  /* workers polling (on a core) while idle */
@@ -226,8 +232,14 @@ static void *dyng__worker(void *arg) {
       pthread_mutex_unlock(&c->mu);
     }
     seen = atomic_load_explicit(&c->seq, memory_order_acquire);
-    int slot = atomic_fetch_add(&c->next, 1);
-    if (slot >= atomic_load_explicit(&c->n, memory_order_relaxed)) continue; /* none left, or closed */
+    uint64_t w = atomic_load_explicit(&c->claim, memory_order_acquire);
+    int slot = -1;
+    while ((uint32_t)w < (uint32_t)(w >> 32))
+      if (atomic_compare_exchange_weak_explicit(&c->claim, &w, w + 1, memory_order_acq_rel, memory_order_acquire)) {
+        slot = (int)(uint32_t)w;
+        break;
+      }
+    if (slot < 0) continue; /* none left, or closed */
     dyng__set_slot(slot);
     c->fn(c->ctx, slot);
     dyng__set_slot(-1);
@@ -267,16 +279,16 @@ static int dyng__crew_grow(dyng__crew *c, int n) {
 ** was posted for (1: it ran on the caller alone). */
 static int dyng__crew_run(int n, int all, void (*fn)(void *ctx, int thread), void *ctx, int *granted) {
   dyng__crew *c = &dyng__the_crew;
+  pthread_once(&dyng__once, dyng__init_once);
   if (n > 1 && !atomic_load(&dyng__forked) && pthread_mutex_trylock(&c->busy) == 0) {
     n = dyng__crew_grow(c, n);
     if (n > 1) {
       if (granted) *granted = n;
       c->fn = fn;
       c->ctx = ctx;
-      atomic_store_explicit(&c->n, n, memory_order_relaxed);
       atomic_store(&c->finished, 0);
       atomic_store(&c->arrived, 0);
-      atomic_store_explicit(&c->next, 1, memory_order_release);
+      atomic_store_explicit(&c->claim, (uint64_t)n << 32 | 1, memory_order_release);
       pthread_mutex_lock(&c->mu);
       atomic_fetch_add_explicit(&c->seq, 1, memory_order_release);
       for (int i = 1; i < n; i++) pthread_cond_signal(&c->work);
@@ -288,8 +300,8 @@ static int dyng__crew_run(int n, int all, void (*fn)(void *ctx, int thread), voi
       /* The slots to wait for. */
       int started = n - 1;
       if (!all) {
-        int claimed = atomic_exchange(&c->next, INT_MAX / 2);
-        started = (claimed < n ? claimed : n) - 1;
+        uint32_t claimed = (uint32_t)atomic_exchange(&c->claim, 0);
+        started = (int)(claimed < (uint32_t)n ? claimed : (uint32_t)n) - 1;
       }
       dyng__spin sp = {0, DYNG__WAIT_SPIN_NS, 0};
       while (atomic_load(&c->finished) < started && dyng__spin_on(&sp)) {
@@ -302,7 +314,7 @@ static int dyng__crew_run(int n, int all, void (*fn)(void *ctx, int thread), voi
         pthread_mutex_unlock(&c->mu);
       }
       /* Late workers find no slot. */
-      atomic_store(&c->next, INT_MAX / 2);
+      atomic_store(&c->claim, 0);
       pthread_mutex_unlock(&c->busy);
       return n;
     }
@@ -380,8 +392,9 @@ static int dyng__team_end(dyng_team *t) {
 
 int dyng_team_run(dyng_team *t, void (*fn)(void *ctx, int thread), void *ctx) {
   /* Fewer threads than asked (the crew busy, or workers not started in
-  ** time) leave their chunks to those that run. */
-  if (dyng__crew_run(t->n_threads, 0, fn, ctx, NULL) == 1) t->n_threads = 1;
+  ** time) leave their chunks to those that run; t->n_threads stays, as
+  ** callers size and free per-thread scratch by it. */
+  (void)dyng__crew_run(t->n_threads, 0, fn, ctx, NULL);
   return dyng__team_end(t);
 }
 

@@ -85,8 +85,10 @@ typedef struct dyng_team {
 void dyng_team_init(dyng_team *t, uint32_t n_items, uint32_t chunk, int max_threads,
                     const dyng_cancel *cancel);
 
-/* Runs fn(ctx, thread) once per thread, thread = 0 .. t->n_threads - 1
-** (0 is the calling thread), and returns the team's result. */
+/* Runs fn(ctx, thread) at most once per thread, thread = 0 .. t->n_threads
+** - 1 (0 is the calling thread, which always runs; a thread that had not
+** started when the caller ran out of chunks does not), and returns the
+** team's result.  t->n_threads is left as it was. */
 int dyng_team_run(dyng_team *t, void (*fn)(void *ctx, int thread), void *ctx);
 
 /* Hands the next chunk [*begin, *end) to the caller: 0 when nothing is
