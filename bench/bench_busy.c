@@ -39,12 +39,6 @@ const char bench_program[] = "bench_busy";
 enum { FIG_LOAD, FIG_TREE, FIG_MATRIX, FIG_CYCLES, N_FIG };
 static const char *const fig_name[N_FIG] = {"load", "tree", "matrix", "cycles"};
 
-static double timed(sqlite3 *db, const char *sql) {
-  double t0 = now_s(), x = 0;
-  if (!query_double(db, sql, &x)) die("query gave no row: %s (%s)", sql, sqlite3_errmsg(db));
-  return now_s() - t0;
-}
-
 /* One condition's figures, medians in ms, printed as one RESULT line. */
 static int child(const char *path, const char *ext, int runs) {
   const char *scratch = scratch_name();
@@ -65,16 +59,16 @@ static int child(const char *path, const char *ext, int runs) {
     double s = (double)(splitmix64(&seed) % (uint64_t)(max_node + 1));
     snprintf(sql, sizeof sql, "SELECT count(*) FROM dyng_sssp('g', (SELECT min(node) FROM g WHERE node >= %.0f))",
              s);
-    x[FIG_TREE][run] = timed(db, sql);
-    /* 16 sources and 16 targets spread over the node ids, drawn untimed. */
+    x[FIG_TREE][run] = time_query(db, sql, NULL);
+    /* 16 random sources and 16 random targets, drawn untimed. */
     char *src = sql_text(db, "SELECT json_group_array(node) FROM (SELECT node FROM g ORDER BY random() LIMIT 16)");
     char *dst = sql_text(db, "SELECT json_group_array(node) FROM (SELECT node FROM g ORDER BY random() LIMIT 16)");
     char *q = sqlite3_mprintf("SELECT count(*) FROM dyng_matrix('g', %Q, %Q)", src, dst);
-    x[FIG_MATRIX][run] = timed(db, q);
+    x[FIG_MATRIX][run] = time_query(db, q, NULL);
     sqlite3_free(q);
     free(src);
     free(dst);
-    x[FIG_CYCLES][run] = timed(db, "SELECT dyng_cycle_count('g', 4)");
+    x[FIG_CYCLES][run] = time_query(db, "SELECT dyng_cycle_count('g', 4)", NULL);
     sqlite3_close(db);
   }
   printf("RESULT");

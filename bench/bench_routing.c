@@ -40,15 +40,6 @@
 
 const char bench_program[] = "bench_routing";
 
-static double time_query(sqlite3 *db, const char *sql, double *value) {
-  double t0 = now_s();
-  double x = 0;
-  if (!query_double(db, sql, &x)) die("query gave no row: %s (%s)", sql, sqlite3_errmsg(db));
-  double dt = now_s() - t0;
-  if (value) *value = x;
-  return dt;
-}
-
 /* A random node id of bench_g, drawn from 0 .. max_node until one is. */
 static double random_node(sqlite3 *db, uint64_t *seed, double max_node) {
   char sql[128];

@@ -347,6 +347,15 @@ char *sql_text(sqlite3 *db, const char *sql) {
   return out;
 }
 
+double time_query(sqlite3 *db, const char *sql, double *value) {
+  double t0 = now_s();
+  double x = 0;
+  if (!query_double(db, sql, &x)) die("query gave no row: %s (%s)", sql, sqlite3_errmsg(db));
+  double dt = now_s() - t0;
+  if (value) *value = x;
+  return dt;
+}
+
 double sql_number(sqlite3 *db, const char *sql) {
   double x = NAN;
   if (!query_double(db, sql, &x)) die("%s\n  in: %s", sqlite3_errmsg(db), sql);

@@ -82,6 +82,10 @@ void sql_exec(sqlite3 *db, const char *sql);
 ** for no row or NULL; dies on error. */
 char *sql_text(sqlite3 *db, const char *sql);
 
+/* Seconds that sql takes to give its first row, whose first column goes to
+** *value (when not NULL); dies when it gives none. */
+double time_query(sqlite3 *db, const char *sql, double *value);
+
 /* query_double, dying when sql fails or gives no row. */
 double sql_number(sqlite3 *db, const char *sql);
 

@@ -443,13 +443,16 @@ int dyng_mirror_tree_path(dyng_mirror *m, dyng_sssp_tree *t, uint32_t target, ui
 #define DYNG_RECOMPUTE_SHARE 8
 #define DYNG_UPDATE_BUDGET 4
 
-/* The rule above for a batch of n_changed changes: *huge when it
-** recomputes at once, else the repair's work budget *budget.  Kept trees
-** and landmarks follow it alike. */
-static void batch_rule(const dyng_mirror *m, size_t n_changed, int *huge, size_t *budget) {
-  *huge = n_changed * DYNG_RECOMPUTE_SHARE > (size_t)dyng_graph_n_edges(m->graph);
-  *budget = dyng_graph_n_vertices(m->graph) / DYNG_UPDATE_BUDGET;
-  if (*budget < 1024) *budget = 1024;
+/* The rule above: a batch of n_changed changes is huge when kept trees
+** and landmarks compute again at once; otherwise a tree's repair has the
+** work budget batch_budget. */
+static int batch_huge(const dyng_mirror *m, size_t n_changed) {
+  return n_changed * DYNG_RECOMPUTE_SHARE > (size_t)dyng_graph_n_edges(m->graph);
+}
+
+static size_t batch_budget(const dyng_mirror *m) {
+  size_t budget = dyng_graph_n_vertices(m->graph) / DYNG_UPDATE_BUDGET;
+  return budget < 1024 ? 1024 : budget;
 }
 
 /* One tree's part of a batch: what was decided and how it went. */
@@ -545,7 +548,8 @@ static void trees_update(dyng_mirror *m, const dyng_changes *ch) {
   run.m = m;
   run.ch = ch;
   run.view = &view;
-  batch_rule(m, n_changed, &run.huge, &run.budget);
+  run.huge = batch_huge(m, n_changed);
+  run.budget = batch_budget(m);
   uint32_t n_tree = 0;
   for (dyng_kept_tree *p = m->trees; p; p = p->next) n_tree++;
   run.job = dyng_calloc(n_tree, sizeof *run.job);
@@ -750,10 +754,7 @@ int dyng_mirror_apply(dyng_mirror *m, dyng_batch *batch, dyng_apply_stats *stats
     if (m->landmarks) {
       dyng_graph_view view;
       dyng_graph_get_view(m->graph, &view);
-      int huge;
-      size_t budget;
-      batch_rule(m, ch->n_removed + ch->n_added, &huge, &budget);
-      if (dyng_landmarks_update(m->landmarks, &view, ch, huge) != DYNG_OK) {
+      if (dyng_landmarks_update(m->landmarks, &view, ch, batch_huge(m, ch->n_removed + ch->n_added)) != DYNG_OK) {
         dyng_landmarks_free(m->landmarks);
         m->landmarks = NULL;
       }

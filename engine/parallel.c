@@ -94,7 +94,7 @@ typedef struct dyng__crew {
   _Atomic int waiting;   /* the caller sleeps until finished moves */
   _Atomic int spinning;  /* workers polling (on a core) while idle */
   _Atomic int arrived;   /* at the job's barrier this round */
-  _Atomic unsigned gen;  /* barrier rounds released */
+  _Atomic uint64_t gen;  /* barrier rounds released */
 } dyng__crew;
 
 static dyng__crew dyng__the_crew = {.mu = PTHREAD_MUTEX_INITIALIZER,
@@ -159,6 +159,22 @@ int dyng_threads(void) {
   return n > 0 ? n : 1;
 }
 
+/* Returns once *word is no longer old: polls for budget ns (counted in
+** *polling meanwhile, when not NULL), then sleeps on cv, which is signalled
+** under the crew's mu after every change of *word. */
+static void dyng__await_change(dyng__crew *c, _Atomic uint64_t *word, uint64_t old, int64_t budget,
+                               pthread_cond_t *cv, _Atomic int *polling) {
+  if (polling) atomic_fetch_add(polling, 1);
+  dyng__spin sp = {0, budget, 0};
+  while (atomic_load_explicit(word, memory_order_acquire) == old && dyng__spin_on(&sp)) {
+  }
+  if (polling) atomic_fetch_sub(polling, 1);
+  if (atomic_load_explicit(word, memory_order_acquire) != old) return;
+  pthread_mutex_lock(&c->mu);
+  while (atomic_load_explicit(word, memory_order_acquire) == old) pthread_cond_wait(cv, &c->mu);
+  pthread_mutex_unlock(&c->mu);
+}
+
 /* ---- cores free now --------------------------------------------------- */
 
 /* The last reading of the cores free, and when (CLOCK_MONOTONIC, ns). */
@@ -221,16 +237,7 @@ static void *dyng__worker(void *arg) {
   uint64_t seen = (uint64_t)(uintptr_t)arg;
   for (;;) {
     /* Idle: poll a while for the next job, then sleep. */
-    atomic_fetch_add(&c->spinning, 1);
-    dyng__spin sp = {0, DYNG__IDLE_SPIN_NS, 0};
-    while (atomic_load_explicit(&c->seq, memory_order_acquire) == seen && dyng__spin_on(&sp)) {
-    }
-    atomic_fetch_sub(&c->spinning, 1);
-    if (atomic_load_explicit(&c->seq, memory_order_acquire) == seen) {
-      pthread_mutex_lock(&c->mu);
-      while (atomic_load_explicit(&c->seq, memory_order_acquire) == seen) pthread_cond_wait(&c->work, &c->mu);
-      pthread_mutex_unlock(&c->mu);
-    }
+    dyng__await_change(c, &c->seq, seen, DYNG__IDLE_SPIN_NS, &c->work, &c->spinning);
     seen = atomic_load_explicit(&c->seq, memory_order_acquire);
     uint64_t w = atomic_load_explicit(&c->claim, memory_order_acquire);
     int slot = -1;
@@ -331,19 +338,12 @@ static int dyng__crew_run(int n, int all, void (*fn)(void *ctx, int thread), voi
 int dyng_barrier_arrive(int n_threads) {
   if (n_threads <= 1) return 1;
   dyng__crew *c = &dyng__the_crew;
-  unsigned g = atomic_load_explicit(&c->gen, memory_order_acquire);
+  uint64_t g = atomic_load_explicit(&c->gen, memory_order_acquire);
   if (atomic_fetch_add_explicit(&c->arrived, 1, memory_order_acq_rel) == n_threads - 1) {
     atomic_store_explicit(&c->arrived, 0, memory_order_relaxed);
     return 1;
   }
-  dyng__spin sp = {0, DYNG__WAIT_SPIN_NS, 0};
-  while (atomic_load_explicit(&c->gen, memory_order_acquire) == g && dyng__spin_on(&sp)) {
-  }
-  if (atomic_load_explicit(&c->gen, memory_order_acquire) == g) {
-    pthread_mutex_lock(&c->mu);
-    while (atomic_load_explicit(&c->gen, memory_order_acquire) == g) pthread_cond_wait(&c->turn, &c->mu);
-    pthread_mutex_unlock(&c->mu);
-  }
+  dyng__await_change(c, &c->gen, g, DYNG__WAIT_SPIN_NS, &c->turn, NULL);
   return 0;
 }
 

@@ -333,13 +333,19 @@ static void run_rounds(void *ctx, int thread) {
   }
 }
 
+static void rounds_init(rounds_job *j, int rounds) {
+  memset(j, 0, sizeof *j);
+  j->rounds = rounds;
+  atomic_init(&j->marks, 0);
+  atomic_init(&j->bad, 0);
+  for (int t = 0; t < 8; t++) atomic_init(&j->ran[t], 0);
+}
+
 static void test_barrier_rounds_see_every_thread(void **state) {
   (void)state;
   for (int want = 1; want <= 8; want++) {
-    rounds_job j = {.rounds = 100};
-    atomic_init(&j.marks, 0);
-    atomic_init(&j.bad, 0);
-    for (int t = 0; t < 8; t++) atomic_init(&j.ran[t], 0);
+    rounds_job j;
+    rounds_init(&j, 100);
     int ran = dyng_run_threads(want, run_rounds, &j, &j.n);
     assert_int_equal(ran, j.n);
     assert_true(j.n >= 1 && j.n <= want);
@@ -458,10 +464,8 @@ static void test_jobs_of_changing_sizes_run_each_slot_once(void **state) {
 static void test_idle_threads_hold_no_core(void **state) {
   (void)state;
   int ran = 0;
-  rounds_job j = {.rounds = 50};
-  atomic_init(&j.marks, 0);
-  atomic_init(&j.bad, 0);
-  for (int t = 0; t < 8; t++) atomic_init(&j.ran[t], 0);
+  rounds_job j;
+  rounds_init(&j, 50);
   ran = dyng_run_threads(8, run_rounds, &j, &j.n);
   assert_true(ran >= 1);
   double before = cpu_seconds();
